@@ -1,0 +1,422 @@
+package actors
+
+import (
+	"container/list"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Executor defaults, as in the seed documents.
+const (
+	DefaultMaxConcurrency   = 32
+	DefaultMaxQueue         = 256
+	DefaultRequestTimeout   = 30 * time.Second
+	DefaultMaxSubscriptions = 256
+)
+
+// Errors returned by Scope.Submit.
+var (
+	// ErrDuplicate: the scope already has work in flight under that key.
+	ErrDuplicate = errors.New("actors: duplicate in-flight key")
+	// ErrOverloaded: every slot is busy and the queue is full.
+	ErrOverloaded = errors.New("actors: execution capacity exhausted")
+	// ErrScopeClosed: the submitter's scope has ended.
+	ErrScopeClosed = errors.New("actors: scope closed")
+)
+
+// ExecutorConfig bounds an Executor. A zero field takes its default.
+type ExecutorConfig struct {
+	// MaxConcurrency is the number of jobs running at once. Default 32.
+	MaxConcurrency int
+	// MaxQueue is the number of jobs waiting for a slot, FIFO. Default 256.
+	MaxQueue int
+	// Timeout is the default deadline of a job, counted from submission
+	// (queue wait plus execution). Default 30 s.
+	Timeout time.Duration
+	// MaxSubscriptions bounds the open subscription streams counted in
+	// this executor, shared by every transport using it. Default 256.
+	MaxSubscriptions int
+	// Logger receives worker panics. Default slog.Default().
+	Logger *slog.Logger
+}
+
+// Executor runs jobs with bounded admission (MaxConcurrency running,
+// MaxQueue waiting), a deadline and a cancellation signal per job, and
+// cleanup when a submitter's Scope ends: its queued jobs are dropped and its
+// running jobs cancelled, and nothing is delivered for them. It is
+// independent of any transport and may be shared by several.
+//
+// Admission takes a mutex on the submitter's goroutine, not a message hop:
+// the executor is the only shared structure on the request path, and a
+// protoactor round trip there would cost several microseconds per request.
+// A slot frees only when the job's goroutine has really returned.
+type Executor struct {
+	cfg    ExecutorConfig
+	logger *slog.Logger
+
+	mu      sync.Mutex
+	running int
+	queue   list.List // of *job, FIFO
+	subs    int
+	closed  bool
+	workers sync.WaitGroup
+
+	submitted, rejected, timedOut, cancelled, failed atomic.Int64
+}
+
+// NewExecutor returns an Executor with cfg's bounds.
+func NewExecutor(cfg ExecutorConfig) *Executor {
+	if cfg.MaxConcurrency <= 0 {
+		cfg.MaxConcurrency = DefaultMaxConcurrency
+	}
+	if cfg.MaxQueue < 0 {
+		cfg.MaxQueue = 0
+	} else if cfg.MaxQueue == 0 {
+		cfg.MaxQueue = DefaultMaxQueue
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultRequestTimeout
+	}
+	if cfg.MaxSubscriptions <= 0 {
+		cfg.MaxSubscriptions = DefaultMaxSubscriptions
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	return &Executor{cfg: cfg, logger: cfg.Logger}
+}
+
+// Config returns the executor's bounds, defaults applied.
+func (e *Executor) Config() ExecutorConfig { return e.cfg }
+
+// ExecutorStats is a point-in-time view of an Executor.
+type ExecutorStats struct {
+	Running, Queued, Subscriptions                   int
+	Submitted, Rejected, TimedOut, Cancelled, Failed int64
+}
+
+// Stats returns the executor's current counts.
+func (e *Executor) Stats() ExecutorStats {
+	e.mu.Lock()
+	s := ExecutorStats{Running: e.running, Queued: e.queue.Len(), Subscriptions: e.subs}
+	e.mu.Unlock()
+	s.Submitted, s.Rejected = e.submitted.Load(), e.rejected.Load()
+	s.TimedOut, s.Cancelled, s.Failed = e.timedOut.Load(), e.cancelled.Load(), e.failed.Load()
+	return s
+}
+
+// Status is how a delivered job ended.
+type Status uint8
+
+const (
+	// Completed: Run returned Value.
+	Completed Status = iota + 1
+	// TimedOut: the deadline passed first. The job's context is cancelled;
+	// its slot frees when Run returns.
+	TimedOut
+	// Failed: Run panicked (Panic holds the value).
+	Failed
+)
+
+// Result is what an Executor delivers for a job.
+type Result struct {
+	Status Status
+	Value  any
+	Panic  any
+}
+
+// Job is one unit of work.
+type Job struct {
+	// Timeout overrides the executor's default deadline; negative means
+	// none.
+	Timeout time.Duration
+	// Run does the work. Its context is cancelled on Cancel, on the
+	// deadline, and when the scope ends.
+	Run func(ctx context.Context) any
+	// Done receives the job's one Result, unless the job was cancelled or
+	// its scope ended first, in which case it is never called. It runs on
+	// the worker or timer goroutine and must not block.
+	Done func(Result)
+}
+
+// job states: the first terminal transition wins.
+const (
+	stateQueued int32 = iota
+	stateRunning
+	stateCompleted
+	stateTimedOut
+	stateFailed
+	stateCancelled
+)
+
+type job struct {
+	e      *Executor
+	scope  *Scope
+	key    any
+	spec   Job
+	state  atomic.Int32
+	ctx    context.Context
+	cancel context.CancelFunc
+	timer  *time.Timer
+	elem   *list.Element // in the queue while queued
+}
+
+// Scope is one submitter's share of an Executor. Keys are unique per scope
+// among jobs in flight. When the scope's context ends (or Close is called)
+// its work is dropped without delivery.
+type Scope struct {
+	e      *Executor
+	ctx    context.Context
+	keys   map[any]*job      // in-flight keyed jobs; guarded by e.mu
+	jobs   map[*job]struct{} // every in-flight job; guarded by e.mu
+	closed bool              // guarded by e.mu
+	stop   func() bool
+}
+
+// NewScope returns a scope whose lifetime is ctx: when ctx is done the
+// scope closes.
+func (e *Executor) NewScope(ctx context.Context) *Scope {
+	s := &Scope{e: e, ctx: ctx, keys: map[any]*job{}, jobs: map[*job]struct{}{}}
+	s.stop = context.AfterFunc(ctx, s.Close)
+	return s
+}
+
+// Ticket identifies a submitted job.
+type Ticket struct{ j *job }
+
+// Submit admits a job under key (nil for no duplicate check). It starts the
+// job at once when a slot is free, queues it otherwise, and fails with
+// ErrOverloaded when the queue is full, ErrDuplicate when key is in flight
+// in this scope, or ErrScopeClosed.
+func (s *Scope) Submit(key any, spec Job) (*Ticket, error) {
+	e := s.e
+	e.mu.Lock()
+	switch {
+	case s.closed || e.closed:
+		e.mu.Unlock()
+		return nil, ErrScopeClosed
+	case key != nil && s.keys[key] != nil:
+		e.mu.Unlock()
+		e.rejected.Add(1)
+		return nil, ErrDuplicate
+	case e.running >= e.cfg.MaxConcurrency && e.queue.Len() >= e.cfg.MaxQueue:
+		e.mu.Unlock()
+		e.rejected.Add(1)
+		return nil, ErrOverloaded
+	}
+	j := &job{e: e, scope: s, key: key, spec: spec}
+	j.ctx, j.cancel = context.WithCancel(s.ctx)
+	if key != nil {
+		s.keys[key] = j
+	}
+	s.jobs[j] = struct{}{}
+	timeout := spec.Timeout
+	if timeout == 0 {
+		timeout = e.cfg.Timeout
+	}
+	start := e.running < e.cfg.MaxConcurrency
+	if start {
+		e.running++
+		j.state.Store(stateRunning)
+		e.workers.Add(1)
+	} else {
+		j.elem = e.queue.PushBack(j)
+	}
+	if timeout > 0 {
+		j.timer = time.AfterFunc(timeout, j.expire)
+	}
+	e.mu.Unlock()
+	e.submitted.Add(1)
+	if start {
+		go j.work()
+	}
+	return &Ticket{j: j}, nil
+}
+
+// Close ends the scope: queued jobs are dropped, running jobs cancelled,
+// nothing is delivered for any of them, and later Submits fail.
+func (s *Scope) Close() {
+	e := s.e
+	e.mu.Lock()
+	if s.closed {
+		e.mu.Unlock()
+		return
+	}
+	s.closed = true
+	jobs := make([]*job, 0, len(s.jobs))
+	for j := range s.jobs {
+		jobs = append(jobs, j)
+	}
+	e.mu.Unlock()
+	s.stop()
+	for _, j := range jobs {
+		j.abort()
+	}
+}
+
+// Cancel stops the job without delivery: a queued job is dropped, a running
+// one has its context cancelled (its slot frees when Run returns). It
+// reports whether the cancel prevented a delivery.
+func (t *Ticket) Cancel() bool { return t.j.abort() }
+
+// Context returns the job's context.
+func (t *Ticket) Context() context.Context { return t.j.ctx }
+
+func (j *job) abort() bool {
+	for {
+		st := j.state.Load()
+		if st != stateQueued && st != stateRunning {
+			return false
+		}
+		if j.state.CompareAndSwap(st, stateCancelled) {
+			j.e.cancelled.Add(1)
+			j.finishTerminal(st == stateQueued)
+			return true
+		}
+	}
+}
+
+// expire is the deadline timer.
+func (j *job) expire() {
+	for {
+		st := j.state.Load()
+		if st != stateQueued && st != stateRunning {
+			return
+		}
+		if j.state.CompareAndSwap(st, stateTimedOut) {
+			j.e.timedOut.Add(1)
+			j.finishTerminal(st == stateQueued)
+			j.deliver(Result{Status: TimedOut})
+			return
+		}
+	}
+}
+
+// finishTerminal runs once, after the winning terminal transition: it
+// releases the key, removes a queued job, and cancels the context.
+func (j *job) finishTerminal(wasQueued bool) {
+	e := j.e
+	e.mu.Lock()
+	if j.key != nil && j.scope.keys[j.key] == j {
+		delete(j.scope.keys, j.key)
+	}
+	delete(j.scope.jobs, j)
+	if wasQueued && j.elem != nil {
+		e.queue.Remove(j.elem)
+		j.elem = nil
+	}
+	e.mu.Unlock()
+	if j.timer != nil {
+		j.timer.Stop()
+	}
+	j.cancel()
+}
+
+func (j *job) deliver(r Result) {
+	if j.spec.Done != nil {
+		j.spec.Done(r)
+	}
+}
+
+func (j *job) work() {
+	e := j.e
+	defer e.workers.Done()
+	for j != nil {
+		j.run()
+		j = e.release()
+	}
+}
+
+// run executes one job and delivers its result if it is still wanted.
+func (j *job) run() {
+	var (
+		value    any
+		panicked any
+		didPanic bool
+	)
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				didPanic, panicked = true, r
+				j.e.logger.Error("snodo: executor job panicked", "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+			}
+		}()
+		value = j.spec.Run(j.ctx)
+	}()
+	next, res := stateCompleted, Result{Status: Completed, Value: value}
+	if didPanic {
+		next, res = stateFailed, Result{Status: Failed, Panic: panicked}
+	}
+	if j.state.CompareAndSwap(stateRunning, next) {
+		if didPanic {
+			j.e.failed.Add(1)
+		}
+		j.finishTerminal(false)
+		j.deliver(res)
+	}
+}
+
+// release frees the finished job's slot and returns the next queued job to
+// run on the same goroutine, if any.
+func (e *Executor) release() *job {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for e.queue.Len() > 0 {
+		j := e.queue.Remove(e.queue.Front()).(*job)
+		j.elem = nil
+		if j.state.CompareAndSwap(stateQueued, stateRunning) {
+			return j
+		}
+	}
+	e.running--
+	return nil
+}
+
+// AcquireSubscription takes one of the executor's subscription slots. It
+// returns a release function (idempotent) and true, or false when every
+// slot is taken.
+func (e *Executor) AcquireSubscription() (release func(), ok bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.subs >= e.cfg.MaxSubscriptions {
+		return nil, false
+	}
+	e.subs++
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			e.mu.Lock()
+			e.subs--
+			e.mu.Unlock()
+		})
+	}, true
+}
+
+// Close stops admitting work and waits until every job's goroutine has
+// returned or ctx ends. Jobs still running at that point are reported
+// through the logger and abandoned: Go cannot stop a goroutine that ignores
+// its context.
+func (e *Executor) Close(ctx context.Context) error {
+	e.mu.Lock()
+	e.closed = true
+	e.mu.Unlock()
+	done := make(chan struct{})
+	go func() {
+		e.workers.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		st := e.Stats()
+		e.logger.Warn("snodo: handlers ignored cancellation; abandoning them", "running", st.Running)
+		return fmt.Errorf("actors: %d handler(s) still running after the grace period: %w", st.Running, ctx.Err())
+	}
+}

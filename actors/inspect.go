@@ -1,0 +1,188 @@
+package actors
+
+import (
+	"maps"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+)
+
+// Kind is the role of a node in the supervision tree.
+type Kind string
+
+// Node kinds.
+const (
+	KindSupervisor   Kind = "supervisor"
+	KindExecutor     Kind = "executor"
+	KindConnection   Kind = "connection"
+	KindListener     Kind = "listener"
+	KindWriter       Kind = "writer"
+	KindRequest      Kind = "request"
+	KindSubscription Kind = "subscription"
+	// KindUnresponsive marks an actor that did not answer inspection in
+	// time: stopping, or stuck in a blocking receive.
+	KindUnresponsive Kind = "unresponsive"
+)
+
+// Node is one actor (or executor) in a snapshot of the supervision tree.
+type Node struct {
+	Kind Kind `json:"kind"`
+	// ID is the actor's path, such as "snodo/stdio$3/req$17".
+	ID string `json:"id"`
+	// Attrs describe the node: a request's method and id, its age and
+	// deadline; a connection's transport; an executor's counts.
+	Attrs    map[string]string `json:"attrs,omitempty"`
+	Children []*Node           `json:"children,omitempty"`
+}
+
+// Walk calls fn for n and every node below it, depth first.
+func (n *Node) Walk(fn func(*Node)) {
+	fn(n)
+	for _, c := range n.Children {
+		c.Walk(fn)
+	}
+}
+
+// Count returns the number of nodes of kind k in the tree rooted at n.
+func (n *Node) Count(k Kind) int {
+	c := 0
+	n.Walk(func(x *Node) {
+		if x.Kind == k {
+			c++
+		}
+	})
+	return c
+}
+
+// describer is implemented by every actor of ours; it runs on the actor's
+// own goroutine, so it may read the actor's state.
+type describer interface {
+	describe() (Kind, map[string]string)
+}
+
+// inspect asks an actor to describe itself. It answers on a channel, not a
+// future (futures race in this protoactor version).
+type inspect struct{ reply chan<- inspected }
+
+func (*inspect) IgnoreDeadLetterLogging() {}
+
+type inspected struct {
+	kind     Kind
+	attrs    map[string]string
+	children []*actor.PID
+}
+
+// inspection answers *inspect on the actor's goroutine, reading Children()
+// where it is safe to read.
+func inspection(next actor.ReceiverFunc) actor.ReceiverFunc {
+	return func(c actor.ReceiverContext, env *actor.MessageEnvelope) {
+		q, ok := env.Message.(*inspect)
+		if !ok {
+			next(c, env)
+			return
+		}
+		ac, _ := c.(actor.Context)
+		var r inspected
+		if d, ok := c.Actor().(describer); ok {
+			r.kind, r.attrs = d.describe()
+		}
+		if ac != nil {
+			r.children = slices.Clone(ac.Children())
+		}
+		q.reply <- r
+	}
+}
+
+// inspectTimeout bounds the wait for one actor's answer.
+const inspectTimeout = 200 * time.Millisecond
+
+// Tree returns a snapshot of the live supervision tree. It is safe to call
+// from any goroutine. The snapshot is weakly consistent: actors stopping
+// while it is taken may or may not appear.
+func (s *System) Tree() *Node {
+	root := s.inspectNode(s.root)
+	if root == nil {
+		return &Node{Kind: KindSupervisor, ID: "snodo"}
+	}
+	s.mu.Lock()
+	for _, ne := range s.executors {
+		root.Children = append(root.Children, executorNode(ne.name, ne.e))
+	}
+	s.mu.Unlock()
+	return root
+}
+
+func (s *System) inspectNode(pid *actor.PID) *Node {
+	if _, ok := s.sys.ProcessRegistry.GetLocal(pid.Id); !ok {
+		return nil
+	}
+	reply := make(chan inspected, 1)
+	s.send(pid, &inspect{reply: reply})
+	timer := time.NewTimer(inspectTimeout)
+	defer timer.Stop()
+	select {
+	case r := <-reply:
+		n := &Node{Kind: r.kind, ID: pid.Id, Attrs: r.attrs}
+		for _, c := range r.children {
+			if cn := s.inspectNode(c); cn != nil {
+				n.Children = append(n.Children, cn)
+			}
+		}
+		slices.SortFunc(n.Children, func(a, b *Node) int { return compareIDs(a.ID, b.ID) })
+		return n
+	case <-timer.C:
+		if _, ok := s.sys.ProcessRegistry.GetLocal(pid.Id); !ok {
+			return nil
+		}
+		return &Node{Kind: KindUnresponsive, ID: pid.Id}
+	}
+}
+
+// compareIDs orders ids naturally, so req$9 precedes req$10.
+func compareIDs(a, b string) int {
+	for i := 0; i < len(a) && i < len(b); i++ {
+		if a[i] != b[i] {
+			na, oka := numberAt(a, i)
+			nb, okb := numberAt(b, i)
+			if oka && okb && na != nb {
+				if na < nb {
+					return -1
+				}
+				return 1
+			}
+			if a[i] < b[i] {
+				return -1
+			}
+			return 1
+		}
+	}
+	return len(a) - len(b)
+}
+
+func numberAt(s string, i int) (int, bool) {
+	for i > 0 && s[i-1] >= '0' && s[i-1] <= '9' {
+		i--
+	}
+	j := i
+	for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+		j++
+	}
+	n, err := strconv.Atoi(s[i:j])
+	return n, err == nil
+}
+
+func executorNode(name string, e *Executor) *Node {
+	st := e.Stats()
+	cfg := e.Config()
+	return &Node{Kind: KindExecutor, ID: "snodo/" + name, Attrs: map[string]string{
+		"running":         strconv.Itoa(st.Running),
+		"queued":          strconv.Itoa(st.Queued),
+		"subscriptions":   strconv.Itoa(st.Subscriptions),
+		"max_concurrency": strconv.Itoa(cfg.MaxConcurrency),
+		"max_queue":       strconv.Itoa(cfg.MaxQueue),
+	}}
+}
+
+func cloneAttrs(m map[string]string) map[string]string { return maps.Clone(m) }

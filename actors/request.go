@@ -1,0 +1,54 @@
+package actors
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+)
+
+// requestActor stands for one admitted request in the tree. Its work runs
+// in the executor; the actor owns the work's cancellation: stopping it,
+// for whatever reason (a notifications/cancelled, a client disconnect, the
+// owner's death), cancels the work, and the executor then delivers nothing.
+type requestActor struct {
+	entry *reqEntry
+}
+
+// reqEntry is the parent's record of one in-flight request.
+type reqEntry struct {
+	id       jsonrpc.ID
+	method   string
+	started  time.Time
+	deadline time.Time
+	ticket   *Ticket
+	pid      *actor.PID
+}
+
+func (r *requestActor) describe() (Kind, map[string]string) {
+	e := r.entry
+	attrs := map[string]string{
+		"id":     e.id.String(),
+		"method": e.method,
+		"age":    time.Since(e.started).Round(time.Millisecond).String(),
+	}
+	if !e.deadline.IsZero() {
+		attrs["deadline"] = e.deadline.UTC().Format(time.RFC3339Nano)
+	}
+	return KindRequest, attrs
+}
+
+func (r *requestActor) Receive(c actor.Context) {
+	if _, ok := c.Message().(*actor.Stopping); ok && r.entry.ticket != nil {
+		r.entry.ticket.Cancel()
+	}
+}
+
+// requestDone reports a delivered request to its connection, which stops
+// the request actor.
+type requestDone struct{ entry *reqEntry }
+
+func (*requestDone) IgnoreDeadLetterLogging() {}
+
+func itoa(n int) string { return strconv.Itoa(n) }

@@ -1,0 +1,200 @@
+package actors
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/asynkron/protoactor-go/eventstream"
+)
+
+// System is one actor system with its root supervisor. A server (however
+// many transports it runs) needs exactly one: creating one costs about 3 MB
+// and a few milliseconds.
+type System struct {
+	sys    *actor.ActorSystem
+	root   *actor.PID
+	logger *slog.Logger
+
+	deadLetters atomic.Int64 // dead letters that were not expected
+	deadSub     *eventstream.Subscription
+
+	mu        sync.Mutex
+	executors []namedExecutor
+	closed    bool
+}
+
+type namedExecutor struct {
+	name string
+	e    *Executor
+}
+
+// SystemConfig configures a System.
+type SystemConfig struct {
+	// Logger receives the runtime's own logs (supervision, dead letters,
+	// panics with stacks). Default slog.Default(). The actor library's
+	// informational chatter is logged at Debug.
+	Logger *slog.Logger
+}
+
+// NewSystem starts an actor system and its root supervisor.
+func NewSystem(cfg SystemConfig) (*System, error) {
+	logger := cfg.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	s := &System{logger: logger}
+	libLogger := slog.New(infoAsDebug{logger.Handler()}).With("component", "protoactor")
+	s.sys = actor.NewActorSystem(
+		actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return libLogger }),
+		actor.WithDeadLetterThrottleInterval(10*time.Millisecond),
+		actor.WithDeadLetterRequestLogging(false),
+	)
+	s.deadSub = s.sys.EventStream.Subscribe(func(evt any) {
+		if dl, ok := evt.(*actor.DeadLetterEvent); ok {
+			if _, expected := dl.Message.(actor.IgnoreDeadLetterLogging); !expected {
+				s.deadLetters.Add(1)
+			}
+		}
+	})
+	pid, err := s.sys.Root.SpawnNamed(s.props(func() actor.Actor { return newRootActor(s) }, actor.WithGuardian(stopStrategy(logger))), "snodo")
+	if err != nil {
+		s.sys.EventStream.Unsubscribe(s.deadSub)
+		return nil, fmt.Errorf("actors: starting root supervisor: %w", err)
+	}
+	s.root = pid
+	return s, nil
+}
+
+// Logger returns the system's logger.
+func (s *System) Logger() *slog.Logger { return s.logger }
+
+// UnexpectedDeadLetters counts messages that reached a stopped actor and
+// were not of a kind that may legitimately arrive late. Tests assert it is
+// zero: a dead letter there is a lifecycle bug goleak cannot see.
+func (s *System) UnexpectedDeadLetters() int64 { return s.deadLetters.Load() }
+
+// AddExecutor shows an executor in the supervision tree under name.
+func (s *System) AddExecutor(name string, e *Executor) {
+	s.mu.Lock()
+	s.executors = append(s.executors, namedExecutor{name, e})
+	s.mu.Unlock()
+}
+
+// RemoveExecutor takes an executor out of the tree.
+func (s *System) RemoveExecutor(e *Executor) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, ne := range s.executors {
+		if ne.e == e {
+			s.executors = append(s.executors[:i], s.executors[i+1:]...)
+			return
+		}
+	}
+}
+
+// ErrSystemClosed is returned when starting children on a closed System.
+var ErrSystemClosed = errors.New("actors: system closed")
+
+// Close stops the root supervisor and with it every actor, waiting until
+// the tree is empty or ctx ends. Work running in executors is not waited
+// for; close executors separately.
+func (s *System) Close(ctx context.Context) error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	done := make(chan struct{})
+	s.send(s.root, &closeRoot{done: done})
+	s.mu.Unlock()
+	var err error
+	select {
+	case <-done:
+	case <-ctx.Done():
+		err = fmt.Errorf("actors: supervision tree did not stop: %w", ctx.Err())
+	}
+	s.sys.EventStream.Unsubscribe(s.deadSub)
+	s.sys.Shutdown()
+	return err
+}
+
+// Registered returns the number of live actors of ours in the registry
+// (the root included). After Close it is zero.
+func (s *System) Registered() int {
+	n := 0
+	for _, m := range s.sys.ProcessRegistry.LocalPIDs.LocalPIDs {
+		for _, id := range m.Keys() {
+			if id == "snodo" || len(id) > 6 && id[:6] == "snodo/" {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// props builds props for one of our actors: panic stacks logged, failing
+// children stopped, inspection answered.
+func (s *System) props(producer actor.Producer, opts ...actor.PropsOption) *actor.Props {
+	base := []actor.PropsOption{
+		actor.WithReceiverMiddleware(s.panicLogging, inspection),
+		actor.WithSupervisor(stopStrategy(s.logger)),
+	}
+	return actor.PropsFromProducer(producer, append(base, opts...)...)
+}
+
+// stopStrategy stops a failing child and never restarts it: a restart would
+// replay nothing useful (the message that failed is dropped) and would
+// outlive the state the child's parent keeps about it.
+func stopStrategy(logger *slog.Logger) actor.SupervisorStrategy {
+	return actor.NewOneForOneStrategy(0, 0, func(reason any) actor.Directive {
+		logger.Error("snodo: actor failed; stopping it", "reason", fmt.Sprint(reason))
+		return actor.StopDirective
+	})
+}
+
+// panicLogging logs a panic's stack through our logger, then re-panics so
+// supervision still runs.
+func (s *System) panicLogging(next actor.ReceiverFunc) actor.ReceiverFunc {
+	return func(c actor.ReceiverContext, env *actor.MessageEnvelope) {
+		defer func() {
+			if r := recover(); r != nil {
+				s.logger.Error("snodo: actor panicked", "actor", c.Self().Id, "message", fmt.Sprintf("%T", env.Message),
+					"panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+				panic(r)
+			}
+		}()
+		next(c, env)
+	}
+}
+
+// send delivers msg from outside any actor.
+func (s *System) send(pid *actor.PID, msg any) { s.sys.Root.Send(pid, msg) }
+
+// infoAsDebug lowers the actor library's Info records to Debug, so "actor
+// system started" and friends do not reach an application's Info log.
+type infoAsDebug struct{ slog.Handler }
+
+func (h infoAsDebug) Enabled(ctx context.Context, l slog.Level) bool {
+	if l == slog.LevelInfo {
+		l = slog.LevelDebug
+	}
+	return h.Handler.Enabled(ctx, l)
+}
+
+func (h infoAsDebug) Handle(ctx context.Context, r slog.Record) error {
+	if r.Level == slog.LevelInfo {
+		r.Level = slog.LevelDebug
+	}
+	return h.Handler.Handle(ctx, r)
+}
+
+func (h infoAsDebug) WithAttrs(a []slog.Attr) slog.Handler { return infoAsDebug{h.Handler.WithAttrs(a)} }
+func (h infoAsDebug) WithGroup(n string) slog.Handler      { return infoAsDebug{h.Handler.WithGroup(n)} }

@@ -1,0 +1,15 @@
+package dispatch
+
+import "github.com/snodo-go/snodo/dispatch/jsonrpc"
+
+// CancelledRequestID returns the requestId of a notifications/cancelled
+// params object when it is present and within the id bounds. A malformed
+// cancellation is ignored, as notifications get no answer.
+func CancelledRequestID(params []byte) (jsonrpc.ID, bool) {
+	raw, ok := jsonrpc.Member(params, "requestId")
+	if !ok {
+		return jsonrpc.ID{}, false
+	}
+	id, err := jsonrpc.ParseID(raw)
+	return id, err == nil
+}

@@ -1,0 +1,101 @@
+package dispatch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+)
+
+type callKey struct{}
+
+// callState is the per-call state reachable from a handler's context.
+type callState struct {
+	rt   *Runtime
+	call *Call
+
+	mu            sync.Mutex
+	progressCount int
+	lastProgress  float64
+}
+
+func withCall(ctx context.Context, rt *Runtime, c *Call) context.Context {
+	return context.WithValue(ctx, callKey{}, &callState{rt: rt, call: c})
+}
+
+func stateFrom(ctx context.Context) *callState {
+	s, _ := ctx.Value(callKey{}).(*callState)
+	return s
+}
+
+// RequestInfoFromContext returns the description of the request a handler
+// is serving, or nil outside a handler.
+func RequestInfoFromContext(ctx context.Context) *RequestInfo {
+	if s := stateFrom(ctx); s != nil {
+		return &s.call.Info
+	}
+	return nil
+}
+
+// Progress is one progress report. Progress must increase from one report
+// to the next; Total is left out when zero.
+type Progress struct {
+	Progress float64
+	Total    float64
+	Message  string
+}
+
+// Errors returned by ReportProgress.
+var (
+	ErrProgressNotIncreasing = errors.New("dispatch: progress must increase")
+	ErrProgressLimit         = errors.New("dispatch: progress update limit reached")
+	ErrProgressMessage       = errors.New("dispatch: progress message too long")
+)
+
+// ReportProgress sends a notifications/progress for the request being served
+// by ctx and waits until the transport has written it, so reports always
+// precede the response. It does nothing (and returns nil) when the request
+// carried no progressToken or ctx is not a handler context. It returns
+// ctx.Err() once the request is cancelled: nothing more is sent for it.
+func ReportProgress(ctx context.Context, p Progress) error {
+	s := stateFrom(ctx)
+	if s == nil || !s.call.Info.ProgressToken.IsValid() || s.call.Notifier == nil {
+		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	lim := s.rt.limits
+	if len(p.Message) > lim.MaxProgressMessageBytes {
+		return fmt.Errorf("%w (%d bytes, limit %d)", ErrProgressMessage, len(p.Message), lim.MaxProgressMessageBytes)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.progressCount >= lim.MaxProgressUpdates {
+		return ErrProgressLimit
+	}
+	if s.progressCount > 0 && p.Progress <= s.lastProgress {
+		return ErrProgressNotIncreasing
+	}
+	frame, err := jsonrpc.EncodeNotification("notifications/progress", progressParams{
+		Token:    s.call.Info.ProgressToken,
+		Progress: p.Progress,
+		Total:    p.Total,
+		Message:  p.Message,
+	})
+	if err != nil {
+		return err
+	}
+	s.progressCount++
+	s.lastProgress = p.Progress
+	return s.call.Notifier.Notify(ctx, frame)
+}
+
+type progressParams struct {
+	Token    jsonrpc.ID `json:"progressToken"`
+	Progress float64    `json:"progress"`
+	Total    float64    `json:"total,omitempty"`
+	Message  string     `json:"message,omitempty"`
+}

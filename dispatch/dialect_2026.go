@@ -1,0 +1,240 @@
+package dispatch
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+)
+
+// dialect20260728 is the stateless revision: no initialize, _meta on every
+// request, resultType on every result.
+type dialect20260728 struct{}
+
+func (dialect20260728) Version() string { return Version20260728 }
+func (dialect20260728) Era() Era        { return EraStateless }
+
+func (d dialect20260728) Detect(req *Request, metaVersion string) Match {
+	switch {
+	case metaVersion == Version20260728:
+		return MatchExact
+	case versionClaim(req) == Version20260728:
+		return MatchClaim
+	}
+	// It answers everything else with the error that tells a client what
+	// is supported.
+	return MatchFallback
+}
+
+// versionClaim is the version the transport claims outside the message.
+func versionClaim(req *Request) string {
+	if req.Header != nil {
+		v, _, _ := singleHeader(req.Header, HeaderProtocolVersion)
+		return v
+	}
+	return req.ProtocolVersion
+}
+
+// methods20260728 maps each method of the revision to its operation and the
+// capability it needs ("" for none).
+var methods20260728 = map[string]struct {
+	op         Operation
+	capability string
+}{
+	"server/discover": {opDiscover, ""},
+	"tools/list":      {opToolsList, "tools"},
+	"tools/call":      {opToolsCall, "tools"},
+}
+
+// removed20260728 are methods of earlier revisions this one removed.
+var removed20260728 = map[string]bool{
+	"initialize": true, "ping": true, "logging/setLevel": true,
+	"resources/subscribe": true, "resources/unsubscribe": true,
+}
+
+func (d dialect20260728) Admit(rt *Runtime, req *Request) (*Call, *jsonrpc.Error) {
+	msg := req.Message
+	entry, known := methods20260728[msg.Method]
+	if known && !rt.hasCapability(entry.capability) {
+		known = false
+	}
+	if req.Header != nil {
+		if e := checkMirroredHeaders(req.Header, msg.Method, mirrorsName(msg.Method), mirroredName(msg)); e != nil {
+			return nil, e
+		}
+	}
+	meta, hasMeta := jsonrpc.Member(msg.Params, "_meta")
+	if !known && (removed20260728[msg.Method] || !hasMeta) {
+		// A client of an earlier revision: tell it what is served.
+		return nil, rt.methodNotFound(msg.Method)
+	}
+	if !hasMeta || len(meta) == 0 || meta[0] != '{' {
+		return nil, invalidParams("Invalid params: _meta is required")
+	}
+	var wm wireRequestMeta
+	if err := jsonrpc.Unmarshal(meta, &wm); err != nil {
+		return nil, invalidParams("Invalid params: malformed _meta")
+	}
+	version, ok := jsonrpc.Unquote(wm.ProtocolVersion)
+	if len(wm.ProtocolVersion) == 0 || !ok {
+		return nil, invalidParams("Invalid params: _meta." + MetaProtocolVersion + " is required")
+	}
+	if len(wm.ClientCapabilities) == 0 {
+		return nil, invalidParams("Invalid params: _meta." + MetaClientCapabilities + " is required")
+	}
+	if req.Header != nil {
+		h, present, ok := singleHeader(req.Header, HeaderProtocolVersion)
+		switch {
+		case !present:
+			return nil, headerMismatch("MCP-Protocol-Version header is required", nil)
+		case !ok:
+			return nil, headerMismatch("MCP-Protocol-Version header is malformed or repeated", nil)
+		case h != version:
+			return nil, headerMismatch("MCP-Protocol-Version header does not match _meta", map[string]any{"header": h, "body": version})
+		}
+	}
+	if version != Version20260728 {
+		return nil, rt.unsupportedVersion(version)
+	}
+	if !known {
+		return nil, rt.methodNotFound(msg.Method)
+	}
+	caps, jerr := parseClientCapabilities(wm.ClientCapabilities)
+	if jerr != nil {
+		return nil, jerr
+	}
+	info, jerr := parseClientInfo(wm.ClientInfo)
+	if jerr != nil {
+		return nil, jerr
+	}
+	level, jerr := parseLogLevel(wm.LogLevel)
+	if jerr != nil {
+		return nil, jerr
+	}
+	token, jerr := parseProgressToken(wm.ProgressToken)
+	if jerr != nil {
+		return nil, jerr
+	}
+	return &Call{
+		Info: RequestInfo{
+			ID:                 msg.ID,
+			Method:             msg.Method,
+			ProtocolVersion:    version,
+			ClientCapabilities: caps,
+			ClientInfo:         info,
+			LogLevel:           level,
+			ProgressToken:      token,
+			Meta:               meta,
+			Principal:          req.Principal,
+			Transport:          req.Transport,
+		},
+		Params:   msg.Params,
+		Dialect:  d,
+		Op:       entry.op,
+		Notifier: req.Notifier,
+	}, nil
+}
+
+// mirrorsName reports whether a method's Mcp-Name header mirrors the body.
+func mirrorsName(method string) bool {
+	switch method {
+	case "tools/call", "prompts/get", "resources/read":
+		return true
+	}
+	return false
+}
+
+// mirroredName is params.name, or params.uri for resources/read.
+func mirroredName(msg *jsonrpc.Message) string {
+	key := "name"
+	if msg.Method == "resources/read" {
+		key = "uri"
+	}
+	raw, _ := jsonrpc.Member(msg.Params, key)
+	s, _ := jsonrpc.Unquote(raw)
+	return s
+}
+
+func (rt *Runtime) hasCapability(name string) bool {
+	switch name {
+	case "":
+		return true
+	case "tools":
+		return rt.capabilities.Tools != nil
+	}
+	return false
+}
+
+func (rt *Runtime) methodNotFound(method string) *jsonrpc.Error {
+	return jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "Method not found: "+method).
+		WithData(map[string]any{"method": method, "supported": rt.registry.versions})
+}
+
+func (rt *Runtime) unsupportedVersion(requested string) *jsonrpc.Error {
+	return jsonrpc.NewError(jsonrpc.CodeUnsupportedProtocolVersion, fmt.Sprintf("Unsupported protocol version: %s", requested)).
+		WithData(map[string]any{"supported": slices.Clone(rt.registry.versions), "requested": requested})
+}
+
+// Wire shapes of 2026-07-28 results.
+type (
+	wire26Discover struct {
+		ResultType        string             `json:"resultType"`
+		SupportedVersions []string           `json:"supportedVersions"`
+		Capabilities      ServerCapabilities `json:"capabilities"`
+		Instructions      string             `json:"instructions,omitempty"`
+		TTLMs             int64              `json:"ttlMs"`
+		CacheScope        string             `json:"cacheScope"`
+		Meta              json.RawMessage    `json:"_meta"`
+	}
+	wire26ListTools struct {
+		ResultType string          `json:"resultType"`
+		Tools      []Tool          `json:"tools"`
+		NextCursor string          `json:"nextCursor,omitempty"`
+		TTLMs      int64           `json:"ttlMs"`
+		CacheScope string          `json:"cacheScope"`
+		Meta       json.RawMessage `json:"_meta"`
+	}
+	wire26CallTool struct {
+		ResultType        string          `json:"resultType"`
+		Content           []Content       `json:"content"`
+		StructuredContent any             `json:"structuredContent,omitempty"`
+		IsError           bool            `json:"isError,omitempty"`
+		Meta              json.RawMessage `json:"_meta"`
+	}
+)
+
+const resultComplete = "complete"
+
+func (d dialect20260728) ShapeResult(rt *Runtime, c *Call, result any) (any, error) {
+	switch r := result.(type) {
+	case *discoverResult:
+		ttl, scope := rt.cacheHint(cacheDiscovery)
+		return &wire26Discover{
+			ResultType: resultComplete, SupportedVersions: r.versions, Capabilities: r.capabilities,
+			Instructions: r.instructions, TTLMs: ttl, CacheScope: scope, Meta: rt.serverInfoMeta(nil),
+		}, nil
+	case *listToolsResult:
+		ttl, scope := rt.cacheHint(cacheTools)
+		tools := r.tools
+		if tools == nil {
+			tools = []Tool{}
+		}
+		return &wire26ListTools{
+			ResultType: resultComplete, Tools: tools, NextCursor: r.nextCursor,
+			TTLMs: ttl, CacheScope: scope, Meta: rt.serverInfoMeta(nil),
+		}, nil
+	case *CallToolResult:
+		content := r.Content
+		if content == nil {
+			content = []Content{}
+		}
+		return &wire26CallTool{
+			ResultType: resultComplete, Content: content, StructuredContent: r.StructuredContent,
+			IsError: r.IsError, Meta: rt.serverInfoMeta(r.Meta),
+		}, nil
+	}
+	return nil, fmt.Errorf("dispatch: no 2026-07-28 shape for %T", result)
+}
+
+func (dialect20260728) ShapeError(_ *Runtime, _ *Call, e *jsonrpc.Error) *jsonrpc.Error { return e }

@@ -1,0 +1,19 @@
+// Package dispatch is the synchronous core of snodo: an immutable [Runtime]
+// that runs one JSON-RPC message in the calling goroutine and returns a
+// protocol-neutral [Outcome].
+//
+// It knows nothing of actors or transports, so it can be called directly in
+// tests and from any host. Every message takes the same path:
+//
+//	raw message  (jsonrpc.Decode: bounds and envelope)
+//	  -> protocol registry: pick the Dialect for this message
+//	  -> the Dialect admits it: _meta, versions, headers, capabilities
+//	  -> core operation or extension route
+//	  -> application callback (tool handler), isolated from panics
+//	  -> protocol-neutral result
+//	  -> the Dialect shapes it for the wire
+//
+// [Runtime.Admit] runs the first three steps without calling any handler,
+// and [Runtime.Execute] the rest, so a transport can refuse a request before
+// it takes an execution slot. [Runtime.Dispatch] does both.
+package dispatch

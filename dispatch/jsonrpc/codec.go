@@ -1,0 +1,54 @@
+package jsonrpc
+
+import (
+	"bytes"
+
+	jsoniter "github.com/json-iterator/go"
+)
+
+// API is the json-iterator configuration every snodo package uses:
+// case-sensitive field names (a client cannot reach "Name" by sending
+// "name" twice in different cases), numbers decoded into interface values
+// as json.Number (no float64 rounding), sorted map keys (deterministic
+// bytes) and no HTML escaping.
+var API = jsoniter.Config{
+	EscapeHTML:             false,
+	SortMapKeys:            true,
+	UseNumber:              true,
+	CaseSensitive:          true,
+	ValidateJsonRawMessage: true,
+}.Froze()
+
+// Marshal encodes v with [API] and escapes every non-ASCII character.
+func Marshal(v any) ([]byte, error) {
+	b, err := API.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return EscapeNonASCII(b), nil
+}
+
+// Unmarshal decodes data into v with [API]. It does not apply the shared
+// bounds; messages reach handlers only after [Decode] has checked them.
+func Unmarshal(data []byte, v any) error {
+	return API.Unmarshal(data, v)
+}
+
+// unquote decodes a raw JSON string token (quotes included).
+func unquote(raw []byte) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return "", false
+	}
+	inner := raw[1 : len(raw)-1]
+	if bytes.IndexByte(inner, '\\') < 0 {
+		return string(inner), true
+	}
+	var s string
+	if err := API.Unmarshal(raw, &s); err != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// Unquote decodes a raw JSON string token, quotes included.
+func Unquote(raw []byte) (string, bool) { return unquote(raw) }

@@ -1,0 +1,161 @@
+package jsonrpc
+
+import (
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+const hexDigits = "0123456789abcdef"
+
+func appendU4(b []byte, r rune) []byte {
+	return append(b, '\\', 'u', hexDigits[r>>12&0xf], hexDigits[r>>8&0xf], hexDigits[r>>4&0xf], hexDigits[r&0xf])
+}
+
+// appendRuneEscaped writes r (>= 0x80) as \uXXXX, or as a surrogate pair
+// above U+FFFF.
+func appendRuneEscaped(b []byte, r rune) []byte {
+	if r > 0xffff {
+		hi, lo := utf16.EncodeRune(r)
+		return appendU4(appendU4(b, hi), lo)
+	}
+	return appendU4(b, r)
+}
+
+// EscapeNonASCII rewrites every non-ASCII character of an encoded JSON
+// value as a \u escape (a surrogate pair above U+FFFF), so the bytes never
+// depend on the device's encoding. Invalid UTF-8 becomes \ufffd. Input that
+// is already ASCII is returned unchanged, without copying.
+func EscapeNonASCII(b []byte) []byte {
+	i := 0
+	for i < len(b) && b[i] < utf8.RuneSelf {
+		i++
+	}
+	if i == len(b) {
+		return b
+	}
+	out := make([]byte, 0, len(b)+len(b)/4+8)
+	out = append(out, b[:i]...)
+	for i < len(b) {
+		c := b[i]
+		if c < utf8.RuneSelf {
+			out = append(out, c)
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(b[i:])
+		out = appendRuneEscaped(out, r) // RuneError for invalid input
+		i += size
+	}
+	return out
+}
+
+// appendString appends s as a JSON string with ASCII-only output.
+func appendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c < utf8.RuneSelf && c != '"' && c != '\\' {
+			b = append(b, c)
+			i++
+			continue
+		}
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			b = appendRuneEscaped(b, r)
+			i += size
+			continue
+		}
+		switch c {
+		case '"', '\\':
+			b = append(b, '\\', c)
+		case '\n':
+			b = append(b, '\\', 'n')
+		case '\r':
+			b = append(b, '\\', 'r')
+		case '\t':
+			b = append(b, '\\', 't')
+		default:
+			b = appendU4(b, rune(c))
+		}
+		i++
+	}
+	return append(b, '"')
+}
+
+// AppendString appends s as a JSON string whose bytes are all ASCII.
+func AppendString(b []byte, s string) []byte { return appendString(b, s) }
+
+// AppendResult appends a complete response frame for id carrying an
+// already-encoded (ASCII) result value.
+func AppendResult(b []byte, id ID, result []byte) []byte {
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = id.AppendJSON(b)
+	b = append(b, `,"result":`...)
+	b = append(b, result...)
+	return append(b, '}')
+}
+
+// EncodeResult encodes a response frame carrying result.
+func EncodeResult(id ID, result any) ([]byte, error) {
+	r, err := Marshal(result)
+	if err != nil {
+		return nil, err
+	}
+	return AppendResult(make([]byte, 0, len(r)+48), id, r), nil
+}
+
+// EncodeError encodes an error response frame. If e.Data cannot be encoded
+// the frame is sent without it, so an error always reaches the client.
+func EncodeError(id ID, e *Error) []byte {
+	b := make([]byte, 0, 96+len(e.Message))
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = id.AppendJSON(b)
+	b = append(b, `,"error":{"code":`...)
+	b = strconv.AppendInt(b, e.Code, 10)
+	b = append(b, `,"message":`...)
+	b = appendString(b, e.Message)
+	if e.Data != nil {
+		if d, err := Marshal(e.Data); err == nil {
+			b = append(b, `,"data":`...)
+			b = append(b, d...)
+		}
+	}
+	return append(b, '}', '}')
+}
+
+// EncodeNotification encodes {"jsonrpc","method","params"} with no id.
+// A nil params is left out.
+func EncodeNotification(method string, params any) ([]byte, error) {
+	b := make([]byte, 0, 64)
+	b = append(b, `{"jsonrpc":"2.0","method":`...)
+	b = appendString(b, method)
+	if params != nil {
+		p, err := Marshal(params)
+		if err != nil {
+			return nil, err
+		}
+		b = append(b, `,"params":`...)
+		b = append(b, p...)
+	}
+	return append(b, '}'), nil
+}
+
+// EncodeRequest encodes a request frame (used by initialize-era
+// server-to-client requests and by clients).
+func EncodeRequest(id ID, method string, params any) ([]byte, error) {
+	b := make([]byte, 0, 64)
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = id.AppendJSON(b)
+	b = append(b, `,"method":`...)
+	b = appendString(b, method)
+	if params != nil {
+		p, err := Marshal(params)
+		if err != nil {
+			return nil, err
+		}
+		b = append(b, `,"params":`...)
+		b = append(b, p...)
+	}
+	return append(b, '}'), nil
+}

@@ -1,0 +1,73 @@
+package jsonrpc
+
+import (
+	"errors"
+	"fmt"
+)
+
+// JSON-RPC and MCP error codes.
+const (
+	CodeParseError     = -32700 // invalid JSON
+	CodeInvalidRequest = -32600 // not a valid JSON-RPC request
+	CodeMethodNotFound = -32601 // unknown or unsupported method
+	CodeInvalidParams  = -32602 // invalid method parameters
+	CodeInternalError  = -32603 // internal server error
+
+	// CodeResourceNotFound is the initialize-era code for an unknown
+	// resource (2025-06-18 and 2025-11-25 only).
+	CodeResourceNotFound = -32002
+	// CodeURLElicitationRequired is 2025-11-25 only.
+	CodeURLElicitationRequired = -32042
+
+	// CodeHeaderMismatch: HTTP headers missing, malformed or unequal to the
+	// body (2026-07-28).
+	CodeHeaderMismatch = -32020
+	// CodeMissingRequiredClientCapability: the work needs a capability the
+	// request did not declare (2026-07-28).
+	CodeMissingRequiredClientCapability = -32021
+	// CodeUnsupportedProtocolVersion: the requested protocol version is not
+	// served (2026-07-28).
+	CodeUnsupportedProtocolVersion = -32022
+)
+
+// Error is a JSON-RPC error object. It implements error, so handlers can
+// return it to choose the code a client sees; errors.As finds it through
+// wrapping.
+type Error struct {
+	Code    int64  `json:"code"`
+	Message string `json:"message"`
+	// Data is optional and free-form; it must be encodable as JSON.
+	Data any `json:"data,omitempty"`
+}
+
+// Error implements error.
+func (e *Error) Error() string {
+	return fmt.Sprintf("jsonrpc error %d: %s", e.Code, e.Message)
+}
+
+// Is reports whether target is an *Error with the same code, so that
+// errors.Is(err, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams}) works.
+func (e *Error) Is(target error) bool {
+	var t *Error
+	if !errors.As(target, &t) {
+		return false
+	}
+	return t.Code == e.Code
+}
+
+// NewError returns an *Error with the given code and message.
+func NewError(code int64, message string) *Error {
+	return &Error{Code: code, Message: message}
+}
+
+// Errorf returns an *Error with the given code and a formatted message.
+func Errorf(code int64, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// WithData returns a copy of e carrying data.
+func (e *Error) WithData(data any) *Error {
+	c := *e
+	c.Data = data
+	return &c
+}

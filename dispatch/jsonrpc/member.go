@@ -1,0 +1,35 @@
+package jsonrpc
+
+// Member returns the raw value of the first member called name in a JSON
+// object that has already passed [Decode] or [Valid], and whether it was
+// found. It decodes nothing and allocates nothing, unless a key is escaped.
+func Member(object []byte, name string) ([]byte, bool) {
+	s := scanner{data: object}
+	s.skipSpace()
+	if s.pos >= len(object) || object[s.pos] != '{' {
+		return nil, false
+	}
+	var found []byte
+	s.object(func(key, value []byte) bool {
+		if keyEquals(key, name) {
+			found = value
+			return false
+		}
+		return true
+	})
+	return found, found != nil
+}
+
+// Members calls fn for each member of a JSON object that has already passed
+// [Decode] or [Valid], with the raw key (quotes included) and raw value. It
+// stops when fn returns false, and reports false if object is not an
+// object.
+func Members(object []byte, fn func(key, value []byte) bool) bool {
+	s := scanner{data: object}
+	s.skipSpace()
+	if s.pos >= len(object) || object[s.pos] != '{' {
+		return false
+	}
+	s.object(fn)
+	return true
+}

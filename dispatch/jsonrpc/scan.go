@@ -1,0 +1,306 @@
+package jsonrpc
+
+import "unicode/utf8"
+
+// MaxNumberDigits bounds each digit run of a number literal (integer part,
+// fraction, exponent). A longer run is a parse error found at its 65th
+// digit, so a two-million-digit literal costs no more than 65 bytes of work.
+const MaxNumberDigits = 64
+
+// MaxDepth bounds the nesting of arrays and objects. Deeper input is a parse
+// error found when the bound is crossed, before anything deeper is read.
+const MaxDepth = 128
+
+type scanErr uint8
+
+const (
+	scanOK scanErr = iota
+	scanSyntax
+	scanDigits
+	scanDepth
+	scanUTF8
+)
+
+func (e scanErr) message() string {
+	switch e {
+	case scanDigits:
+		return "Parse error: number literal has more than 64 digits"
+	case scanDepth:
+		return "Parse error: nesting is too deep"
+	case scanUTF8:
+		return "Parse error: invalid UTF-8"
+	}
+	return "Parse error"
+}
+
+// scanner checks JSON syntax in one allocation-free pass. It never builds
+// values; callers record the byte spans they need.
+type scanner struct {
+	data  []byte
+	pos   int
+	depth int
+	err   scanErr
+}
+
+func (s *scanner) fail(e scanErr) bool {
+	if s.err == scanOK {
+		s.err = e
+	}
+	return false
+}
+
+func (s *scanner) skipSpace() {
+	for s.pos < len(s.data) {
+		switch s.data[s.pos] {
+		case ' ', '\t', '\n', '\r':
+			s.pos++
+		default:
+			return
+		}
+	}
+}
+
+// value scans one JSON value starting at s.pos (after whitespace).
+func (s *scanner) value() bool {
+	s.skipSpace()
+	if s.pos >= len(s.data) {
+		return s.fail(scanSyntax)
+	}
+	switch c := s.data[s.pos]; {
+	case c == '{':
+		return s.object(nil)
+	case c == '[':
+		return s.array()
+	case c == '"':
+		return s.str()
+	case c == '-' || (c >= '0' && c <= '9'):
+		return s.number()
+	case c == 't':
+		return s.literal("true")
+	case c == 'f':
+		return s.literal("false")
+	case c == 'n':
+		return s.literal("null")
+	}
+	return s.fail(scanSyntax)
+}
+
+func (s *scanner) literal(lit string) bool {
+	if len(s.data)-s.pos < len(lit) || string(s.data[s.pos:s.pos+len(lit)]) != lit {
+		return s.fail(scanSyntax)
+	}
+	s.pos += len(lit)
+	return true
+}
+
+// member is called by object for each member with the spans of its raw key
+// (quotes included) and raw value. Returning false stops the scan.
+type memberFunc func(key, value []byte) bool
+
+func (s *scanner) object(member memberFunc) bool {
+	s.depth++
+	if s.depth > MaxDepth {
+		return s.fail(scanDepth)
+	}
+	s.pos++ // '{'
+	s.skipSpace()
+	if s.pos < len(s.data) && s.data[s.pos] == '}' {
+		s.pos++
+		s.depth--
+		return true
+	}
+	for {
+		s.skipSpace()
+		if s.pos >= len(s.data) || s.data[s.pos] != '"' {
+			return s.fail(scanSyntax)
+		}
+		ks := s.pos
+		if !s.str() {
+			return false
+		}
+		key := s.data[ks:s.pos]
+		s.skipSpace()
+		if s.pos >= len(s.data) || s.data[s.pos] != ':' {
+			return s.fail(scanSyntax)
+		}
+		s.pos++
+		s.skipSpace()
+		vs := s.pos
+		if !s.value() {
+			return false
+		}
+		if member != nil && !member(key, s.data[vs:s.pos]) {
+			return false
+		}
+		s.skipSpace()
+		if s.pos >= len(s.data) {
+			return s.fail(scanSyntax)
+		}
+		switch s.data[s.pos] {
+		case ',':
+			s.pos++
+		case '}':
+			s.pos++
+			s.depth--
+			return true
+		default:
+			return s.fail(scanSyntax)
+		}
+	}
+}
+
+func (s *scanner) array() bool {
+	s.depth++
+	if s.depth > MaxDepth {
+		return s.fail(scanDepth)
+	}
+	s.pos++ // '['
+	s.skipSpace()
+	if s.pos < len(s.data) && s.data[s.pos] == ']' {
+		s.pos++
+		s.depth--
+		return true
+	}
+	for {
+		if !s.value() {
+			return false
+		}
+		s.skipSpace()
+		if s.pos >= len(s.data) {
+			return s.fail(scanSyntax)
+		}
+		switch s.data[s.pos] {
+		case ',':
+			s.pos++
+		case ']':
+			s.pos++
+			s.depth--
+			return true
+		default:
+			return s.fail(scanSyntax)
+		}
+	}
+}
+
+func (s *scanner) str() bool {
+	s.pos++ // opening quote
+	for s.pos < len(s.data) {
+		c := s.data[s.pos]
+		switch {
+		case c == '"':
+			s.pos++
+			return true
+		case c == '\\':
+			s.pos++
+			if s.pos >= len(s.data) {
+				return s.fail(scanSyntax)
+			}
+			switch s.data[s.pos] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				s.pos++
+			case 'u':
+				if len(s.data)-s.pos < 5 {
+					return s.fail(scanSyntax)
+				}
+				for _, h := range s.data[s.pos+1 : s.pos+5] {
+					if !isHex(h) {
+						return s.fail(scanSyntax)
+					}
+				}
+				s.pos += 5
+			default:
+				return s.fail(scanSyntax)
+			}
+		case c < 0x20:
+			return s.fail(scanSyntax)
+		case c < utf8.RuneSelf:
+			s.pos++
+		default:
+			r, size := utf8.DecodeRune(s.data[s.pos:])
+			if r == utf8.RuneError && size <= 1 {
+				return s.fail(scanUTF8)
+			}
+			s.pos += size
+		}
+	}
+	return s.fail(scanSyntax)
+}
+
+func isHex(c byte) bool {
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
+}
+
+// digits consumes a run of decimal digits, failing at the 65th.
+func (s *scanner) digits() (int, bool) {
+	n := 0
+	for s.pos < len(s.data) {
+		c := s.data[s.pos]
+		if c < '0' || c > '9' {
+			break
+		}
+		n++
+		if n > MaxNumberDigits {
+			return n, s.fail(scanDigits)
+		}
+		s.pos++
+	}
+	return n, true
+}
+
+func (s *scanner) number() bool {
+	if s.data[s.pos] == '-' {
+		s.pos++
+	}
+	if s.pos >= len(s.data) {
+		return s.fail(scanSyntax)
+	}
+	if s.data[s.pos] == '0' {
+		s.pos++
+		if s.pos < len(s.data) && s.data[s.pos] >= '0' && s.data[s.pos] <= '9' {
+			return s.fail(scanSyntax) // leading zero
+		}
+	} else {
+		n, ok := s.digits()
+		if !ok {
+			return false
+		}
+		if n == 0 {
+			return s.fail(scanSyntax)
+		}
+	}
+	if s.pos < len(s.data) && s.data[s.pos] == '.' {
+		s.pos++
+		n, ok := s.digits()
+		if !ok {
+			return false
+		}
+		if n == 0 {
+			return s.fail(scanSyntax)
+		}
+	}
+	if s.pos < len(s.data) && (s.data[s.pos] == 'e' || s.data[s.pos] == 'E') {
+		s.pos++
+		if s.pos < len(s.data) && (s.data[s.pos] == '+' || s.data[s.pos] == '-') {
+			s.pos++
+		}
+		n, ok := s.digits()
+		if !ok {
+			return false
+		}
+		if n == 0 {
+			return s.fail(scanSyntax)
+		}
+	}
+	return true
+}
+
+// Valid reports whether data is exactly one JSON value within the shared
+// bounds (digits, depth, UTF-8), with nothing but whitespace after it.
+func Valid(data []byte) bool {
+	s := scanner{data: data}
+	if !s.value() {
+		return false
+	}
+	s.skipSpace()
+	return s.pos == len(data)
+}

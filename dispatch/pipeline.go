@@ -1,0 +1,137 @@
+package dispatch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+
+	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+)
+
+// Outcome is the protocol-neutral result of running one message: a response
+// frame, or nothing when the protocol demands silence (notifications,
+// JSON-RPC responses).
+type Outcome struct {
+	// Frame is the encoded response (one JSON object, ASCII only, no
+	// trailing newline), or nil when nothing is to be sent.
+	Frame []byte
+	// ErrorCode is the JSON-RPC error code Frame carries, or 0 when Frame
+	// is a result (or absent). HTTP transports map it to a status.
+	ErrorCode int64
+	// NegotiatedVersion is set when the message was a successful
+	// initialize: the transport records it for the connection.
+	NegotiatedVersion string
+}
+
+// ErrorOutcome returns the Outcome that answers id with e.
+func ErrorOutcome(id jsonrpc.ID, e *jsonrpc.Error) Outcome {
+	return Outcome{Frame: jsonrpc.EncodeError(id, e), ErrorCode: e.Code}
+}
+
+// Dispatch runs one message to completion in the calling goroutine:
+// [Runtime.Admit], then [Runtime.Execute] when there is something to run.
+func (rt *Runtime) Dispatch(ctx context.Context, req *Request) Outcome {
+	call, out := rt.Admit(req)
+	if call == nil {
+		return out
+	}
+	return rt.Execute(ctx, call)
+}
+
+// Admit selects the dialect for req and admits it without running any
+// application code. It returns a Call to pass to Execute, or (nil, the
+// outcome to send) when there is nothing to run: an admission error, a
+// notification, or a JSON-RPC response.
+func (rt *Runtime) Admit(req *Request) (*Call, Outcome) {
+	msg := req.Message
+	if msg == nil || msg.Kind != jsonrpc.KindRequest {
+		return nil, Outcome{}
+	}
+	d, jerr := rt.registry.selectDialect(req)
+	if jerr != nil {
+		return nil, ErrorOutcome(msg.ID, jerr)
+	}
+	call, jerr := d.Admit(rt, req)
+	if jerr != nil {
+		return nil, ErrorOutcome(msg.ID, jerr)
+	}
+	return call, Outcome{}
+}
+
+// Execute runs an admitted call: the operation, the application callback,
+// and the dialect's wire shaping. A panic anywhere in it becomes -32603 for
+// this call only and is logged with its stack. Execute always returns a
+// frame; whether to send it (the request may have been cancelled) is the
+// transport's decision.
+func (rt *Runtime) Execute(ctx context.Context, c *Call) Outcome {
+	ctx = withCall(ctx, rt, c)
+	res, err := rt.runOp(ctx, c)
+	if err != nil {
+		return ErrorOutcome(c.Info.ID, rt.toRPCError(c, err))
+	}
+	wire, err := c.Dialect.ShapeResult(rt, c, res)
+	if err != nil {
+		return ErrorOutcome(c.Info.ID, rt.internal(c, "shaping result", err))
+	}
+	body, err := jsonrpc.Marshal(wire)
+	if err != nil {
+		return ErrorOutcome(c.Info.ID, rt.internal(c, "encoding result", err))
+	}
+	out := Outcome{Frame: jsonrpc.AppendResult(make([]byte, 0, len(body)+48), c.Info.ID, body)}
+	if n, ok := res.(negotiated); ok {
+		out.NegotiatedVersion = n.negotiatedVersion()
+	}
+	return out
+}
+
+// negotiated is implemented by initialize results.
+type negotiated interface{ negotiatedVersion() string }
+
+// runOp calls the operation with panic isolation.
+func (rt *Runtime) runOp(ctx context.Context, c *Call) (res any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = rt.recovered(c, r, debug.Stack())
+		}
+	}()
+	return c.Op(ctx, rt, c)
+}
+
+// errInternal is what a client sees for a panic or an unencodable result;
+// the details go to the logger only.
+var errInternal = jsonrpc.NewError(jsonrpc.CodeInternalError, "Internal error")
+
+// PanicError wraps a recovered panic from application code. It reaches the
+// logger, never the client.
+type PanicError struct {
+	Value any
+	Stack []byte
+}
+
+func (p *PanicError) Error() string { return fmt.Sprintf("panic: %v", p.Value) }
+
+func (rt *Runtime) recovered(c *Call, r any, stack []byte) error {
+	rt.logger.Error("snodo: application callback panicked",
+		"method", c.Info.Method, "id", c.Info.ID.String(), "panic", fmt.Sprint(r), "stack", string(stack))
+	return &PanicError{Value: r, Stack: stack}
+}
+
+func (rt *Runtime) internal(c *Call, what string, err error) *jsonrpc.Error {
+	rt.logger.Error("snodo: "+what+" failed", "method", c.Info.Method, "id", c.Info.ID.String(), "error", err)
+	return errInternal
+}
+
+// toRPCError maps an operation error to the JSON-RPC error the client sees.
+func (rt *Runtime) toRPCError(c *Call, err error) *jsonrpc.Error {
+	var je *jsonrpc.Error
+	var pe *PanicError
+	switch {
+	case errors.As(err, &je):
+		return c.Dialect.ShapeError(rt, c, je)
+	case errors.As(err, &pe):
+		return errInternal
+	default:
+		return rt.internal(c, "operation", err)
+	}
+}

@@ -1,0 +1,166 @@
+package dispatch
+
+import (
+	"fmt"
+
+	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+)
+
+// Era separates protocol revisions with an initialize handshake from the
+// stateless ones.
+type Era uint8
+
+const (
+	// EraStateless revisions (2026-07-28) carry version and capabilities
+	// in every request's _meta.
+	EraStateless Era = iota + 1
+	// EraSession revisions (2025-11-25, 2025-06-18) negotiate once with
+	// initialize.
+	EraSession
+)
+
+// Match is how strongly a Dialect claims a message. The registry picks the
+// strongest; among equals, the first in the Runtime's preference order.
+type Match uint8
+
+const (
+	// MatchNone: the dialect cannot serve the message.
+	MatchNone Match = iota
+	// MatchFallback: the dialect can answer it, usually with an error
+	// that tells the client what is supported.
+	MatchFallback
+	// MatchClaim: the transport's version claim (HTTP header, or the
+	// version negotiated on a stdio connection) names this dialect.
+	MatchClaim
+	// MatchExact: the message itself names this dialect's version.
+	MatchExact
+)
+
+// Dialect is one protocol revision's rules: how it recognises its messages,
+// admits them, and shapes results for the wire. The core operations are
+// revision-neutral; a dialect maps methods onto them.
+type Dialect interface {
+	// Version is the exact revision, such as "2026-07-28".
+	Version() string
+	// Era says whether the revision has an initialize handshake.
+	Era() Era
+	// Detect reports how strongly the dialect claims req. metaVersion is
+	// the protocol version named in the request's _meta ("" if none).
+	Detect(req *Request, metaVersion string) Match
+	// Admit checks req under this revision and resolves its operation, or
+	// returns the error to answer with. Admit never runs application code.
+	Admit(rt *Runtime, req *Request) (*Call, *jsonrpc.Error)
+	// ShapeResult turns an operation's protocol-neutral result into the
+	// value encoded as the response's "result".
+	ShapeResult(rt *Runtime, c *Call, result any) (any, error)
+	// ShapeError adjusts an operation's error for this revision (for
+	// example the code for an unknown resource).
+	ShapeError(rt *Runtime, c *Call, e *jsonrpc.Error) *jsonrpc.Error
+}
+
+// builtinDialects are the revisions a Runtime can enable by version name.
+// Adding a revision means adding its Dialect here; the pipeline does not
+// change.
+var builtinDialects = map[string]func() Dialect{
+	Version20260728: func() Dialect { return dialect20260728{} },
+}
+
+// registry is the Runtime's immutable set of enabled dialects in preference
+// order.
+type registry struct {
+	dialects []Dialect
+	versions []string
+}
+
+func newRegistry(versions []string, extra []Dialect) (registry, error) {
+	var r registry
+	seen := map[string]bool{}
+	add := func(d Dialect) error {
+		if seen[d.Version()] {
+			return fmt.Errorf("dispatch: protocol version %q enabled twice", d.Version())
+		}
+		seen[d.Version()] = true
+		r.dialects = append(r.dialects, d)
+		r.versions = append(r.versions, d.Version())
+		return nil
+	}
+	for _, v := range versions {
+		mk, ok := builtinDialects[v]
+		if !ok {
+			return r, fmt.Errorf("dispatch: unknown protocol version %q", v)
+		}
+		if err := add(mk()); err != nil {
+			return r, err
+		}
+	}
+	for _, d := range extra {
+		if err := add(d); err != nil {
+			return r, err
+		}
+	}
+	if len(r.dialects) == 0 {
+		return r, fmt.Errorf("dispatch: no protocol version enabled")
+	}
+	return r, nil
+}
+
+// errNoDialect answers a message no enabled dialect recognises.
+var errNoDialect = jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request: no enabled protocol version recognises the request")
+
+// selectDialect picks the dialect that serves req.
+func (r *registry) selectDialect(req *Request) (Dialect, *jsonrpc.Error) {
+	if req.Message.Method == "initialize" {
+		if d := r.forInitialize(req); d != nil {
+			return d, nil
+		}
+	}
+	mv := metaProtocolVersion(req.Message.Params)
+	var best Dialect
+	bestMatch := MatchNone
+	for _, d := range r.dialects {
+		if m := d.Detect(req, mv); m > bestMatch {
+			best, bestMatch = d, m
+		}
+	}
+	if best == nil {
+		return nil, errNoDialect
+	}
+	return best, nil
+}
+
+// forInitialize picks the session-era dialect for an initialize request:
+// the client's version if enabled, else the first session-era dialect.
+func (r *registry) forInitialize(req *Request) Dialect {
+	var requested string
+	if raw, ok := jsonrpc.Member(req.Message.Params, "protocolVersion"); ok {
+		requested, _ = jsonrpc.Unquote(raw)
+	}
+	var first Dialect
+	for _, d := range r.dialects {
+		if d.Era() != EraSession {
+			continue
+		}
+		if d.Version() == requested {
+			return d
+		}
+		if first == nil {
+			first = d
+		}
+	}
+	return first
+}
+
+// metaProtocolVersion returns params._meta["io.modelcontextprotocol/protocolVersion"]
+// when it is a string.
+func metaProtocolVersion(params []byte) string {
+	meta, ok := jsonrpc.Member(params, "_meta")
+	if !ok {
+		return ""
+	}
+	raw, ok := jsonrpc.Member(meta, MetaProtocolVersion)
+	if !ok {
+		return ""
+	}
+	v, _ := jsonrpc.Unquote(raw)
+	return v
+}

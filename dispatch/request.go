@@ -1,0 +1,106 @@
+package dispatch
+
+import (
+	"context"
+
+	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+)
+
+// TransportKind says which transport a request arrived on.
+type TransportKind uint8
+
+const (
+	// TransportDirect is an in-process call with no I/O.
+	TransportDirect TransportKind = iota
+	// TransportStdio is newline-delimited JSON over a byte stream.
+	TransportStdio
+	// TransportHTTP is Streamable HTTP.
+	TransportHTTP
+)
+
+func (k TransportKind) String() string {
+	switch k {
+	case TransportStdio:
+		return "stdio"
+	case TransportHTTP:
+		return "http"
+	}
+	return "direct"
+}
+
+// Request is one decoded inbound message as a transport hands it to the
+// Runtime, with what the transport knows about it.
+type Request struct {
+	// Message is the decoded JSON-RPC message.
+	Message *jsonrpc.Message
+	// Transport is the transport the message arrived on.
+	Transport TransportKind
+	// ProtocolVersion is the version the connection claims outside the
+	// message: on stdio the version a successful initialize negotiated on
+	// this connection, empty otherwise. On HTTP the MCP-Protocol-Version
+	// header in Header plays this role.
+	ProtocolVersion string
+	// Header holds the HTTP request headers, keyed in canonical form
+	// (net/http's textproto rules). Nil on other transports.
+	Header map[string][]string
+	// Principal is the verified identity the application attached (for
+	// instance from its HTTP authentication middleware). Identity never
+	// comes from the MCP message itself.
+	Principal any
+	// Notifier delivers request-scoped notifications (progress, log
+	// messages). Nil means they are dropped.
+	Notifier Notifier
+}
+
+// Notifier delivers a request-scoped notification frame on the request's
+// own stream, before its response. Notify returns once the frame has been
+// written, or with an error if it could not be.
+type Notifier interface {
+	Notify(ctx context.Context, frame []byte) error
+}
+
+// RequestInfo describes an admitted request to the code that serves it.
+type RequestInfo struct {
+	// ID is the request id.
+	ID jsonrpc.ID
+	// Method is the JSON-RPC method.
+	Method string
+	// ProtocolVersion is the revision serving the request.
+	ProtocolVersion string
+	// ClientCapabilities are those declared for this request.
+	ClientCapabilities ClientCapabilities
+	// ClientInfo is the client's self-description, when it sent one. It is
+	// unverified: never base a security decision on it.
+	ClientInfo *Implementation
+	// LogLevel is the level the request asked for log messages at, or "".
+	LogLevel string
+	// ProgressToken is the request's progress token; the zero ID when the
+	// request carried none.
+	ProgressToken jsonrpc.ID
+	// Meta is the request's raw _meta object, for vendor keys; nil when
+	// absent.
+	Meta []byte
+	// Principal is the verified identity attached by the application.
+	Principal any
+	// Transport is the transport the request arrived on.
+	Transport TransportKind
+}
+
+// Call is a request admitted by a Dialect: it knows which operation serves
+// it and how its result will be shaped. Obtain one from [Runtime.Admit].
+type Call struct {
+	// Info describes the request.
+	Info RequestInfo
+	// Params is the raw params object (nil when absent).
+	Params []byte
+	// Dialect is the protocol revision serving the call.
+	Dialect Dialect
+	// Op is the operation that serves it.
+	Op Operation
+	// Notifier is the request's notification sink (may be nil).
+	Notifier Notifier
+}
+
+// Operation serves one admitted call and returns a protocol-neutral result
+// for the call's Dialect to shape.
+type Operation func(ctx context.Context, rt *Runtime, c *Call) (any, error)

@@ -1,0 +1,231 @@
+package testkit
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// Frame is one message the server sent.
+type Frame struct {
+	// Raw is the frame's bytes, without the newline.
+	Raw    []byte
+	ID     json.RawMessage
+	Method string
+	Params json.RawMessage
+	Result json.RawMessage
+	Error  *FrameError
+}
+
+// FrameError is the error member of an error response.
+type FrameError struct {
+	Code    int64           `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data"`
+}
+
+// IDString returns the frame's id as its JSON text ("7", `"a"`, "null").
+func (f *Frame) IDString() string { return string(f.ID) }
+
+// IsResponse reports whether the frame is a response.
+func (f *Frame) IsResponse() bool { return f.Method == "" }
+
+// DefaultTimeout bounds each wait of the Client's helpers.
+const DefaultTimeout = 10 * time.Second
+
+// Client is a tiny newline-delimited JSON-RPC client for tests. Every
+// frame it reads is recorded in order and, unless Validate is off,
+// checked against the official schema of its Version.
+type Client struct {
+	w       io.Writer
+	version string
+	nextID  atomic.Int64
+
+	mu       sync.Mutex
+	frames   []*Frame
+	methods  map[string]string // request id JSON → method
+	bad      []string          // schema failures and unreadable frames
+	changed  chan struct{}     // closed and replaced on every change
+	readErr  error
+	readDone chan struct{}
+	writeMu  sync.Mutex
+}
+
+// NewClient reads frames from r until it ends, and writes requests to w.
+// Close r (or let the server close it) to stop the reader.
+func NewClient(r io.Reader, w io.Writer) *Client {
+	c := &Client{w: w, version: Version, methods: map[string]string{}, changed: make(chan struct{}), readDone: make(chan struct{})}
+	go c.read(r)
+	return c
+}
+
+func (c *Client) read(r io.Reader) {
+	defer close(c.readDone)
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 64<<20)
+	for sc.Scan() {
+		raw := append([]byte(nil), sc.Bytes()...)
+		f := &Frame{Raw: raw}
+		var head struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params json.RawMessage `json:"params"`
+			Result json.RawMessage `json:"result"`
+			Error  *FrameError     `json:"error"`
+		}
+		c.mu.Lock()
+		if err := json.Unmarshal(raw, &head); err != nil {
+			c.bad = append(c.bad, fmt.Sprintf("unreadable frame %q: %v", raw, err))
+		} else {
+			f.ID, f.Method, f.Params, f.Result, f.Error = head.ID, head.Method, head.Params, head.Result, head.Error
+			for _, b := range raw {
+				if b >= 0x80 {
+					c.bad = append(c.bad, fmt.Sprintf("frame has non-ASCII bytes: %q", raw))
+					break
+				}
+			}
+			if c.version != "" {
+				if err := ValidateFrame(c.version, raw, c.methods[string(head.ID)]); err != nil {
+					c.bad = append(c.bad, fmt.Sprintf("frame %s fails the schema: %v", raw, err))
+				}
+			}
+		}
+		c.frames = append(c.frames, f)
+		c.notify()
+		c.mu.Unlock()
+	}
+	c.mu.Lock()
+	c.readErr = sc.Err()
+	c.notify()
+	c.mu.Unlock()
+}
+
+func (c *Client) notify() {
+	close(c.changed)
+	c.changed = make(chan struct{})
+}
+
+// SetVersion sets the schema revision frames are validated against; ""
+// turns validation off.
+func (c *Client) SetVersion(v string) {
+	c.mu.Lock()
+	c.version = v
+	c.mu.Unlock()
+}
+
+// Send writes one raw frame and a newline. It records the method of a
+// request so its response is validated against the right result schema.
+func (c *Client) Send(frame []byte) error {
+	var head struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	if json.Unmarshal(frame, &head) == nil && head.ID != nil && head.Method != "" {
+		c.mu.Lock()
+		c.methods[string(head.ID)] = head.Method
+		c.mu.Unlock()
+	}
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	_, err := c.w.Write(append(append([]byte(nil), frame...), '\n'))
+	return err
+}
+
+// NewID returns a fresh integer request id.
+func (c *Client) NewID() int64 { return c.nextID.Add(1) }
+
+// Call sends a 2026-07-28 request (with _meta) and waits for its response.
+func (c *Client) Call(t testing.TB, method string, params map[string]any) *Frame {
+	t.Helper()
+	id := c.NewID()
+	if err := c.Send(Request(id, method, params)); err != nil {
+		t.Fatalf("testkit: sending %s: %v", method, err)
+	}
+	return c.AwaitResponse(t, strconv.FormatInt(id, 10))
+}
+
+// AwaitResponse waits for the response whose id has the JSON text id.
+func (c *Client) AwaitResponse(t testing.TB, id string) *Frame {
+	t.Helper()
+	f, err := c.Await(context.Background(), func(f *Frame) bool { return f.IsResponse() && string(f.ID) == id })
+	if err != nil {
+		t.Fatalf("testkit: awaiting response %s: %v", id, err)
+	}
+	return f
+}
+
+// Await waits (at most DefaultTimeout) for the first recorded frame that
+// matches.
+func (c *Client) Await(ctx context.Context, match func(*Frame) bool) (*Frame, error) {
+	ctx, cancel := context.WithTimeout(ctx, DefaultTimeout)
+	defer cancel()
+	for {
+		c.mu.Lock()
+		for _, f := range c.frames {
+			if match(f) {
+				c.mu.Unlock()
+				return f, nil
+			}
+		}
+		ch, readEnded := c.changed, c.isReadDone()
+		c.mu.Unlock()
+		if readEnded {
+			return nil, fmt.Errorf("output ended without a matching frame")
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+func (c *Client) isReadDone() bool {
+	select {
+	case <-c.readDone:
+		return true
+	default:
+		return false
+	}
+}
+
+// WaitClosed waits until the server's output ends and returns every frame
+// it sent.
+func (c *Client) WaitClosed(t testing.TB) []*Frame {
+	t.Helper()
+	select {
+	case <-c.readDone:
+	case <-time.After(DefaultTimeout):
+		t.Fatal("testkit: server output did not end")
+	}
+	return c.Frames()
+}
+
+// Frames returns every frame read so far, in order.
+func (c *Client) Frames() []*Frame {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]*Frame(nil), c.frames...)
+}
+
+// Problems returns the schema failures and unreadable frames seen so far.
+func (c *Client) Problems() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.bad...)
+}
+
+// CheckFrames fails t for every frame that failed validation.
+func (c *Client) CheckFrames(t testing.TB) {
+	t.Helper()
+	for _, p := range c.Problems() {
+		t.Error(p)
+	}
+}

@@ -1,0 +1,59 @@
+package testkit
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+)
+
+// Dispatch runs one raw message through rt with no transport, validates
+// the response frame against the official schema of Version, and returns
+// it decoded (nil when the protocol demands silence).
+func Dispatch(t testing.TB, rt *dispatch.Runtime, raw []byte) *Frame {
+	t.Helper()
+	return DispatchRequest(t, rt, raw, func(*dispatch.Request) {})
+}
+
+// DispatchRequest is Dispatch with a hook to set transport fields (headers,
+// principal, notifier) on the request before it runs.
+func DispatchRequest(t testing.TB, rt *dispatch.Runtime, raw []byte, setup func(*dispatch.Request)) *Frame {
+	t.Helper()
+	msg, err := jsonrpc.Decode(raw)
+	var out []byte
+	var method string
+	if err != nil {
+		de := err.(*jsonrpc.DecodeError)
+		if !de.Reply {
+			return nil
+		}
+		out = jsonrpc.EncodeError(de.ID, de.Err)
+	} else {
+		method = msg.Method
+		req := &dispatch.Request{Message: msg}
+		setup(req)
+		out = rt.Dispatch(context.Background(), req).Frame
+	}
+	if out == nil {
+		return nil
+	}
+	for _, b := range out {
+		if b >= 0x80 {
+			t.Fatalf("testkit: frame has non-ASCII bytes: %q", out)
+		}
+	}
+	if err := ValidateFrame(Version, out, method); err != nil {
+		t.Fatalf("testkit: frame fails the %s schema: %v\n%s", Version, err, out)
+	}
+	f := &Frame{Raw: out}
+	if err := json.Unmarshal(out, &struct {
+		ID     *json.RawMessage `json:"id"`
+		Result *json.RawMessage `json:"result"`
+		Error  **FrameError     `json:"error"`
+	}{&f.ID, &f.Result, &f.Error}); err != nil {
+		t.Fatalf("testkit: response is not JSON: %v", err)
+	}
+	return f
+}

@@ -1,0 +1,101 @@
+package stdio
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/snodo-go/snodo/actors"
+)
+
+// chunkSize is how much input is read at a time.
+const chunkSize = 64 << 10
+
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// lineReader frames newline-delimited messages. It reads in chunks and
+// never holds more than maxLine bytes of one line: a longer line is
+// discarded up to its newline and reported as too large, and the next line
+// is read normally.
+type lineReader struct {
+	r       *bufio.Reader
+	maxLine int // counting the newline
+	started bool
+}
+
+func newLineReader(r io.Reader, maxLine int) *lineReader {
+	return &lineReader{r: bufio.NewReaderSize(r, chunkSize), maxLine: maxLine}
+}
+
+// ReadFrame implements actors.FrameReader. Blank lines are skipped.
+func (l *lineReader) ReadFrame() ([]byte, error) {
+	for {
+		line, err := l.readLine()
+		if err != nil {
+			return nil, err
+		}
+		if len(bytes.TrimSpace(line)) > 0 {
+			return line, nil
+		}
+	}
+}
+
+func (l *lineReader) readLine() ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := l.r.ReadSlice('\n')
+		if !l.started && len(chunk) > 0 {
+			// ReadSlice returns the whole first line (or a full buffer),
+			// so a leading BOM is always entirely in the first chunk.
+			l.started = true
+			chunk = bytes.TrimPrefix(chunk, utf8BOM)
+		}
+		complete := err == nil
+		body := chunk
+		if complete {
+			body = chunk[:len(chunk)-1] // the newline
+		}
+		// The newline counts against the limit; so does the newline an
+		// unterminated last line would have had.
+		if len(line)+len(body)+1 > l.maxLine {
+			if !complete && err != io.EOF {
+				if derr := l.discardLine(); derr != nil && derr != io.EOF {
+					return nil, derr
+				}
+			}
+			return nil, fmt.Errorf("%w: line exceeds %d bytes", actors.ErrFrameTooLarge, l.maxLine)
+		}
+		if complete {
+			if line == nil {
+				return bytes.Clone(body), nil
+			}
+			return append(line, body...), nil
+		}
+		switch {
+		case errors.Is(err, bufio.ErrBufferFull):
+			line = append(line, body...)
+		case errors.Is(err, io.EOF):
+			if len(line)+len(body) == 0 {
+				return nil, io.EOF
+			}
+			return append(line, body...), nil
+		default:
+			return nil, err
+		}
+	}
+}
+
+// discardLine skips input up to and including the next newline.
+func (l *lineReader) discardLine() error {
+	for {
+		_, err := l.r.ReadSlice('\n')
+		if err == nil {
+			return nil
+		}
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return err
+		}
+	}
+}

@@ -1,0 +1,73 @@
+package stdio_test
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/snodo-go/snodo/dispatch"
+)
+
+// gate lets a test hold a tool call until it releases it.
+type gate struct {
+	entered chan string
+	release chan struct{}
+}
+
+func newGate() *gate { return &gate{entered: make(chan string, 64), release: make(chan struct{})} }
+
+func testRuntime(t testing.TB, g *gate) *dispatch.Runtime {
+	t.Helper()
+	rt, err := dispatch.New(dispatch.Implementation{Name: "stdio-test", Version: "1.0.0"},
+		dispatch.WithLogger(slog.New(slog.DiscardHandler)),
+		dispatch.WithTool(dispatch.Tool{Name: "echo"}, func(_ context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+			var a struct {
+				Text string `json:"text"`
+			}
+			if err := json.Unmarshal(req.Arguments, &a); err != nil {
+				return nil, err
+			}
+			return dispatch.TextResult(a.Text), nil
+		}),
+		dispatch.WithTool(dispatch.Tool{Name: "hold"}, func(ctx context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+			g.entered <- req.Info.ID.String()
+			select {
+			case <-g.release:
+				return dispatch.TextResult("released"), nil
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}),
+		dispatch.WithTool(dispatch.Tool{Name: "stubborn"}, func(ctx context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+			// Ignores cancellation until released.
+			g.entered <- req.Info.ID.String()
+			<-g.release
+			return dispatch.TextResult("finished anyway"), nil
+		}),
+		dispatch.WithTool(dispatch.Tool{Name: "sleep"}, func(ctx context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+			select {
+			case <-time.After(50 * time.Millisecond):
+				return dispatch.TextResult("slept"), nil
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rt
+}
+
+func mustWait(t *testing.T, ch <-chan string) string {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(10 * time.Second):
+		t.Fatal("handler never started")
+		return ""
+	}
+}
