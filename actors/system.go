@@ -196,5 +196,7 @@ func (h infoAsDebug) Handle(ctx context.Context, r slog.Record) error {
 	return h.Handler.Handle(ctx, r)
 }
 
-func (h infoAsDebug) WithAttrs(a []slog.Attr) slog.Handler { return infoAsDebug{h.Handler.WithAttrs(a)} }
-func (h infoAsDebug) WithGroup(n string) slog.Handler      { return infoAsDebug{h.Handler.WithGroup(n)} }
+func (h infoAsDebug) WithAttrs(a []slog.Attr) slog.Handler {
+	return infoAsDebug{h.Handler.WithAttrs(a)}
+}
+func (h infoAsDebug) WithGroup(n string) slog.Handler { return infoAsDebug{h.Handler.WithGroup(n)} }

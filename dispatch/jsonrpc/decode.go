@@ -67,9 +67,9 @@ var (
 	errParamsObject = NewError(CodeInvalidRequest, "Invalid Request: params must be an object")
 )
 
-func reply(id ID, err *Error) *DecodeError   { return &DecodeError{ID: id, Err: err, Reply: true} }
-func silent(id ID, err *Error) *DecodeError  { return &DecodeError{ID: id, Err: err} }
-func parseError(e scanErr) *DecodeError      { return reply(NullID, NewError(CodeParseError, e.message())) }
+func reply(id ID, err *Error) *DecodeError  { return &DecodeError{ID: id, Err: err, Reply: true} }
+func silent(id ID, err *Error) *DecodeError { return &DecodeError{ID: id, Err: err} }
+func parseError(e scanErr) *DecodeError     { return reply(NullID, NewError(CodeParseError, e.message())) }
 func memberIs(key []byte, name string) bool { return keyEquals(key, name) }
 
 // keyEquals compares a raw key token with a plain ASCII name, decoding
