@@ -1,7 +1,6 @@
 package actors
 
 import (
-	"maps"
 	"slices"
 	"strconv"
 	"time"
@@ -185,4 +184,3 @@ func executorNode(name string, e *Executor) *Node {
 	}}
 }
 
-func cloneAttrs(m map[string]string) map[string]string { return maps.Clone(m) }
