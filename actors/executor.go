@@ -198,7 +198,7 @@ func (s *Scope) Submit(key any, spec Job) (*Ticket, error) {
 	e := s.e
 	e.mu.Lock()
 	switch {
-	case s.closed || e.closed:
+	case s.closed || e.closed || s.ctx.Err() != nil:
 		e.mu.Unlock()
 		return nil, ErrScopeClosed
 	case key != nil && s.keys[key] != nil:
