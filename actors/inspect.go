@@ -17,6 +17,7 @@ const (
 	KindExecutor     Kind = "executor"
 	KindConnection   Kind = "connection"
 	KindListener     Kind = "listener"
+	KindHandler      Kind = "handler"
 	KindWriter       Kind = "writer"
 	KindRequest      Kind = "request"
 	KindSubscription Kind = "subscription"
@@ -183,4 +184,3 @@ func executorNode(name string, e *Executor) *Node {
 		"max_queue":       strconv.Itoa(cfg.MaxQueue),
 	}}
 }
-
