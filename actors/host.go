@@ -181,7 +181,9 @@ func (*finishHost) IgnoreDeadLetterLogging()       {}
 type hostActor struct {
 	h        *Host
 	requests map[*HostRequest]*actor.PID
-	finished bool
+	finished bool // no more requests: finishing or stopping
+	reported bool // childFinished sent
+	stopping bool // the runtime is stopping our children: never stop one twice
 	served   int64
 }
 
@@ -219,20 +221,38 @@ func (a *hostActor) Receive(ac actor.Context) {
 	case *endHostRequest:
 		if pid, ok := a.requests[m.r]; ok {
 			delete(a.requests, m.r)
-			ac.Stop(pid)
+			if !a.stopping {
+				ac.Stop(pid)
+			}
 		}
 	case *finishHost:
 		if !a.finished {
+			// Stop the requests first, and report only once they are all
+			// gone: when the supervisor then stops the host, no child is
+			// left for the runtime to stop a second time.
 			a.finished = true
 			a.h.cancel()
-			ac.Send(ac.Parent(), &childFinished{pid: ac.Self()})
+			for r, pid := range a.requests {
+				delete(a.requests, r)
+				ac.Stop(pid)
+			}
+			a.reportWhenEmpty(ac)
 		}
+	case *actor.Terminated:
+		a.reportWhenEmpty(ac)
 	case *actor.Stopping:
-		a.finished = true
+		a.finished, a.stopping = true, true
 		a.h.cancel() // the scope closes: every job is cancelled
 		if halt := a.h.cfg.Halt; halt != nil {
 			halt()
 		}
+	}
+}
+
+func (a *hostActor) reportWhenEmpty(ac actor.Context) {
+	if a.finished && !a.reported && !a.stopping && len(ac.Children()) == 0 {
+		a.reported = true
+		ac.Send(ac.Parent(), &childFinished{pid: ac.Self()})
 	}
 }
 

@@ -9,6 +9,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -32,7 +34,7 @@ func newGate() *gate {
 	return &gate{entered: make(chan string, 64), cancelled: make(chan string, 64), release: make(chan struct{})}
 }
 
-func quiet() *slog.Logger { return slog.New(slog.DiscardHandler) }
+func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})) }
 
 // testRuntime serves a few tools and, under the test-only revision
 // listenVersion, subscriptions/listen.
@@ -260,6 +262,8 @@ func (c *rawConn) waitClosed(t *testing.T) []byte {
 	}
 	return b
 }
+
+func itoa(n int) string { return strconv.Itoa(n) }
 
 func isReset(err error) bool {
 	return err != nil && (strings.Contains(err.Error(), "connection reset") || strings.Contains(err.Error(), "broken pipe"))

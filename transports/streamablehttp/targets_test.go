@@ -1,7 +1,7 @@
 package streamablehttp_test
 
 import (
-	"net"
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -15,9 +15,11 @@ import (
 // endpoint is a running MCP endpoint: the native listener, or a Handler
 // mounted in a net/http mux under httptest.Server.
 type endpoint struct {
-	url  string
-	addr string // host:port for raw connections
-	sup  *supervisor.Supervisor
+	url      string
+	addr     string // host:port for raw connections
+	sup      *supervisor.Supervisor
+	kind     supervisor.Kind             // the node requests live under
+	shutdown func(context.Context) error // graceful drain
 }
 
 type target struct {
@@ -35,7 +37,7 @@ var targets = []target{
 func startListener(t *testing.T, rt *dispatch.Runtime, opts ...streamablehttp.Option) *endpoint {
 	t.Helper()
 	srv := testkit.StartHTTP(t, rt, opts...)
-	return &endpoint{url: srv.URL(), addr: srv.Addr().String(), sup: srv.Sup}
+	return &endpoint{url: srv.URL(), addr: srv.Addr().String(), sup: srv.Sup, kind: supervisor.KindListener, shutdown: srv.Shutdown}
 }
 
 // startHandler mounts a Handler at the root of a mux (so its own path
@@ -60,14 +62,12 @@ func startHandler(t *testing.T, rt *dispatch.Runtime, opts ...streamablehttp.Opt
 			t.Errorf("closing handler: %v", err)
 		}
 	})
-	return &endpoint{url: ts.URL + "/mcp", addr: ts.Listener.Addr().String(), sup: h.Supervisor()}
+	return &endpoint{url: ts.URL + "/mcp", addr: ts.Listener.Addr().String(), sup: h.Supervisor(), kind: supervisor.KindHandler, shutdown: h.Shutdown}
 }
 
-func hostPort(t *testing.T, addr string) (string, string) {
-	t.Helper()
-	h, p, err := net.SplitHostPort(addr)
-	if err != nil {
-		t.Fatal(err)
+// forEachTarget runs f as a subtest against both targets.
+func forEachTarget(t *testing.T, f func(t *testing.T, tg target)) {
+	for _, tg := range targets {
+		t.Run(tg.name, func(t *testing.T) { f(t, tg) })
 	}
-	return h, p
 }
