@@ -34,7 +34,9 @@ func newGate() *gate {
 	return &gate{entered: make(chan string, 64), cancelled: make(chan string, 64), release: make(chan struct{})}
 }
 
-func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})) }
+func quiet() *slog.Logger {
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+}
 
 // testRuntime serves a few tools and, under the test-only revision
 // listenVersion, subscriptions/listen.
