@@ -26,6 +26,7 @@ type Host struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	scope  *Scope
+	ready  chan struct{} // closed once StartHost has filled in the handle
 }
 
 // HostConfig describes a Host.
@@ -59,7 +60,7 @@ func (s *System) StartHost(cfg HostConfig) (*Host, error) {
 	if cfg.Kind == "" {
 		cfg.Kind = KindListener
 	}
-	h := &Host{s: s, cfg: cfg}
+	h := &Host{s: s, cfg: cfg, ready: make(chan struct{})}
 	h.ctx, h.cancel = context.WithCancel(context.Background())
 	h.scope = cfg.Executor.NewScope(h.ctx)
 	pid, done, err := s.spawnTop(s.props(func() actor.Actor { return &hostActor{h: h} }), cfg.Prefix)
@@ -68,6 +69,7 @@ func (s *System) StartHost(cfg HostConfig) (*Host, error) {
 		return nil, err
 	}
 	h.pid, h.done = pid, done
+	close(h.ready)
 	return h, nil
 }
 
@@ -206,7 +208,10 @@ func (a *hostActor) Receive(ac actor.Context) {
 	case *actor.Started:
 		a.requests = map[*HostRequest]*actor.PID{}
 		if run := a.h.cfg.Run; run != nil {
-			go run()
+			go func() {
+				<-a.h.ready // Run may use the handle, pid included
+				run()
+			}()
 		}
 	case *startHostRequest:
 		// An exchange that already ended (End may be called from another

@@ -70,11 +70,19 @@ func NewHandler(rt *dispatch.Runtime, opts ...Option) (*Handler, error) {
 	if o.pathSet {
 		path = o.path
 	}
-	return newHandler(rt, o, path, actors.HostConfig{Prefix: "handler", Kind: actors.KindHandler})
+	h, err := newHandler(rt, o, path)
+	if err != nil {
+		return nil, err
+	}
+	if err := h.start(actors.HostConfig{Prefix: "handler", Kind: actors.KindHandler}); err != nil {
+		return nil, err
+	}
+	return h, nil
 }
 
-// newHandler builds a Handler and starts its host node.
-func newHandler(rt *dispatch.Runtime, o options, path string, hc actors.HostConfig) (*Handler, error) {
+// newHandler builds a Handler, its supervision tree and executor; start
+// then puts its node in the tree.
+func newHandler(rt *dispatch.Runtime, o options, path string) (*Handler, error) {
 	if rt == nil {
 		return nil, errors.New("streamablehttp: nil Runtime")
 	}
@@ -112,15 +120,22 @@ func newHandler(rt *dispatch.Runtime, o options, path string, hc actors.HostConf
 	if h.exec == nil {
 		h.exec = h.sup.Executor()
 	}
+	return h, nil
+}
+
+// start puts the handler's node in the tree. On failure the supervision
+// tree the handler created is closed.
+func (h *Handler) start(hc actors.HostConfig) error {
 	hc.Executor = h.exec
 	if hc.Attrs == nil {
 		hc.Attrs = h.describe
 	}
+	var err error
 	if h.host, err = h.sup.System().StartHost(hc); err != nil {
-		h.closeSupervisor()
-		return nil, fmt.Errorf("streamablehttp: %w", err)
+		_ = h.closeSupervisor()
+		return fmt.Errorf("streamablehttp: %w", err)
 	}
-	return h, nil
+	return nil
 }
 
 func (h *Handler) describe(attrs map[string]string) {

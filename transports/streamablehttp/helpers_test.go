@@ -250,6 +250,18 @@ func (c *rawConn) readResponse(t *testing.T) *http.Response {
 	return resp
 }
 
+// readHead reads one response's status line and headers only (the server
+// may reset the connection before its body arrives).
+func (c *rawConn) readHead(t *testing.T) *http.Response {
+	t.Helper()
+	_ = c.SetReadDeadline(time.Now().Add(testkit.DefaultTimeout))
+	resp, err := http.ReadResponse(c.br, nil)
+	if err != nil {
+		t.Fatalf("reading response: %v", err)
+	}
+	return resp
+}
+
 // waitClosed reads until the server closes the connection and returns
 // what it sent before closing.
 func (c *rawConn) waitClosed(t *testing.T) []byte {

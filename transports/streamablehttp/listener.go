@@ -25,14 +25,14 @@ import (
 // byte, the body timeout at the end of each head, and the read timeout
 // bounds each read of both.
 type Server struct {
-	h    *Handler
-	srv  *http.Server
-	ln   *boundedListener
-	url  string
-	done chan struct{} // closed when the accept loop has returned
+	h     *Handler
+	srv   *http.Server
+	ln    *boundedListener
+	url   string
+	done  chan struct{} // closed when the accept loop has returned
+	ready chan struct{} // closed when Listen has filled in the server
 
 	shutdownOnce sync.Once
-	shutdownErr  error
 }
 
 // Listen binds the listener (127.0.0.1 on an ephemeral port unless
@@ -54,9 +54,10 @@ func Listen(rt *dispatch.Runtime, opts ...Option) (*Server, error) {
 		return nil, fmt.Errorf("streamablehttp: %w", err)
 	}
 	s := &Server{
-		ln:   &boundedListener{Listener: nl, max: int64(o.maxConnections), readTimeout: o.readTimeout},
-		done: make(chan struct{}),
-		url:  "http://" + nl.Addr().String() + o.path,
+		ln:    &boundedListener{Listener: nl, max: int64(o.maxConnections), readTimeout: o.readTimeout},
+		done:  make(chan struct{}),
+		ready: make(chan struct{}),
+		url:   "http://" + nl.Addr().String() + o.path,
 	}
 	logger := o.logger
 	if logger == nil {
@@ -72,7 +73,16 @@ func Listen(rt *dispatch.Runtime, opts ...Option) (*Server, error) {
 		ConnState:         connState,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
-	h, err := newHandler(rt, o, o.path, actors.HostConfig{
+	h, err := newHandler(rt, o, o.path)
+	if err != nil {
+		nl.Close()
+		return nil, err
+	}
+	h.boundAllWrites = true
+	s.h = h
+	s.srv.Handler = h
+	// The node's actor starts the accept loop, which waits for ready.
+	err = h.start(actors.HostConfig{
 		Prefix: "http",
 		Kind:   actors.KindListener,
 		Attrs:  s.describe,
@@ -83,15 +93,14 @@ func Listen(rt *dispatch.Runtime, opts ...Option) (*Server, error) {
 		nl.Close()
 		return nil, err
 	}
-	h.boundAllWrites = true
-	s.h = h
-	s.srv.Handler = h
+	close(s.ready)
 	return s, nil
 }
 
 // acceptLoop runs on the goroutine the listener's actor owns.
 func (s *Server) acceptLoop() {
 	defer close(s.done)
+	<-s.ready
 	err := s.srv.Serve(s.ln)
 	if err != nil && !errors.Is(err, http.ErrServerClosed) && !errors.Is(err, net.ErrClosed) {
 		s.h.sup.System().Logger().Error("snodo: HTTP listener stopped accepting", "addr", s.ln.Addr().String(), "error", err)
@@ -132,21 +141,30 @@ func (s *Server) Shutdown(ctx context.Context) error { return s.shutdown(ctx, tr
 func (s *Server) Close() error { return s.shutdown(context.Background(), false) }
 
 func (s *Server) shutdown(ctx context.Context, drain bool) error {
+	err := errAlreadyStopped
 	s.shutdownOnce.Do(func() {
+		err = nil
 		s.h.beginDrain()
 		s.srv.SetKeepAlivesEnabled(false) // also closes idle connections
 		_ = s.ln.Close()
 		if drain {
 			dctx, cancel := context.WithTimeout(ctx, s.h.o.drainTimeout)
 			defer cancel()
-			if err := s.ln.open.wait(dctx); err != nil {
-				s.shutdownErr = fmt.Errorf("streamablehttp: drain gave up with connections open: %w", err)
+			if werr := s.ln.open.wait(dctx); werr != nil {
+				err = fmt.Errorf("streamablehttp: drain gave up with connections open: %w", werr)
 			}
 		}
-		s.shutdownErr = errors.Join(s.shutdownErr, s.stop())
+		err = errors.Join(err, s.stop())
 	})
-	return s.shutdownErr
+	if err == errAlreadyStopped {
+		<-s.h.host.Done()
+		return nil
+	}
+	return err
 }
+
+// errAlreadyStopped marks a second Shutdown or Close.
+var errAlreadyStopped = errors.New("streamablehttp: already stopped")
 
 // stop closes the HTTP server and removes the listener from the tree.
 func (s *Server) stop() error {
