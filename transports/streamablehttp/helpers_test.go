@@ -191,11 +191,11 @@ func listenOp(ctx context.Context, _ *dispatch.Runtime, c *dispatch.Call) (any, 
 		return nil, err
 	}
 	if err := c.Notifier.Notify(ctx, ack); err != nil {
-		return nil, err
+		return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "cancelled")
 	}
 	select {
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "cancelled")
 	case <-dispatch.Draining(ctx):
 		return struct{}{}, nil
 	}

@@ -19,6 +19,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		Peer:             r.RemoteAddr,
 	}
 	if resp := h.checkHead(&req); resp != nil {
+		if req.ContentLength != 0 {
+			// The body stays unread: the connection cannot carry another
+			// request, and net/http must not try to drain it first.
+			w.Header()["Connection"] = connectionClose
+		}
 		h.write(w, resp)
 		return
 	}
@@ -38,6 +43,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	body, resp := h.readBody(&req)
 	if resp != nil {
+		w.Header()["Connection"] = connectionClose
 		h.write(w, resp)
 		return
 	}
