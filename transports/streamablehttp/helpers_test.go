@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -34,9 +33,7 @@ func newGate() *gate {
 	return &gate{entered: make(chan string, 64), cancelled: make(chan string, 64), release: make(chan struct{})}
 }
 
-func quiet() *slog.Logger {
-	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-}
+func quiet() *slog.Logger { return slog.New(slog.DiscardHandler) }
 
 // testRuntime serves a few tools and, under the test-only revision
 // listenVersion, subscriptions/listen.
