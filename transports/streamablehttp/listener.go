@@ -54,7 +54,7 @@ func Listen(rt *dispatch.Runtime, opts ...Option) (*Server, error) {
 		return nil, fmt.Errorf("streamablehttp: %w", err)
 	}
 	s := &Server{
-		ln:    &boundedListener{Listener: nl, max: int64(o.maxConnections), readTimeout: o.readTimeout},
+		ln:    newBoundedListener(nl, o.maxConnections, o.readTimeout),
 		done:  make(chan struct{}),
 		ready: make(chan struct{}),
 		url:   "http://" + nl.Addr().String() + o.path,
@@ -70,7 +70,7 @@ func Listen(rt *dispatch.Runtime, opts ...Option) (*Server, error) {
 		ReadHeaderTimeout: o.headTimeout,
 		IdleTimeout:       o.idleTimeout,
 		MaxHeaderBytes:    maxHeader,
-		ConnState:         connState,
+		ConnState:         s.ln.connState,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
 	h, err := newHandler(rt, o, o.path)
@@ -129,11 +129,12 @@ func (s *Server) Done() <-chan struct{} { return s.h.host.Done() }
 
 // Shutdown drains the listener: it stops accepting, lets requests in
 // flight finish, asks open streams to complete (they send their final
-// result), answers requests that arrive meanwhile on open connections
-// with 503, and closes each connection once its response is sent. When
-// everything is closed, or at the drain timeout, or when ctx ends, it
-// closes what is left (cancelling its requests) and returns. It returns
-// an error wrapping context.DeadlineExceeded when it had to give up.
+// result), and closes each connection once its response is sent;
+// requests that arrive meanwhile get 503. Once nothing is being served,
+// every connection still open (its next request not read yet) is answered
+// 503 and closed. At the drain timeout, or when ctx ends, it closes what
+// is left (cancelling its requests) and returns an error wrapping
+// context.DeadlineExceeded.
 func (s *Server) Shutdown(ctx context.Context) error { return s.shutdown(ctx, true) }
 
 // Close stops the listener at once: connections are closed and requests
@@ -150,8 +151,15 @@ func (s *Server) shutdown(ctx context.Context, drain bool) error {
 		if drain {
 			dctx, cancel := context.WithTimeout(ctx, s.h.o.drainTimeout)
 			defer cancel()
-			if werr := s.ln.open.wait(dctx); werr != nil {
-				err = fmt.Errorf("streamablehttp: drain gave up with connections open: %w", werr)
+			// Requests being served finish, streams complete; then the
+			// connections serving nothing get 503 and close.
+			werr := s.ln.busy.wait(dctx)
+			if werr == nil {
+				s.ln.refuseUnread(s.h.o.writeTimeout)
+				werr = s.ln.open.wait(dctx)
+			}
+			if werr != nil {
+				err = fmt.Errorf("streamablehttp: drain gave up with requests in flight: %w", werr)
 			}
 		}
 		err = errors.Join(err, s.stop())

@@ -281,3 +281,32 @@ func TestDrainGivesUpAtTheDrainTimeout(t *testing.T) {
 		t.Fatal("the listener is still in the tree")
 	}
 }
+
+func TestDrainAnswersConnectionsNotYetRead(t *testing.T) {
+	g := newGate()
+	srv := testkit.StartHTTP(t, testRuntime(t, g))
+	idle := dial(t, srv.Addr().String()) // connected, no request sent yet
+	held := make(chan *testkit.HTTPReply, 1)
+	go func() { held <- testkit.PostMCP(t, nil, srv.URL(), call(1, "hold", nil), nil) }()
+	waitFor(t, g.entered)
+	testkit.WaitTree(t, srv.Sup, func(n *supervisor.Node) bool { return listenerNode(n).Attrs["connections"] == "2" })
+
+	drained := make(chan error, 1)
+	go func() { drained <- srv.Shutdown(context.Background()) }()
+	testkit.WaitTree(t, srv.Sup, func(n *supervisor.Node) bool { return listenerNode(n).Attrs["state"] == "draining" })
+	close(g.release) // the request in flight finishes first...
+	if r := <-held; r.Status != 200 {
+		t.Fatalf("in-flight request: %d", r.Status)
+	}
+	// ...then the connection whose request was never read gets 503.
+	reply := testkit.ReadHTTPReply(t, idle.readResponse(t), "")
+	if reply.Status != http.StatusServiceUnavailable || reply.Last() == nil || reply.Last().Error.Code != -32603 {
+		t.Fatalf("%d %s", reply.Status, reply.Body)
+	}
+	if got := idle.waitClosed(t); len(got) != 0 {
+		t.Fatalf("more after the 503: %q", got)
+	}
+	if err := <-drained; err != nil {
+		t.Fatalf("Shutdown: %v", err)
+	}
+}

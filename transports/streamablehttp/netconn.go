@@ -3,21 +3,32 @@ package streamablehttp
 import (
 	"net"
 	"net/http"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/snodo-go/snodo/dispatch/jsonrpc"
 )
 
 // boundedListener is the native listener's net.Listener: it caps open
 // connections (a connection accepted at the cap is closed without being
-// read) and gives each connection a per-read timeout.
+// read), gives each connection a per-read timeout, and knows each
+// connection's state for the drain.
 type boundedListener struct {
 	net.Listener
 	max         int64
 	readTimeout time.Duration
-	open        tracker
+	open        tracker // connections open
+	busy        tracker // connections serving a request (StateActive)
 	refused     atomic.Int64
-	accepted    atomic.Int64
+
+	mu    sync.Mutex
+	conns map[*boundedConn]struct{}
+}
+
+func newBoundedListener(l net.Listener, max int, readTimeout time.Duration) *boundedListener {
+	return &boundedListener{Listener: l, max: int64(max), readTimeout: readTimeout, conns: map[*boundedConn]struct{}{}}
 }
 
 func (l *boundedListener) Accept() (net.Conn, error) {
@@ -31,9 +42,64 @@ func (l *boundedListener) Accept() (net.Conn, error) {
 			l.refused.Add(1)
 			continue
 		}
+		bc := &boundedConn{Conn: c, l: l}
 		l.open.enter()
-		l.accepted.Add(1)
-		return &boundedConn{Conn: c, l: l}, nil
+		l.mu.Lock()
+		l.conns[bc] = struct{}{}
+		l.mu.Unlock()
+		return bc, nil
+	}
+}
+
+// connState is the http.Server's ConnState hook.
+func (l *boundedListener) connState(c net.Conn, st http.ConnState) {
+	bc, ok := c.(*boundedConn)
+	if !ok {
+		return
+	}
+	bc.stateMu.Lock()
+	prev := bc.state
+	bc.state = st
+	bc.stateMu.Unlock()
+	if st == http.StateIdle {
+		bc.idle.Store(true) // waiting for the next request: no read bound
+	}
+	switch {
+	case st == http.StateActive && prev != http.StateActive:
+		l.busy.enter()
+	case prev == http.StateActive && st != http.StateActive:
+		l.busy.leave()
+	}
+}
+
+// shuttingDown is what a connection whose request has not been read gets
+// when the listener drains.
+var shuttingDown = func() []byte {
+	body := encodeError(jsonrpc.NullID, errShuttingDown)
+	return []byte("HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: " +
+		strconv.Itoa(len(body)) + "\r\n\r\n" + string(body))
+}()
+
+// refuseUnread answers every connection that is not serving a request
+// (new, or kept alive between requests) with 503 and closes it: its next
+// request, if one is on its way, is answered without being read.
+func (l *boundedListener) refuseUnread(writeTimeout time.Duration) {
+	l.mu.Lock()
+	conns := make([]*boundedConn, 0, len(l.conns))
+	for c := range l.conns {
+		conns = append(conns, c)
+	}
+	l.mu.Unlock()
+	for _, c := range conns {
+		// Holding the state lock keeps net/http from making the
+		// connection active (and answering it too) meanwhile.
+		c.stateMu.Lock()
+		if c.state == http.StateNew || c.state == http.StateIdle {
+			_ = c.SetWriteDeadline(time.Now().Add(writeTimeout))
+			_, _ = c.Conn.Write(shuttingDown)
+			_ = c.Close()
+		}
+		c.stateMu.Unlock()
 	}
 }
 
@@ -52,6 +118,9 @@ type boundedConn struct {
 	outer time.Time  // the read deadline net/http or the handler asked for
 	idle  atomic.Bool
 	once  sync.Once
+
+	stateMu sync.Mutex
+	state   http.ConnState // as net/http reports it
 }
 
 func (c *boundedConn) Read(p []byte) (int, error) {
@@ -87,14 +156,11 @@ func (c *boundedConn) SetDeadline(t time.Time) error {
 
 func (c *boundedConn) Close() error {
 	err := c.Conn.Close()
-	c.once.Do(c.l.open.leave)
+	c.once.Do(func() {
+		c.l.mu.Lock()
+		delete(c.l.conns, c)
+		c.l.mu.Unlock()
+		c.l.open.leave()
+	})
 	return err
-}
-
-// connState is the http.Server's ConnState hook: it tells a connection
-// when it starts waiting for its next request.
-func connState(c net.Conn, st http.ConnState) {
-	if bc, ok := c.(*boundedConn); ok && st == http.StateIdle {
-		bc.idle.Store(true)
-	}
 }
