@@ -101,7 +101,9 @@ type RequestSpec struct {
 	Timeout time.Duration
 	// Subscription, when set, is the release of a subscription slot the
 	// exchange holds: a subscription actor is started under the request
-	// actor and calls it when it stops, whatever the reason.
+	// actor and calls it when it stops, whatever the reason, and End calls
+	// it too (the request actor may never start). It must be idempotent,
+	// as Executor.AcquireSubscription's release is.
 	Subscription func()
 	// Run and Done are the job, as in Job.
 	Run  func(ctx context.Context) any
