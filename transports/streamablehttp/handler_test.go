@@ -29,7 +29,7 @@ func mount(t *testing.T, h *streamablehttp.Handler, mux *http.ServeMux) *httptes
 	return ts
 }
 
-func newHandler(t *testing.T, rt *dispatch.Runtime, opts ...streamablehttp.Option) *streamablehttp.Handler {
+func newHandler(t testing.TB, rt *dispatch.Runtime, opts ...streamablehttp.Option) *streamablehttp.Handler {
 	t.Helper()
 	h, err := streamablehttp.NewHandler(rt, opts...)
 	if err != nil {
