@@ -1,0 +1,133 @@
+package dispatch_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/testkit"
+)
+
+func TestMain(m *testing.M) { testkit.VerifyTestMain(m) }
+
+var testInfo = dispatch.Implementation{Name: "test-server", Version: "1.0.0"}
+
+// newRuntime builds a Runtime or fails the test.
+func newRuntime(t testing.TB, opts ...dispatch.Option) *dispatch.Runtime {
+	t.Helper()
+	rt, err := dispatch.New(testInfo, opts...)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	return rt
+}
+
+// call dispatches one 2026-07-28 request and returns its validated frame.
+func call(t testing.TB, rt *dispatch.Runtime, method string, params map[string]any) *testkit.Frame {
+	t.Helper()
+	f := testkit.Dispatch(t, rt, testkit.Request(1, method, params))
+	if f == nil {
+		t.Fatalf("%s: no response", method)
+	}
+	return f
+}
+
+// callWith is call with the request's transport fields set by setup.
+func callWith(t testing.TB, rt *dispatch.Runtime, method string, params map[string]any, setup func(*dispatch.Request)) *testkit.Frame {
+	t.Helper()
+	f := testkit.DispatchRequest(t, rt, testkit.Request(1, method, params), setup)
+	if f == nil {
+		t.Fatalf("%s: no response", method)
+	}
+	return f
+}
+
+// result decodes a successful response's result.
+func result(t testing.TB, f *testkit.Frame) map[string]any {
+	t.Helper()
+	if f.Error != nil {
+		t.Fatalf("unexpected error %d %q: %s", f.Error.Code, f.Error.Message, f.Raw)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(f.Result, &m); err != nil {
+		t.Fatalf("result: %v", err)
+	}
+	return m
+}
+
+// rpcError asserts the response is an error with code and returns it.
+func rpcError(t testing.TB, f *testkit.Frame, code int64) *testkit.FrameError {
+	t.Helper()
+	if f.Error == nil {
+		t.Fatalf("want error %d, got result %s", code, f.Raw)
+	}
+	if f.Error.Code != code {
+		t.Fatalf("want error %d, got %d %q: %s", code, f.Error.Code, f.Error.Message, f.Raw)
+	}
+	return f.Error
+}
+
+// errorData decodes an error's data object.
+func errorData(t testing.TB, e *testkit.FrameError) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(e.Data, &m); err != nil {
+		t.Fatalf("error data %s: %v", e.Data, err)
+	}
+	return m
+}
+
+// toolText returns the text of a tools/call result's first content block
+// and its isError flag.
+func toolText(t testing.TB, f *testkit.Frame) (string, bool) {
+	t.Helper()
+	r := result(t, f)
+	content, _ := r["content"].([]any)
+	if len(content) == 0 {
+		t.Fatalf("no content: %s", f.Raw)
+	}
+	block, _ := content[0].(map[string]any)
+	text, _ := block["text"].(string)
+	isErr, _ := r["isError"].(bool)
+	return text, isErr
+}
+
+// logBuffer is a concurrency-safe log sink.
+type logBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// captureLogger returns a logger writing JSON lines into a buffer.
+func captureLogger() (*slog.Logger, *logBuffer) {
+	buf := &logBuffer{}
+	return slog.New(slog.NewJSONHandler(buf, &slog.HandlerOptions{Level: slog.LevelDebug})), buf
+}
+
+func names(list []any, key string) []string {
+	var out []string
+	for _, it := range list {
+		m, _ := it.(map[string]any)
+		s, _ := m[key].(string)
+		out = append(out, s)
+	}
+	return out
+}
+
+func contains(s, sub string) bool { return strings.Contains(s, sub) }
