@@ -52,16 +52,17 @@ func schemaFailure(err error) string {
 	}
 	msg := leaf.Error()
 	keyword, detail, _ := strings.Cut(msg, ":")
+	where := instancePath(loc)
 	switch {
-	case keyword == "required" || strings.HasPrefix(keyword, "dependentRequired"):
+	case keyword == "required":
 		// Names of missing properties come from the schema, not the value.
-		keyword = keyword + ":" + detail
+		return where + ": missing required properties " + strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(detail), "missing properties:"))
+	case strings.HasPrefix(keyword, "dependentRequired"):
+		return where + ": missing properties another one depends on"
 	case strings.HasPrefix(msg, "unexpected additional properties"):
-		keyword = "additionalProperties"
-	default:
-		keyword = fmt.Sprintf("%q", keyword)
+		return where + ": unexpected properties"
 	}
-	return fmt.Sprintf("%s fails %s", instancePath(loc), keyword)
+	return fmt.Sprintf("%s: fails %q", where, keyword)
 }
 
 // instancePath turns a schema location such as
