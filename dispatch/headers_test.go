@@ -20,7 +20,9 @@ const headerSchema = `{"type":"object","properties":{
 func headerRuntime(t *testing.T) *dispatch.Runtime {
 	t.Helper()
 	return newRuntime(t, dispatch.WithTool(dispatch.Tool{Name: "test_x_mcp_header", InputSchema: json.RawMessage(headerSchema)},
-		func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) { return dispatch.TextResult("ok"), nil }))
+		func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+			return dispatch.TextResult("ok"), nil
+		}))
 }
 
 // httpCall sends tools/call with the standard headers plus extra.

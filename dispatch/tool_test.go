@@ -132,7 +132,9 @@ const schema2020 = `{"$schema":"https://json-schema.org/draft/2020-12/schema","t
 
 func TestRawSchemaPassesThroughAndValidates(t *testing.T) {
 	rt := newRuntime(t, dispatch.WithTool(dispatch.Tool{Name: "json_schema_2020_12_tool", Description: "d", InputSchema: json.RawMessage(schema2020)},
-		func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) { return dispatch.TextResult("ok"), nil }))
+		func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+			return dispatch.TextResult("ok"), nil
+		}))
 	f := call(t, rt, "tools/list", nil)
 	if !strings.Contains(string(f.Raw), `"inputSchema":`+schema2020) {
 		t.Fatalf("schema not passed through byte for byte:\n%s", f.Raw)
