@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"log/slog"
-	"strings"
 	"sync"
 	"testing"
 
@@ -129,5 +128,3 @@ func names(list []any, key string) []string {
 	}
 	return out
 }
-
-func contains(s, sub string) bool { return strings.Contains(s, sub) }
