@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/dispatch/jsonrpc"
 	"github.com/snodo-go/snodo/testkit"
 )
 
@@ -127,4 +128,14 @@ func names(list []any, key string) []string {
 		out = append(out, s)
 	}
 	return out
+}
+
+// decodeRequest decodes a raw message into a dispatch.Request.
+func decodeRequest(t testing.TB, raw []byte) *dispatch.Request {
+	t.Helper()
+	msg, err := jsonrpc.Decode(raw)
+	if err != nil {
+		t.Fatalf("decode: %v", err)
+	}
+	return &dispatch.Request{Message: msg}
 }
