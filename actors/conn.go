@@ -211,6 +211,9 @@ func (c *connActor) Receive(ac actor.Context) {
 			c.finish(ac, errors.New("actors: writer stopped unexpectedly"))
 		}
 	case *actor.Stopping:
+		// Stopped by the parent (or the whole tree closing): the writer's
+		// Terminated that follows is expected, not a failure.
+		c.finished = true
 		c.h.stopped.Store(true)
 		if c.cancel != nil {
 			c.cancel()
