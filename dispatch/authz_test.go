@@ -39,12 +39,12 @@ func TestAuthorizationDiscoveryFiltersBeforePaging(t *testing.T) {
 			return dispatch.TextResult("ok"), nil
 		}))
 	}
-	rt := newRuntime(t, opts...)
+	rt := mustNew(t, opts...)
 	walk := func(principal any) []string {
 		var got []string
 		params := map[string]any{}
 		for {
-			r := result(t, callWith(t, rt, "tools/list", params, func(r *dispatch.Request) { r.Principal = principal }))
+			r := resultOf(t, callWith(t, rt, "tools/list", params, func(r *dispatch.Request) { r.Principal = principal }))
 			got = append(got, names(r["tools"].([]any), "name")...)
 			c, ok := r["nextCursor"]
 			if !ok {
@@ -60,7 +60,7 @@ func TestAuthorizationDiscoveryFiltersBeforePaging(t *testing.T) {
 		t.Fatalf("admin sees %v", got)
 	}
 	// A user's cursor does not page an admin's list.
-	r := result(t, callWith(t, rt, "tools/list", nil, func(r *dispatch.Request) { r.Principal = "user" }))
+	r := resultOf(t, callWith(t, rt, "tools/list", nil, func(r *dispatch.Request) { r.Principal = "user" }))
 	f := callWith(t, rt, "tools/list", map[string]any{"cursor": r["nextCursor"]}, func(r *dispatch.Request) { r.Principal = "admin" })
 	rpcError(t, f, jsonrpc.CodeInvalidParams)
 }
@@ -72,7 +72,7 @@ func TestAuthorizationInvocation(t *testing.T) {
 		ran[r.Name] = true
 		return dispatch.TextResult("ok"), nil
 	}
-	rt := newRuntime(t, dispatch.WithAuthorizer(adminOnly), dispatch.WithLogger(logger),
+	rt := mustNew(t, dispatch.WithAuthorizer(adminOnly), dispatch.WithLogger(logger),
 		dispatch.WithTool(dispatch.Tool{Name: "admin_x"}, h),
 		dispatch.WithTool(dispatch.Tool{Name: "secret_z"}, h),
 		dispatch.WithTool(dispatch.Tool{Name: "broken_b"}, h),

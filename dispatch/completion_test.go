@@ -36,7 +36,7 @@ func completionRuntime(t *testing.T) *dispatch.Runtime {
 	rh := func(_ context.Context, r *dispatch.ReadResourceRequest) (*dispatch.ReadResourceResult, error) {
 		return &dispatch.ReadResourceResult{Contents: []*dispatch.ResourceContents{dispatch.TextContents(r.URI, "", "x")}}, nil
 	}
-	return newRuntime(t,
+	return mustNew(t,
 		dispatch.WithPrompt(dispatch.Prompt{Name: "test_prompt_with_arguments", Arguments: []dispatch.PromptArgument{{Name: "arg1"}, {Name: "arg2"}}}, ph),
 		dispatch.WithPrompt(dispatch.Prompt{Name: "review", Arguments: []dispatch.PromptArgument{
 			{Name: "language", Complete: complete}, {Name: "many", Complete: many},
@@ -48,13 +48,13 @@ func completionRuntime(t *testing.T) *dispatch.Runtime {
 
 func complete(t *testing.T, rt *dispatch.Runtime, ref map[string]any, arg, value string) map[string]any {
 	t.Helper()
-	r := result(t, call(t, rt, "completion/complete", map[string]any{"ref": ref, "argument": map[string]any{"name": arg, "value": value}}))
+	r := resultOf(t, call(t, rt, "completion/complete", map[string]any{"ref": ref, "argument": map[string]any{"name": arg, "value": value}}))
 	return r["completion"].(map[string]any)
 }
 
 func TestCompletion(t *testing.T) {
 	rt := completionRuntime(t)
-	caps := result(t, call(t, rt, "server/discover", nil))["capabilities"].(map[string]any)
+	caps := resultOf(t, call(t, rt, "server/discover", nil))["capabilities"].(map[string]any)
 	if _, ok := caps["completions"]; !ok {
 		t.Fatalf("completions not advertised: %v", caps)
 	}

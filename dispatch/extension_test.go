@@ -43,12 +43,12 @@ func extCall(t *testing.T, rt *dispatch.Runtime, method string, clientExt map[st
 	if f.Error != nil {
 		return nil, &jsonrpc.Error{Code: f.Error.Code, Message: f.Error.Message, Data: string(f.Error.Data)}
 	}
-	return result(t, f), nil
+	return resultOf(t, f), nil
 }
 
 func TestExtensionNegotiation(t *testing.T) {
-	rt := newRuntime(t, dispatch.WithExtension(searchExtension()))
-	caps := result(t, call(t, rt, "server/discover", nil))["capabilities"].(map[string]any)
+	rt := mustNew(t, dispatch.WithExtension(searchExtension()))
+	caps := resultOf(t, call(t, rt, "server/discover", nil))["capabilities"].(map[string]any)
 	if s := caps["extensions"].(map[string]any)["com.example/search"].(map[string]any); s["maxResults"] != float64(10) {
 		t.Fatalf("extension not advertised: %v", caps)
 	}
@@ -75,7 +75,7 @@ func TestExtensionNegotiation(t *testing.T) {
 		t.Fatalf("uninstalled method: %v", e)
 	}
 	// Without the extension installed its methods do not exist.
-	if _, e := extCall(t, newRuntime(t), "search/query", map[string]any{}); e == nil || e.Code != jsonrpc.CodeMethodNotFound {
+	if _, e := extCall(t, mustNew(t), "search/query", map[string]any{}); e == nil || e.Code != jsonrpc.CodeMethodNotFound {
 		t.Fatalf("not installed: %v", e)
 	}
 }

@@ -19,7 +19,7 @@ const headerSchema = `{"type":"object","properties":{
 
 func headerRuntime(t *testing.T) *dispatch.Runtime {
 	t.Helper()
-	return newRuntime(t, dispatch.WithTool(dispatch.Tool{Name: "test_x_mcp_header", InputSchema: json.RawMessage(headerSchema)},
+	return mustNew(t, dispatch.WithTool(dispatch.Tool{Name: "test_x_mcp_header", InputSchema: json.RawMessage(headerSchema)},
 		func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
 			return dispatch.TextResult("ok"), nil
 		}))

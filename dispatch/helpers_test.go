@@ -1,10 +1,8 @@
 package dispatch_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"log/slog"
-	"sync"
 	"testing"
 
 	"github.com/snodo-go/snodo/dispatch"
@@ -12,12 +10,10 @@ import (
 	"github.com/snodo-go/snodo/testkit"
 )
 
-func TestMain(m *testing.M) { testkit.VerifyTestMain(m) }
-
 var testInfo = dispatch.Implementation{Name: "test-server", Version: "1.0.0"}
 
-// newRuntime builds a Runtime or fails the test.
-func newRuntime(t testing.TB, opts ...dispatch.Option) *dispatch.Runtime {
+// mustNew builds a Runtime or fails the test.
+func mustNew(t testing.TB, opts ...dispatch.Option) *dispatch.Runtime {
 	t.Helper()
 	rt, err := dispatch.New(testInfo, opts...)
 	if err != nil {
@@ -47,7 +43,7 @@ func callWith(t testing.TB, rt *dispatch.Runtime, method string, params map[stri
 }
 
 // result decodes a successful response's result.
-func result(t testing.TB, f *testkit.Frame) map[string]any {
+func resultOf(t testing.TB, f *testkit.Frame) map[string]any {
 	t.Helper()
 	if f.Error != nil {
 		t.Fatalf("unexpected error %d %q: %s", f.Error.Code, f.Error.Message, f.Raw)
@@ -85,7 +81,7 @@ func errorData(t testing.TB, e *testkit.FrameError) map[string]any {
 // and its isError flag.
 func toolText(t testing.TB, f *testkit.Frame) (string, bool) {
 	t.Helper()
-	r := result(t, f)
+	r := resultOf(t, f)
 	content, _ := r["content"].([]any)
 	if len(content) == 0 {
 		t.Fatalf("no content: %s", f.Raw)
@@ -94,24 +90,6 @@ func toolText(t testing.TB, f *testkit.Frame) (string, bool) {
 	text, _ := block["text"].(string)
 	isErr, _ := r["isError"].(bool)
 	return text, isErr
-}
-
-// logBuffer is a concurrency-safe log sink.
-type logBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // captureLogger returns a logger writing JSON lines into a buffer.

@@ -22,7 +22,7 @@ func TestEveryCallbackIsIsolated(t *testing.T) {
 		}
 		return nil
 	})
-	rt := newRuntime(t, dispatch.WithLogger(logger), dispatch.WithAuthorizer(authz),
+	rt := mustNew(t, dispatch.WithLogger(logger), dispatch.WithAuthorizer(authz),
 		dispatch.WithTool(dispatch.Tool{Name: "tool_panics"}, func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
 			boom()
 			return nil, nil

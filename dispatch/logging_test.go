@@ -13,7 +13,7 @@ import (
 
 func loggingRuntime(t *testing.T, opts ...dispatch.Option) *dispatch.Runtime {
 	t.Helper()
-	return newRuntime(t, append(opts, dispatch.WithTool(dispatch.Tool{Name: "test_logging_tool"},
+	return mustNew(t, append(opts, dispatch.WithTool(dispatch.Tool{Name: "test_logging_tool"},
 		func(ctx context.Context, _ *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
 			log := dispatch.Logger(ctx).With(dispatch.LoggerNameKey, "db", "conn", 3)
 			log.Debug("debug detail")
@@ -33,13 +33,13 @@ func logCall(t *testing.T, rt *dispatch.Runtime, level string) []testkit.Recorde
 		p["_meta"] = map[string]any{"io.modelcontextprotocol/logLevel": level}
 	}
 	rec := testkit.NewRecorder(t)
-	result(t, callWith(t, rt, "tools/call", p, func(r *dispatch.Request) { r.Notifier = rec }))
+	resultOf(t, callWith(t, rt, "tools/call", p, func(r *dispatch.Request) { r.Notifier = rec }))
 	return rec.Notifications()
 }
 
 func TestLoggingFollowsRequestLevel(t *testing.T) {
 	rt := loggingRuntime(t, dispatch.WithLogging())
-	if caps := result(t, call(t, rt, "server/discover", nil))["capabilities"].(map[string]any); caps["logging"] == nil {
+	if caps := resultOf(t, call(t, rt, "server/discover", nil))["capabilities"].(map[string]any); caps["logging"] == nil {
 		t.Fatalf("logging not advertised: %v", caps)
 	}
 	if ns := logCall(t, rt, ""); len(ns) != 0 {
@@ -88,7 +88,7 @@ func TestLoggingNeedsCapability(t *testing.T) {
 
 func TestLoggingLimit(t *testing.T) {
 	var errs []error
-	rt := newRuntime(t, dispatch.WithLogging(), dispatch.WithLimits(dispatch.Limits{MaxLogMessages: 2}),
+	rt := mustNew(t, dispatch.WithLogging(), dispatch.WithLimits(dispatch.Limits{MaxLogMessages: 2}),
 		dispatch.WithTool(dispatch.Tool{Name: "chatty"}, func(ctx context.Context, _ *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
 			h := dispatch.Logger(ctx).Handler()
 			for i := 0; i < 3; i++ {
@@ -97,7 +97,7 @@ func TestLoggingLimit(t *testing.T) {
 			return dispatch.TextResult("ok"), nil
 		}))
 	rec := testkit.NewRecorder(t)
-	result(t, callWith(t, rt, "tools/call", map[string]any{"name": "chatty", "_meta": map[string]any{"io.modelcontextprotocol/logLevel": "info"}},
+	resultOf(t, callWith(t, rt, "tools/call", map[string]any{"name": "chatty", "_meta": map[string]any{"io.modelcontextprotocol/logLevel": "info"}},
 		func(r *dispatch.Request) { r.Notifier = rec }))
 	if len(rec.Notifications()) != 2 || !errors.Is(errs[2], dispatch.ErrLogLimit) {
 		t.Fatalf("%d messages, errors %v", len(rec.Notifications()), errs)

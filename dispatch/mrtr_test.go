@@ -112,7 +112,7 @@ func mrtrRuntime(t *testing.T, opts ...dispatch.Option) *dispatch.Runtime {
 				return nil, &dispatch.InputRequired{Requests: map[string]dispatch.InputRequest{"login": dispatch.ElicitURL("Sign in", "https://example.com/login")}, State: []byte("url-flow")}
 			}),
 	}
-	return newRuntime(t, append(base, opts...)...)
+	return mustNew(t, append(base, opts...)...)
 }
 
 func rootsOf(r *dispatch.ListRootsResult) []dispatch.Root {
@@ -133,7 +133,7 @@ func callTool(t *testing.T, rt *dispatch.Runtime, name string, caps map[string]a
 	if f.Error != nil {
 		return nil, &rpcErr{code: f.Error.Code, data: f.Error.Data}
 	}
-	return result(t, f), nil
+	return resultOf(t, f), nil
 }
 
 type rpcErr struct {
@@ -246,7 +246,7 @@ func TestMRTRStateBindsPrincipalAndExpires(t *testing.T) {
 		if f.Error != nil {
 			return nil, f.Error.Code
 		}
-		return result(t, f), 0
+		return resultOf(t, f), 0
 	}
 	r, _ := send("alice", nil)
 	state := r["requestState"].(string)
@@ -360,27 +360,27 @@ func mustJSON(v any) []byte {
 func TestMRTROnPromptsAndResources(t *testing.T) {
 	rt := mrtrRuntime(t)
 	f := call(t, rt, "prompts/get", withCaps(map[string]any{"name": "test_input_required_result_prompt"}, allCaps))
-	if r := result(t, f); r["resultType"] != "input_required" || r["inputRequests"].(map[string]any)["user_context"] == nil {
+	if r := resultOf(t, f); r["resultType"] != "input_required" || r["inputRequests"].(map[string]any)["user_context"] == nil {
 		t.Fatalf("prompt round 1: %v", r)
 	}
 	f = call(t, rt, "prompts/get", withCaps(map[string]any{"name": "test_input_required_result_prompt",
 		"inputResponses": map[string]any{"user_context": map[string]any{"action": "accept", "content": map[string]any{"context": "c"}}}}, allCaps))
-	if r := result(t, f); r["resultType"] != "complete" {
+	if r := resultOf(t, f); r["resultType"] != "complete" {
 		t.Fatalf("prompt round 2: %v", r)
 	}
 	urlCaps := map[string]any{"elicitation": map[string]any{"url": map[string]any{}}}
-	r := result(t, call(t, rt, "resources/read", withCaps(map[string]any{"uri": "test://guarded"}, urlCaps)))
+	r := resultOf(t, call(t, rt, "resources/read", withCaps(map[string]any{"uri": "test://guarded"}, urlCaps)))
 	if r["resultType"] != "input_required" {
 		t.Fatalf("read round 1: %v", r)
 	}
-	r = result(t, call(t, rt, "resources/read", withCaps(map[string]any{"uri": "test://guarded", "requestState": r["requestState"],
+	r = resultOf(t, call(t, rt, "resources/read", withCaps(map[string]any{"uri": "test://guarded", "requestState": r["requestState"],
 		"inputResponses": map[string]any{"login": map[string]any{"action": "accept"}}}, urlCaps)))
 	if r["resultType"] != "complete" || r["ttlMs"] == nil {
 		t.Fatalf("read round 2: %v", r)
 	}
 	// Lists never answer input_required.
 	for _, m := range []string{"tools/list", "prompts/list"} {
-		if r := result(t, call(t, rt, m, nil)); r["resultType"] != "complete" {
+		if r := resultOf(t, call(t, rt, m, nil)); r["resultType"] != "complete" {
 			t.Fatalf("%s: %v", m, r)
 		}
 	}
@@ -391,7 +391,7 @@ func TestMRTRServerMistakesAreInternal(t *testing.T) {
 	ask := func(ir *dispatch.InputRequired) dispatch.ToolHandler {
 		return func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) { return nil, ir }
 	}
-	rt := newRuntime(t, dispatch.WithLogger(logger),
+	rt := mustNew(t, dispatch.WithLogger(logger),
 		dispatch.WithTool(dispatch.Tool{Name: "empty"}, ask(&dispatch.InputRequired{})),
 		dispatch.WithTool(dispatch.Tool{Name: "huge"}, ask(&dispatch.InputRequired{State: bytes.Repeat([]byte("x"), 16<<10)})),
 		dispatch.WithTool(dispatch.Tool{Name: "nested_form"}, ask(&dispatch.InputRequired{Requests: map[string]dispatch.InputRequest{
@@ -421,7 +421,7 @@ func TestMRTRTypedTool(t *testing.T) {
 	type out struct {
 		Deleted string `json:"deleted"`
 	}
-	rt := newRuntime(t, dispatch.WithTypedTool(dispatch.Tool{Name: "delete"}, func(ctx context.Context, a in) (out, error) {
+	rt := mustNew(t, dispatch.WithTypedTool(dispatch.Tool{Name: "delete"}, func(ctx context.Context, a in) (out, error) {
 		if r, ok := dispatch.InputFromContext(ctx).Elicitation("confirm"); ok && r.Action == "accept" {
 			return out{Deleted: a.Item}, nil
 		}

@@ -20,7 +20,7 @@ func toolsRuntime(t *testing.T, n int, opts ...dispatch.Option) *dispatch.Runtim
 	for i := 0; i < n; i++ {
 		opts = append(opts, dispatch.WithTool(dispatch.Tool{Name: fmt.Sprintf("tool_%02d", i)}, h))
 	}
-	return newRuntime(t, opts...)
+	return mustNew(t, opts...)
 }
 
 func TestPaginationWalk(t *testing.T) {
@@ -33,7 +33,7 @@ func TestPaginationWalk(t *testing.T) {
 		if cursor != nil {
 			params["cursor"] = cursor
 		}
-		r := result(t, call(t, rt, "tools/list", params))
+		r := resultOf(t, call(t, rt, "tools/list", params))
 		got = append(got, names(r["tools"].([]any), "name")...)
 		pages++
 		next, ok := r["nextCursor"]
@@ -53,11 +53,11 @@ func TestPaginationWalk(t *testing.T) {
 
 func TestPaginationDefaultPageSize(t *testing.T) {
 	rt := toolsRuntime(t, 101)
-	r := result(t, call(t, rt, "tools/list", nil))
+	r := resultOf(t, call(t, rt, "tools/list", nil))
 	if n := len(r["tools"].([]any)); n != 100 || r["nextCursor"] == nil {
 		t.Fatalf("first page has %d tools, cursor %v", n, r["nextCursor"])
 	}
-	r = result(t, call(t, rt, "tools/list", map[string]any{"cursor": r["nextCursor"]}))
+	r = resultOf(t, call(t, rt, "tools/list", map[string]any{"cursor": r["nextCursor"]}))
 	if n := len(r["tools"].([]any)); n != 1 || r["nextCursor"] != nil {
 		t.Fatalf("last page has %d tools, cursor %v", n, r["nextCursor"])
 	}
@@ -66,7 +66,7 @@ func TestPaginationDefaultPageSize(t *testing.T) {
 func TestPaginationRefusesForeignCursors(t *testing.T) {
 	opts := []dispatch.Option{dispatch.WithLimits(dispatch.Limits{PageSize: 2})}
 	rt := toolsRuntime(t, 5, opts...)
-	cursor := result(t, call(t, rt, "tools/list", nil))["nextCursor"].(string)
+	cursor := resultOf(t, call(t, rt, "tools/list", nil))["nextCursor"].(string)
 
 	bad := func(name string, rt *dispatch.Runtime, method string, c any) {
 		t.Helper()
@@ -100,7 +100,7 @@ func TestPaginationRefusesForeignCursors(t *testing.T) {
 	bad("garbage", rt, "tools/list", "not-a-cursor!")
 	bad("not a string", rt, "tools/list", 12)
 	// The genuine cursor still works.
-	if r := result(t, call(t, rt, "tools/list", map[string]any{"cursor": cursor})); len(r["tools"].([]any)) != 2 {
+	if r := resultOf(t, call(t, rt, "tools/list", map[string]any{"cursor": cursor})); len(r["tools"].([]any)) != 2 {
 		t.Fatalf("genuine cursor: %v", r)
 	}
 }

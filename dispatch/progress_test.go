@@ -17,7 +17,7 @@ type progressProbe struct {
 
 func progressRuntime(t *testing.T, probe *progressProbe, report func(ctx context.Context, probe *progressProbe), opts ...dispatch.Option) *dispatch.Runtime {
 	t.Helper()
-	return newRuntime(t, append(opts, dispatch.WithTool(dispatch.Tool{Name: "test_tool_with_progress"},
+	return mustNew(t, append(opts, dispatch.WithTool(dispatch.Tool{Name: "test_tool_with_progress"},
 		func(ctx context.Context, _ *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
 			report(ctx, probe)
 			return dispatch.TextResult("done"), nil
@@ -36,7 +36,7 @@ func TestProgressReported(t *testing.T) {
 		}
 	})
 	rec := testkit.NewRecorder(t)
-	result(t, callWith(t, rt, "tools/call", withToken("progress-test-1"), func(r *dispatch.Request) { r.Notifier = rec }))
+	resultOf(t, callWith(t, rt, "tools/call", withToken("progress-test-1"), func(r *dispatch.Request) { r.Notifier = rec }))
 	ns := rec.Notifications()
 	if len(ns) != 3 {
 		t.Fatalf("%d notifications, want 3 (errors %v)", len(ns), probe.errs)
@@ -48,7 +48,7 @@ func TestProgressReported(t *testing.T) {
 	}
 	// An integer token is echoed as an integer.
 	rec = testkit.NewRecorder(t)
-	result(t, callWith(t, rt, "tools/call", withToken(7), func(r *dispatch.Request) { r.Notifier = rec }))
+	resultOf(t, callWith(t, rt, "tools/call", withToken(7), func(r *dispatch.Request) { r.Notifier = rec }))
 	if ns := rec.Notifications(); len(ns) != 3 || !strings.Contains(string(ns[0].Raw), `"progressToken":7`) {
 		t.Fatalf("integer token: %v", ns)
 	}
@@ -60,7 +60,7 @@ func TestProgressWithoutTokenSendsNothing(t *testing.T) {
 		p.errs = append(p.errs, dispatch.ReportProgress(ctx, dispatch.Progress{Progress: 1}))
 	})
 	rec := testkit.NewRecorder(t)
-	result(t, callWith(t, rt, "tools/call", map[string]any{"name": "test_tool_with_progress"}, func(r *dispatch.Request) { r.Notifier = rec }))
+	resultOf(t, callWith(t, rt, "tools/call", map[string]any{"name": "test_tool_with_progress"}, func(r *dispatch.Request) { r.Notifier = rec }))
 	if n := len(rec.Notifications()); n != 0 || probe.errs[0] != nil {
 		t.Fatalf("%d notifications without a token (err %v)", n, probe.errs[0])
 	}
@@ -87,7 +87,7 @@ func TestProgressLimits(t *testing.T) {
 		}
 	})
 	rec := testkit.NewRecorder(t)
-	result(t, callWith(t, rt, "tools/call", withToken("t"), func(r *dispatch.Request) { r.Notifier = rec }))
+	resultOf(t, callWith(t, rt, "tools/call", withToken("t"), func(r *dispatch.Request) { r.Notifier = rec }))
 	want := []error{nil, dispatch.ErrProgressNotIncreasing, dispatch.ErrProgressNotIncreasing, dispatch.ErrProgressMessage, nil, dispatch.ErrProgressLimit}
 	if len(probe.errs) != len(want) {
 		t.Fatalf("errors = %v", probe.errs)

@@ -38,24 +38,24 @@ func promptRuntime(t *testing.T, opts ...dispatch.Option) *dispatch.Runtime {
 				}}, nil
 			}),
 	}
-	return newRuntime(t, append(base, opts...)...)
+	return mustNew(t, append(base, opts...)...)
 }
 
 func TestPromptsListAndGet(t *testing.T) {
 	rt := promptRuntime(t)
-	r := result(t, call(t, rt, "prompts/list", nil))
+	r := resultOf(t, call(t, rt, "prompts/list", nil))
 	if got := names(r["prompts"].([]any), "name"); !reflect.DeepEqual(got, []string{"every_content", "test_prompt_with_arguments", "test_simple_prompt"}) {
 		t.Fatalf("prompts = %v", got)
 	}
 	if r["cacheScope"] != "private" || r["ttlMs"] != float64(0) {
 		t.Fatalf("cache hints: %v", r)
 	}
-	r = result(t, call(t, rt, "prompts/get", map[string]any{"name": "test_prompt_with_arguments", "arguments": map[string]any{"arg1": "A1", "arg2": "B2"}}))
+	r = resultOf(t, call(t, rt, "prompts/get", map[string]any{"name": "test_prompt_with_arguments", "arguments": map[string]any{"arg1": "A1", "arg2": "B2"}}))
 	text := r["messages"].([]any)[0].(map[string]any)["content"].(map[string]any)["text"].(string)
 	if !strings.Contains(text, "A1") || !strings.Contains(text, "B2") || r["description"] != "d" || r["resultType"] != "complete" {
 		t.Fatalf("prompt = %v", r)
 	}
-	r = result(t, call(t, rt, "prompts/get", map[string]any{"name": "every_content"}))
+	r = resultOf(t, call(t, rt, "prompts/get", map[string]any{"name": "every_content"}))
 	var types []string
 	for _, m := range r["messages"].([]any) {
 		types = append(types, m.(map[string]any)["content"].(map[string]any)["type"].(string))
@@ -81,7 +81,7 @@ func TestPromptArgumentChecks(t *testing.T) {
 }
 
 func TestPromptsNeedCapability(t *testing.T) {
-	rt := newRuntime(t)
+	rt := mustNew(t)
 	rpcError(t, call(t, rt, "prompts/list", nil), jsonrpc.CodeMethodNotFound)
 	rpcError(t, call(t, rt, "resources/read", map[string]any{"uri": "a://b"}), jsonrpc.CodeMethodNotFound)
 	rpcError(t, call(t, rt, "completion/complete", map[string]any{"ref": map[string]any{"type": "ref/prompt", "name": "x"}, "argument": map[string]any{"name": "a", "value": ""}}), jsonrpc.CodeMethodNotFound)
@@ -103,7 +103,7 @@ func TestPromptRegistrationErrors(t *testing.T) {
 
 func TestPromptBadMessageIsInternal(t *testing.T) {
 	logger, logs := captureLogger()
-	rt := newRuntime(t, dispatch.WithLogger(logger), dispatch.WithPrompt(dispatch.Prompt{Name: "bad"},
+	rt := mustNew(t, dispatch.WithLogger(logger), dispatch.WithPrompt(dispatch.Prompt{Name: "bad"},
 		func(context.Context, *dispatch.GetPromptRequest) (*dispatch.GetPromptResult, error) {
 			return &dispatch.GetPromptResult{Messages: []dispatch.PromptMessage{{Role: "system", Content: dispatch.Text("x")}}}, nil
 		}))

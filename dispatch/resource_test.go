@@ -44,23 +44,23 @@ func resourceRuntime(t *testing.T, opts ...dispatch.Option) *dispatch.Runtime {
 				return &dispatch.ReadResourceResult{Contents: []*dispatch.ResourceContents{dispatch.TextContents(r.URI, "text/plain", "data for "+id)}}, nil
 			}),
 	}
-	return newRuntime(t, append(base, opts...)...)
+	return mustNew(t, append(base, opts...)...)
 }
 
 func TestResourcesListAndTemplates(t *testing.T) {
 	rt := resourceRuntime(t)
-	r := result(t, call(t, rt, "resources/list", nil))
+	r := resultOf(t, call(t, rt, "resources/list", nil))
 	if got := names(r["resources"].([]any), "uri"); !reflect.DeepEqual(got, []string{"test://empty", "test://json", "test://static-binary", "test://static-text"}) {
 		t.Fatalf("resources = %v", got)
 	}
 	if r["ttlMs"] != float64(0) || r["cacheScope"] != "private" || r["nextCursor"] != nil {
 		t.Fatalf("cache hints or cursor wrong: %v", r)
 	}
-	r = result(t, call(t, rt, "resources/templates/list", nil))
+	r = resultOf(t, call(t, rt, "resources/templates/list", nil))
 	if got := names(r["resourceTemplates"].([]any), "uriTemplate"); !reflect.DeepEqual(got, []string{"test://template/{id}/data"}) {
 		t.Fatalf("templates = %v", got)
 	}
-	caps := result(t, call(t, rt, "server/discover", nil))["capabilities"].(map[string]any)
+	caps := resultOf(t, call(t, rt, "server/discover", nil))["capabilities"].(map[string]any)
 	if _, ok := caps["resources"]; !ok {
 		t.Fatalf("resources capability not advertised: %v", caps)
 	}
@@ -73,7 +73,7 @@ func TestResourcesRead(t *testing.T) {
 	rt := resourceRuntime(t)
 	read := func(uri string) map[string]any {
 		t.Helper()
-		r := result(t, call(t, rt, "resources/read", map[string]any{"uri": uri}))
+		r := resultOf(t, call(t, rt, "resources/read", map[string]any{"uri": uri}))
 		if r["resultType"] != "complete" || r["cacheScope"] != "private" {
 			t.Fatalf("read %s: %v", uri, r)
 		}
@@ -145,18 +145,18 @@ func TestCacheHints(t *testing.T) {
 		dispatch.WithCacheHint(dispatch.CacheDiscovery, time.Second, dispatch.CachePrivate),
 		dispatch.WithLimits(dispatch.Limits{PageSize: 2}),
 	)
-	r := result(t, call(t, rt, "resources/list", nil))
+	r := resultOf(t, call(t, rt, "resources/list", nil))
 	if r["ttlMs"] != float64(90000) || r["cacheScope"] != "public" {
 		t.Fatalf("page 1 hints: %v", r)
 	}
-	r2 := result(t, call(t, rt, "resources/list", map[string]any{"cursor": r["nextCursor"]}))
+	r2 := resultOf(t, call(t, rt, "resources/list", map[string]any{"cursor": r["nextCursor"]}))
 	if r2["ttlMs"] != float64(90000) || r2["cacheScope"] != "public" {
 		t.Fatalf("page 2 hints: %v", r2)
 	}
-	if r := result(t, call(t, rt, "resources/read", map[string]any{"uri": "test://static-text"})); r["cacheScope"] != "public" {
+	if r := resultOf(t, call(t, rt, "resources/read", map[string]any{"uri": "test://static-text"})); r["cacheScope"] != "public" {
 		t.Fatalf("read hints: %v", r)
 	}
-	if r := result(t, call(t, rt, "server/discover", nil)); r["ttlMs"] != float64(1000) || r["cacheScope"] != "private" {
+	if r := resultOf(t, call(t, rt, "server/discover", nil)); r["ttlMs"] != float64(1000) || r["cacheScope"] != "private" {
 		t.Fatalf("discover hints: %v", r)
 	}
 	for _, bad := range []dispatch.Option{

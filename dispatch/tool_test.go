@@ -33,12 +33,12 @@ func typedRuntime(t *testing.T, opts ...dispatch.Option) *dispatch.Runtime {
 				return weatherOut{City: in.City, Temperature: 21.5}, nil
 			}),
 	}
-	return newRuntime(t, append(base, opts...)...)
+	return mustNew(t, append(base, opts...)...)
 }
 
 func TestTypedToolSchemasAreInferred(t *testing.T) {
 	rt := typedRuntime(t)
-	tool := result(t, call(t, rt, "tools/list", nil))["tools"].([]any)[0].(map[string]any)
+	tool := resultOf(t, call(t, rt, "tools/list", nil))["tools"].([]any)[0].(map[string]any)
 	in := tool["inputSchema"].(map[string]any)
 	if in["type"] != "object" || in["additionalProperties"] != false {
 		t.Fatalf("input schema = %v", in)
@@ -58,7 +58,7 @@ func TestTypedToolSchemasAreInferred(t *testing.T) {
 func TestTypedToolCall(t *testing.T) {
 	rt := typedRuntime(t)
 	f := call(t, rt, "tools/call", map[string]any{"name": "weather", "arguments": map[string]any{"city": "Lisbon"}})
-	r := result(t, f)
+	r := resultOf(t, f)
 	sc := r["structuredContent"].(map[string]any)
 	if sc["city"] != "Lisbon" || sc["temperature"] != 21.5 {
 		t.Fatalf("structuredContent = %v", sc)
@@ -77,7 +77,7 @@ func TestTypedToolCall(t *testing.T) {
 
 func TestTypedToolRejectsBadArgumentsWithoutEchoingThem(t *testing.T) {
 	ran := false
-	rt := newRuntime(t, dispatch.WithTypedTool(dispatch.Tool{Name: "w"}, func(_ context.Context, in weatherIn) (weatherOut, error) {
+	rt := mustNew(t, dispatch.WithTypedTool(dispatch.Tool{Name: "w"}, func(_ context.Context, in weatherIn) (weatherOut, error) {
 		ran = true
 		return weatherOut{}, nil
 	}))
@@ -102,7 +102,7 @@ func TestTypedToolRejectsBadArgumentsWithoutEchoingThem(t *testing.T) {
 
 func TestOutputSchemaViolationIsInternalError(t *testing.T) {
 	logger, logs := captureLogger()
-	rt := newRuntime(t, dispatch.WithLogger(logger),
+	rt := mustNew(t, dispatch.WithLogger(logger),
 		dispatch.WithTool(dispatch.Tool{Name: "raw", OutputSchema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`)},
 			func(_ context.Context, r *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
 				var a struct{ Mode string }
@@ -118,7 +118,7 @@ func TestOutputSchemaViolationIsInternalError(t *testing.T) {
 		dispatch.WithTypedTool(dispatch.Tool{Name: "typed", OutputSchema: json.RawMessage(`{"type":"object","properties":{"temperature":{"type":"number","maximum":10}}}`)},
 			func(context.Context, weatherIn) (weatherOut, error) { return weatherOut{Temperature: 50}, nil }),
 	)
-	result(t, call(t, rt, "tools/call", map[string]any{"name": "raw", "arguments": map[string]any{"Mode": "good"}}))
+	resultOf(t, call(t, rt, "tools/call", map[string]any{"name": "raw", "arguments": map[string]any{"Mode": "good"}}))
 	rpcError(t, call(t, rt, "tools/call", map[string]any{"name": "raw", "arguments": map[string]any{"Mode": "bad"}}), jsonrpc.CodeInternalError)
 	rpcError(t, call(t, rt, "tools/call", map[string]any{"name": "raw", "arguments": map[string]any{"Mode": "none"}}), jsonrpc.CodeInternalError)
 	rpcError(t, call(t, rt, "tools/call", map[string]any{"name": "typed", "arguments": map[string]any{"city": "x"}}), jsonrpc.CodeInternalError)
@@ -131,7 +131,7 @@ func TestOutputSchemaViolationIsInternalError(t *testing.T) {
 const schema2020 = `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","$defs":{"address":{"$anchor":"addr","type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}},"required":["street"],"additionalProperties":false}},"properties":{"name":{"type":"string"},"address":{"$ref":"#/$defs/address"},"kind":{"anyOf":[{"const":"a"},{"const":"b"}]},"age":{"allOf":[{"type":"integer"},{"minimum":0}]}},"if":{"properties":{"kind":{"const":"a"}}},"then":{"required":["name"]},"else":{"required":["age"]},"additionalProperties":false}`
 
 func TestRawSchemaPassesThroughAndValidates(t *testing.T) {
-	rt := newRuntime(t, dispatch.WithTool(dispatch.Tool{Name: "json_schema_2020_12_tool", Description: "d", InputSchema: json.RawMessage(schema2020)},
+	rt := mustNew(t, dispatch.WithTool(dispatch.Tool{Name: "json_schema_2020_12_tool", Description: "d", InputSchema: json.RawMessage(schema2020)},
 		func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
 			return dispatch.TextResult("ok"), nil
 		}))
