@@ -88,9 +88,9 @@ func (rt *Runtime) visible(ctx context.Context, c *Call, kind ComponentKind, nam
 	return rt.authorizer.Authorize(ctx, &Access{Phase: PhaseDiscovery, Kind: kind, Name: name, Method: c.Info.Method, Info: &c.Info}) == nil
 }
 
-// authorizeUse asks the Authorizer about an invocation. unknown is the
+// authorizeUse asks the Authorizer about an invocation. unknown builds the
 // error a missing component gets, returned when the Authorizer conceals.
-func (rt *Runtime) authorizeUse(ctx context.Context, c *Call, kind ComponentKind, name, uri string, unknown *jsonrpc.Error) error {
+func (rt *Runtime) authorizeUse(ctx context.Context, c *Call, kind ComponentKind, name, uri string, unknown func() *jsonrpc.Error) error {
 	if rt.authorizer == nil {
 		return nil
 	}
@@ -99,7 +99,7 @@ func (rt *Runtime) authorizeUse(ctx context.Context, c *Call, kind ComponentKind
 		return nil
 	}
 	if errors.Is(err, ErrConceal) {
-		return unknown
+		return unknown()
 	}
 	var je *jsonrpc.Error
 	if errors.As(err, &je) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"sort"
 
 	"github.com/snodo-go/snodo/dispatch/jsonrpc"
@@ -47,6 +48,8 @@ type InputRequest interface {
 	Method() string
 	// missing returns what caps lacks to serve the request, or nil.
 	missing(caps ClientCapabilities) *ClientCapabilities
+	// check reports a request the protocol would not accept.
+	check() error
 }
 
 // ElicitRequest asks the user for input, through a form ("form" mode, the
@@ -89,6 +92,19 @@ func (r *ElicitRequest) missing(caps ClientCapabilities) *ClientCapabilities {
 		return &ClientCapabilities{Elicitation: &ElicitationCapability{Form: &struct{}{}}}
 	}
 	return nil
+}
+
+func (r *ElicitRequest) check() error {
+	switch r.Mode {
+	case "url":
+		if err := checkAbsoluteURI(r.URL); err != nil {
+			return errors.New("a url elicitation needs an absolute URL")
+		}
+		return nil
+	case "", "form":
+		return checkFormSchema(r.RequestedSchema)
+	}
+	return errors.New("elicitation mode must be form or url")
 }
 
 // CreateMessageRequest asks the client to sample a language model.
@@ -151,6 +167,23 @@ func (r *CreateMessageRequest) missing(caps ClientCapabilities) *ClientCapabilit
 	return nil
 }
 
+func (r *CreateMessageRequest) check() error {
+	if len(r.Messages) == 0 || r.MaxTokens <= 0 {
+		return errors.New("a sampling request needs messages and a positive MaxTokens")
+	}
+	for _, m := range r.Messages {
+		if m.Role != RoleUser && m.Role != RoleAssistant || m.Content == nil {
+			return errors.New("a sampling message needs the role user or assistant and content")
+		}
+		switch m.Content.ContentType() {
+		case "text", "image", "audio":
+		default:
+			return errors.New("sampling messages carry only text, image or audio content")
+		}
+	}
+	return nil
+}
+
 // ListRootsRequest asks the client for its roots. Roots are deprecated in
 // 2026-07-28 but still served.
 type ListRootsRequest struct {
@@ -159,6 +192,8 @@ type ListRootsRequest struct {
 
 // Method implements InputRequest.
 func (*ListRootsRequest) Method() string { return "roots/list" }
+
+func (*ListRootsRequest) check() error { return nil }
 
 func (*ListRootsRequest) missing(caps ClientCapabilities) *ClientCapabilities {
 	if caps.Roots == nil {
@@ -381,8 +416,8 @@ func isInputResponse(raw []byte) bool {
 
 // inputRequired turns a handler's *InputRequired into the neutral result,
 // after checking that the method may return one, that it asks for
-// something, that the client can serve every request, and that form
-// schemas are flat.
+// something, that every request is well formed (form schemas flat,
+// sampling messages present), and that the client can serve them all.
 func (rt *Runtime) inputRequired(c *Call, ir *InputRequired) (any, error) {
 	if !mrtrMethods[c.Info.Method] {
 		return nil, rt.internal(c, "input_required", errors.New("only tools/call, resources/read and prompts/get may ask for input"))
@@ -396,10 +431,8 @@ func (rt *Runtime) inputRequired(c *Call, ir *InputRequired) (any, error) {
 		if r == nil {
 			return nil, rt.internal(c, "input_required", errors.New("nil input request under key "+key))
 		}
-		if e, ok := r.(*ElicitRequest); ok && e.Mode != "url" {
-			if err := checkFormSchema(e.RequestedSchema); err != nil {
-				return nil, rt.internal(c, "input_required", err)
-			}
+		if err := r.check(); err != nil {
+			return nil, rt.internal(c, "input_required", fmt.Errorf("input request %q: %w", key, err))
 		}
 		if m := r.missing(c.Info.ClientCapabilities); m != nil {
 			lacking = true

@@ -401,8 +401,15 @@ func TestMRTRServerMistakesAreInternal(t *testing.T) {
 				return nil, &dispatch.InputRequired{State: []byte("x")}
 			}}}},
 			func(context.Context, *dispatch.GetPromptRequest) (*dispatch.GetPromptResult, error) { return nil, nil }),
+		dispatch.WithTool(dispatch.Tool{Name: "url_without_url"}, ask(&dispatch.InputRequired{Requests: map[string]dispatch.InputRequest{
+			"u": &dispatch.ElicitRequest{Mode: "url", Message: "m"}}})),
+		dispatch.WithTool(dispatch.Tool{Name: "sampling_without_messages"}, ask(&dispatch.InputRequired{Requests: map[string]dispatch.InputRequest{
+			"s": &dispatch.CreateMessageRequest{MaxTokens: 5}}})),
+		dispatch.WithTool(dispatch.Tool{Name: "sampling_link"}, ask(&dispatch.InputRequired{Requests: map[string]dispatch.InputRequest{
+			"s": &dispatch.CreateMessageRequest{MaxTokens: 5, Messages: []dispatch.SamplingMessage{{Role: dispatch.RoleUser, Content: &dispatch.ResourceLink{URI: "a://b", Name: "b"}}}}}})),
+		dispatch.WithTool(dispatch.Tool{Name: "nil_request"}, ask(&dispatch.InputRequired{Requests: map[string]dispatch.InputRequest{"n": nil}})),
 	)
-	for _, name := range []string{"empty", "huge", "nested_form"} {
+	for _, name := range []string{"empty", "huge", "nested_form", "url_without_url", "sampling_without_messages", "sampling_link", "nil_request"} {
 		if _, e := callTool(t, rt, name, allCaps, nil); e == nil || e.code != jsonrpc.CodeInternalError {
 			t.Errorf("%s: %v", name, e)
 		}

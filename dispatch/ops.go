@@ -89,15 +89,17 @@ func opToolsCall(ctx context.Context, rt *Runtime, c *Call) (any, error) {
 	if !ok {
 		return nil, unknownTool(*p.Name)
 	}
-	if err := rt.authorizeUse(ctx, c, KindTool, *p.Name, "", unknownTool(*p.Name)); err != nil {
+	if err := rt.authorizeUse(ctx, c, KindTool, *p.Name, "", func() *jsonrpc.Error { return unknownTool(*p.Name) }); err != nil {
 		return nil, err
 	}
-	value, err := toJSONValue(args)
-	if err != nil {
-		return nil, invalidParams("Invalid params: arguments are not valid JSON")
-	}
-	if err := entry.input.Validate(value); err != nil {
-		return ErrorResult("Invalid arguments: " + schemaFailure(err)), nil
+	if !entry.anyObject {
+		value, err := toJSONValue(args)
+		if err != nil {
+			return nil, invalidParams("Invalid params: arguments are not valid JSON")
+		}
+		if err := entry.input.Validate(value); err != nil {
+			return ErrorResult("Invalid arguments: " + schemaFailure(err)), nil
+		}
 	}
 	res, err := entry.handler(ctx, &CallToolRequest{Name: *p.Name, Arguments: args, Info: &c.Info, Input: c.Input})
 	if err != nil {

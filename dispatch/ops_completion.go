@@ -45,7 +45,7 @@ func opComplete(ctx context.Context, rt *Runtime, c *Call) (any, error) {
 		if !ok {
 			return nil, unknownPrompt(p.Ref.Name)
 		}
-		if err := rt.authorizeUse(ctx, c, KindPrompt, p.Ref.Name, "", unknownPrompt(p.Ref.Name)); err != nil {
+		if err := rt.authorizeUse(ctx, c, KindPrompt, p.Ref.Name, "", func() *jsonrpc.Error { return unknownPrompt(p.Ref.Name) }); err != nil {
 			return nil, err
 		}
 		found := false
@@ -69,7 +69,7 @@ func opComplete(ctx context.Context, rt *Runtime, c *Call) (any, error) {
 		if t == nil {
 			return nil, unknown
 		}
-		if err := rt.authorizeUse(ctx, c, KindResourceTemplate, p.Ref.URI, "", unknown); err != nil {
+		if err := rt.authorizeUse(ctx, c, KindResourceTemplate, p.Ref.URI, "", func() *jsonrpc.Error { return unknown }); err != nil {
 			return nil, err
 		}
 		if !t.parsed.HasVariable(p.Argument.Name) {

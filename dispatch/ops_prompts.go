@@ -50,7 +50,7 @@ func opPromptsGet(ctx context.Context, rt *Runtime, c *Call) (any, error) {
 	if !ok {
 		return nil, unknownPrompt(*p.Name)
 	}
-	if err := rt.authorizeUse(ctx, c, KindPrompt, *p.Name, "", unknownPrompt(*p.Name)); err != nil {
+	if err := rt.authorizeUse(ctx, c, KindPrompt, *p.Name, "", func() *jsonrpc.Error { return unknownPrompt(*p.Name) }); err != nil {
 		return nil, err
 	}
 	args := make(map[string]string, len(p.Arguments))

@@ -3,6 +3,8 @@ package dispatch
 import (
 	"context"
 	"errors"
+
+	"github.com/snodo-go/snodo/dispatch/jsonrpc"
 )
 
 // listResourcesResult is the neutral result of resources/list.
@@ -66,12 +68,12 @@ func opResourcesRead(ctx context.Context, rt *Runtime, c *Call) (any, error) {
 	req := &ReadResourceRequest{URI: uri, Info: &c.Info, Input: c.Input}
 	var handler ResourceHandler
 	if e, ok := snap.resources[uri]; ok {
-		if err := rt.authorizeUse(ctx, c, KindResource, uri, "", notFound); err != nil {
+		if err := rt.authorizeUse(ctx, c, KindResource, uri, "", func() *jsonrpc.Error { return notFound }); err != nil {
 			return nil, err
 		}
 		handler = e.handler
 	} else if t, vals := snap.matchTemplate(uri); t != nil {
-		if err := rt.authorizeUse(ctx, c, KindResourceTemplate, t.template.URITemplate, uri, notFound); err != nil {
+		if err := rt.authorizeUse(ctx, c, KindResourceTemplate, t.template.URITemplate, uri, func() *jsonrpc.Error { return notFound }); err != nil {
 			return nil, err
 		}
 		handler, req.Vars = t.handler, vals

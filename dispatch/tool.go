@@ -85,6 +85,9 @@ type toolEntry struct {
 	handler ToolHandler
 	input   *jsonschema.Resolved
 	output  *jsonschema.Resolved // nil without an output schema
+	// anyObject is set when the input schema is exactly {"type":"object"}:
+	// any arguments object passes, so validation is skipped.
+	anyObject bool
 	headers []headerParam        // x-mcp-header annotations
 }
 
@@ -123,6 +126,7 @@ func (b *builder) addTool(t Tool, h ToolHandler) error {
 	if typ, _ := jsonrpc.Member(t.InputSchema, "type"); string(typ) != `"object"` {
 		return fmt.Errorf("dispatch: tool %q input schema must have \"type\":\"object\" at its root", t.Name)
 	}
+	e.anyObject = string(t.InputSchema) == `{"type":"object"}`
 	if e.input, err = compileSchema(t.InputSchema); err != nil {
 		return fmt.Errorf("dispatch: tool %q input schema: %w", t.Name, err)
 	}
