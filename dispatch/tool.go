@@ -88,7 +88,7 @@ type toolEntry struct {
 	// anyObject is set when the input schema is exactly {"type":"object"}:
 	// any arguments object passes, so validation is skipped.
 	anyObject bool
-	headers []headerParam        // x-mcp-header annotations
+	headers   []headerParam // x-mcp-header annotations
 }
 
 var toolNameRE = regexp.MustCompile(`^[A-Za-z0-9_./-]{1,64}$`)
