@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 
 	"github.com/snodo-go/snodo/dispatch/jsonrpc"
@@ -231,8 +232,14 @@ func (rt *Runtime) Info() Implementation { return rt.info }
 // Instructions returns the server's instructions.
 func (rt *Runtime) Instructions() string { return rt.instructions }
 
-// Capabilities returns the capabilities the server advertises.
-func (rt *Runtime) Capabilities() ServerCapabilities { return rt.capabilities }
+// Capabilities returns the capabilities the server advertises. The
+// extensions map is a copy; the settings objects inside it are shared and
+// must not be changed.
+func (rt *Runtime) Capabilities() ServerCapabilities {
+	c := rt.capabilities
+	c.Extensions = maps.Clone(c.Extensions)
+	return c
+}
 
 // ProtocolVersions returns the enabled revisions in preference order.
 func (rt *Runtime) ProtocolVersions() []string { return slices.Clone(rt.registry.versions) }
