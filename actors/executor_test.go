@@ -76,7 +76,9 @@ type blocker struct {
 	release chan struct{}
 }
 
-func newBlocker() *blocker { return &blocker{started: make(chan string, 1024), release: make(chan struct{})} }
+func newBlocker() *blocker {
+	return &blocker{started: make(chan string, 1024), release: make(chan struct{})}
+}
 
 func (b *blocker) run(name string) func(context.Context) any {
 	return func(ctx context.Context) any {

@@ -53,7 +53,7 @@ func TestEncoders(t *testing.T) {
 		t.Fatalf("EncodeResult = %s, want %s", got, want)
 	}
 	e := EncodeError(NullID, Errorf(CodeInvalidParams, "bad %s", "x").WithData(map[string]any{"k": 1}))
-	if got, want := string(e), `{"jsonrpc":"2.0","id":null,"error":{"code":-32602,"message":"bad x","data":{"k":1}}}`; got != want {
+	if got, want := string(e), `{"jsonrpc":"2.0","error":{"code":-32602,"message":"bad x","data":{"k":1}}}`; got != want {
 		t.Fatalf("EncodeError = %s, want %s", got, want)
 	}
 	// Unencodable data is dropped, never the error itself.

@@ -69,7 +69,7 @@ func WithWriteTimeout(d time.Duration) Option {
 }
 
 // WithMaxLineBytes bounds one inbound message, counting its newline
-// (default 2,000,000). A longer line is answered with -32600 and a null id
+// (default 2,000,000). A longer line is answered with -32600 and no id
 // without being decoded.
 func WithMaxLineBytes(n int) Option {
 	return func(o *options) error {
