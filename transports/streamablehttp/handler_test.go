@@ -11,6 +11,7 @@ import (
 
 	"github.com/snodo-go/snodo/actors"
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/dispatch/jsonrpc"
 	"github.com/snodo-go/snodo/testkit"
 	"github.com/snodo-go/snodo/transports/streamablehttp"
 )
@@ -219,4 +220,37 @@ func TestHandlerOverHTTP2(t *testing.T) {
 		t.Fatalf("cancelled %s", id)
 	}
 	<-errc
+}
+
+func TestPrincipalReachesTheAuthorizationHook(t *testing.T) {
+	seen := make(chan any, 8)
+	rt, err := dispatch.New(dispatch.Implementation{Name: "authz", Version: "1"}, dispatch.WithLogger(quiet()),
+		dispatch.WithAuthorizer(dispatch.AuthorizerFunc(func(_ context.Context, a *dispatch.Access) error {
+			if a.Phase != dispatch.PhaseInvocation {
+				return nil
+			}
+			seen <- a.Info.Principal
+			if a.Name == "admin-only" && a.Info.Principal != "root" {
+				return jsonrpc.NewError(-31001, "Forbidden for this user")
+			}
+			return nil
+		})),
+		dispatch.WithTool(dispatch.Tool{Name: "admin-only"}, func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+			return dispatch.TextResult("secret"), nil
+		}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHandler(t, rt)
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", requireToken(h))
+	ts := mount(t, h, mux)
+	r := testkit.PostMCP(t, nil, ts.URL+"/mcp", call(1, "admin-only", nil), setHeader("Authorization", "Bearer s3cret"))
+	// The application's own refusal code is not a transport failure: 200.
+	if r.Status != 200 || r.Last().Error == nil || r.Last().Error.Code != -31001 {
+		t.Fatalf("%d %s", r.Status, r.Body)
+	}
+	if p := <-seen; p != "alice" {
+		t.Fatalf("the hook saw principal %v", p)
+	}
 }

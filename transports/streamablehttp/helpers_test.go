@@ -87,6 +87,12 @@ func testRuntime(t testing.TB, g *gate) *dispatch.Runtime {
 				return nil, ctx.Err()
 			}
 		}),
+		dispatch.WithTool(dispatch.Tool{Name: "regional", InputSchema: json.RawMessage(`{"type":"object","properties":{
+			"region":{"type":"string","x-mcp-header":"Region"},
+			"shard":{"type":"integer","x-mcp-header":"Shard"}}}`)},
+			func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+				return dispatch.TextResult("ok"), nil
+			}),
 		dispatch.WithTool(dispatch.Tool{Name: "whoami"}, func(_ context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
 			return dispatch.TextResult(fmt.Sprint(req.Info.Principal)), nil
 		}),

@@ -1,7 +1,6 @@
 package streamablehttp
 
 import (
-	"bytes"
 	"net/http"
 
 	"github.com/snodo-go/snodo/dispatch"
@@ -66,20 +65,9 @@ var (
 	connectionClose = []string{"close"}
 )
 
-// encodeError encodes an error response. When the id could not be read
-// the id member is left out, as 2026-07-28 requires (null is not a
-// request id there).
-func encodeError(id jsonrpc.ID, e *jsonrpc.Error) []byte {
-	b := jsonrpc.EncodeError(id, e)
-	if id.IsValid() {
-		return b
-	}
-	const withNull = `{"jsonrpc":"2.0","id":null,`
-	if bytes.HasPrefix(b, []byte(withNull)) {
-		b = append([]byte(`{"jsonrpc":"2.0",`), b[len(withNull):]...)
-	}
-	return b
-}
+// encodeError encodes an error response; an id that could not be read
+// leaves the id member out, as 2026-07-28 requires.
+func encodeError(id jsonrpc.ID, e *jsonrpc.Error) []byte { return jsonrpc.EncodeError(id, e) }
 
 // errorResponse is a JSON-RPC error with its HTTP status.
 func errorResponse(status int, id jsonrpc.ID, e *jsonrpc.Error) *Response {

@@ -106,6 +106,17 @@ var statusCases = []statusCase{
 	{name: "name header mismatch", frame: call(1, "echo", nil), edit: setHeader("Mcp-Name", "hold"), status: 400, code: -32020},
 	{name: "base64 name header", frame: call(1, "echo", nil), edit: setHeader("Mcp-Name", "=?base64?"+base64.StdEncoding.EncodeToString([]byte("echo"))+"?="), status: 200},
 	{name: "bad base64 name header", frame: call(1, "echo", nil), edit: setHeader("Mcp-Name", "=?base64?***?="), status: 400, code: -32020},
+	{name: "param headers", frame: call(1, "regional", map[string]any{"region": "eu-west", "shard": 7}), edit: func(r *http.Request) {
+		r.Header.Set("Mcp-Param-Region", "eu-west")
+		r.Header["mcp-param-shard"] = []string{" 7 "}
+	}, status: 200},
+	{name: "param header missing", frame: call(1, "regional", map[string]any{"region": "eu-west"}), status: 400, code: -32020},
+	{name: "param header mismatch", frame: call(1, "regional", map[string]any{"region": "eu-west"}), edit: setHeader("Mcp-Param-Region", "us-east"), status: 400, code: -32020},
+	{name: "param header repeated", frame: call(1, "regional", map[string]any{"region": "eu-west"}), edit: func(r *http.Request) {
+		r.Header["Mcp-Param-Region"] = []string{"eu-west", "eu-west"}
+	}, status: 400, code: -32020},
+	{name: "param header in base64", frame: call(1, "regional", map[string]any{"region": "zürich"}), edit: setHeader("Mcp-Param-Region", "=?base64?"+base64.StdEncoding.EncodeToString([]byte("zürich"))+"?="), status: 200},
+	{name: "null argument needs no header", frame: call(1, "regional", map[string]any{"region": nil}), status: 200},
 	{name: "unknown version", frame: testkit.Request(1, "server/discover", map[string]any{"_meta": map[string]any{"io.modelcontextprotocol/protocolVersion": "2030-01-01"}}), status: 400, code: -32022},
 	{name: "missing _meta capabilities", frame: []byte(`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`), status: 400, code: -32602},
 
