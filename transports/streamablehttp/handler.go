@@ -56,6 +56,14 @@ type Handler struct {
 // TLS, connection and head timeouts; the handler bounds the body (size
 // and time) and each event-stream write. Close the Handler when the
 // application stops serving it.
+//
+// A client disconnect cancels the request as soon as net/http ends the
+// request's context: over HTTP/1.1 when the connection closes while the
+// handler runs, over HTTP/2 when the client resets the stream or the
+// connection goes away. HTTP/2 flow control differs in one way: a client
+// that keeps its stream open but stops reading is noticed only when a
+// write blocks past the write timeout, and a body sent in small frames is
+// checked against the body timeout each time a read returns.
 func NewHandler(rt *dispatch.Runtime, opts ...Option) (*Handler, error) {
 	o := defaultOptions()
 	for _, opt := range opts {
@@ -197,41 +205,47 @@ func (h *Handler) closeSupervisor() error {
 	return h.sup.Close(ctx)
 }
 
-// tracker counts things in flight and lets one waiter learn when none
-// is left, without a lock on the request path.
+// tracker counts things in flight and lets waiters learn when none is
+// left, without a lock on the request path (leave takes one only while
+// someone waits).
 type tracker struct {
 	n       atomic.Int64
-	waiting atomic.Bool
-	zero    chan struct{}
-	once    sync.Once
-}
-
-func (t *tracker) ch() chan struct{} {
-	t.once.Do(func() { t.zero = make(chan struct{}, 1) })
-	return t.zero
+	waiting atomic.Int32
+	mu      sync.Mutex
+	zero    chan struct{} // closed when n reaches zero while waited on
 }
 
 func (t *tracker) enter() { t.n.Add(1) }
 
 func (t *tracker) leave() {
-	if t.n.Add(-1) == 0 && t.waiting.Load() {
-		select {
-		case t.ch() <- struct{}{}:
-		default:
+	if t.n.Add(-1) == 0 && t.waiting.Load() > 0 {
+		t.mu.Lock()
+		if t.zero != nil {
+			close(t.zero)
+			t.zero = nil
 		}
+		t.mu.Unlock()
 	}
 }
 
 // wait returns once nothing is in flight, or ctx's error.
 func (t *tracker) wait(ctx context.Context) error {
-	zero := t.ch()
-	t.waiting.Store(true)
-	for t.n.Load() != 0 {
+	t.waiting.Add(1)
+	defer t.waiting.Add(-1)
+	for {
+		t.mu.Lock()
+		if t.zero == nil {
+			t.zero = make(chan struct{})
+		}
+		zero := t.zero
+		t.mu.Unlock()
+		if t.n.Load() == 0 {
+			return nil
+		}
 		select {
 		case <-zero:
 		case <-ctx.Done():
 			return ctx.Err()
 		}
 	}
-	return nil
 }

@@ -224,3 +224,18 @@ func closeExecutor(t *testing.T, e *actors.Executor) {
 		t.Error(err)
 	}
 }
+
+func TestTimeoutAfterTheStreamStartedIsTheFinalEvent(t *testing.T) {
+	forEachTarget(t, func(t *testing.T, tg target) {
+		g := newGate()
+		ep := tg.start(t, testRuntime(t, g), streamablehttp.WithRequestTimeout(100*time.Millisecond))
+		reply := testkit.PostMCP(t, nil, ep.url, progressCall(4, "progress-hold"), nil)
+		if reply.Status != 200 || reply.Header.Get("Content-Type") != "text/event-stream" || len(reply.Frames) != 2 {
+			t.Fatalf("%d %s", reply.Status, reply.Body)
+		}
+		if last := reply.Last(); string(last.ID) != "4" || last.Error == nil || last.Error.Code != -32603 {
+			t.Fatalf("final event: %s", last.Raw)
+		}
+		waitFor(t, g.cancelled) // the handler's context ended at the deadline
+	})
+}
