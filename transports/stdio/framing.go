@@ -25,6 +25,7 @@ type lineReader struct {
 	r       *bufio.Reader
 	maxLine int // counting the newline
 	started bool
+	peak    int // the largest line buffer allocated so far, in bytes
 }
 
 func newLineReader(r io.Reader, maxLine int) *lineReader {
@@ -72,6 +73,7 @@ func (l *lineReader) readLine() ([]byte, error) {
 		}
 		if complete {
 			if line == nil {
+				l.peak = max(l.peak, len(body))
 				return bytes.Clone(body), nil
 			}
 			return l.grow(line, body), nil
@@ -100,6 +102,7 @@ func (l *lineReader) grow(line, body []byte) []byte {
 		grown := make([]byte, len(line), c)
 		copy(grown, line)
 		line = grown
+		l.peak = max(l.peak, c)
 	}
 	return append(line, body...)
 }
