@@ -333,10 +333,14 @@ func (c *connActor) Receive(ac actor.Context) {
 		delete(c.dying, m.Who.Id)
 		c.release(ac)
 	case *actor.Stopping:
-		c.h.stopped.Store(true)
+		// Stopped by the parent: after finish, or because the tree is
+		// closing. The children's Terminated that follow are expected, and
+		// the parent needs no more asking.
 		if !c.finished {
 			c.h.setErr(ErrConnStopped)
 		}
+		c.finished, c.released = true, true
+		c.h.stopped.Store(true)
 		c.cancelWork()
 	}
 }

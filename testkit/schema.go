@@ -151,13 +151,6 @@ func ValidateFrame(version string, frame []byte, method string) error {
 		if version == "2025-06-18" {
 			name = "JSONRPCError"
 		}
-		if string(head.ID) == "null" {
-			// JSON-RPC 2.0 (section 5) requires a null id on the error
-			// for a message whose id could not be read, which the MCP
-			// schemas cannot express (their RequestId is a string or an
-			// integer). Check everything else with a stand-in id.
-			obj["id"] = json.Number("0")
-		}
 		return s.validate(name, v)
 	case head.Method != "" && head.ID != nil:
 		if name, ok := requestDefs[head.Method]; ok {

@@ -101,7 +101,7 @@ func TestOversizeLineThenNormalLine(t *testing.T) {
 	if len(frames) != 2 {
 		t.Fatalf("want the refusal and the response, got %d frames", len(frames))
 	}
-	if f := frames[0]; string(f.ID) != "null" || f.Error == nil || f.Error.Code != -32600 {
+	if f := frames[0]; f.ID != nil || f.Error == nil || f.Error.Code != -32600 {
 		t.Fatalf("oversize line: %s", f.Raw)
 	}
 }

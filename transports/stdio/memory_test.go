@@ -54,7 +54,7 @@ func heapAlloc() uint64 {
 
 // TestOneGiBLineKeepsTheHeapBounded feeds a 1 GiB line, then a normal
 // request, through the whole transport: the line is refused with -32600
-// and a null id, the request after it is served, and the heap never grows
+// and no id, the request after it is served, and the heap never grows
 // by more than a small multiple of the line limit (the line buffer grows
 // by doubling up to the limit; the chunks discarded after it are not
 // kept).
@@ -88,7 +88,7 @@ func TestOneGiBLineKeepsTheHeapBounded(t *testing.T) {
 		t.Fatalf("%d bytes of the line were never read", in.left)
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	if len(lines) != 2 || !strings.Contains(lines[0], `"id":null,"error":{"code":-32600`) || !strings.Contains(lines[1], `"id":1,"result"`) {
+	if len(lines) != 2 || !strings.Contains(lines[0], `{"jsonrpc":"2.0","error":{"code":-32600`) || !strings.Contains(lines[1], `"id":1,"result"`) {
 		t.Fatalf("output:\n%s", out.String())
 	}
 	grown := int64(peak) - int64(base)

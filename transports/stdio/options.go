@@ -91,7 +91,8 @@ func WithWriteTimeout(d time.Duration) Option {
 }
 
 // WithMaxLineBytes bounds one inbound message, counting its newline
-// (default 2,000,000). A longer line is answered with -32600 and a null id
+// (default 2,000,000). A longer line is answered with -32600 and no id
+// (an id that cannot be read is left out, as the MCP schema requires)
 // without being decoded, and the line after it is served normally.
 func WithMaxLineBytes(n int) Option {
 	return func(o *options) error {

@@ -99,7 +99,7 @@ func TestAgainstASubprocess(t *testing.T) {
 			t.Fatalf("the line after: %s", r.Raw)
 		}
 		first := p.Client.Frames()[0]
-		if string(first.ID) != "null" || first.Error == nil || first.Error.Code != -32600 {
+		if first.ID != nil || first.Error == nil || first.Error.Code != -32600 {
 			t.Fatalf("the oversize line: %s", first.Raw)
 		}
 	})
