@@ -70,7 +70,9 @@ func TestNotifySendsAllowedNotificationsThroughTheWriter(t *testing.T) {
 	if err := stdio.Notify(ctx, stdio.Name("notify-test"), hint, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := client.Await(ctx, func(f *testkit.Frame) bool { return string(f.Raw) == `{"jsonrpc":"2.0","method":"notifications/app/hint","params":{}}` }); err != nil {
+	if _, err := client.Await(ctx, func(f *testkit.Frame) bool {
+		return string(f.Raw) == `{"jsonrpc":"2.0","method":"notifications/app/hint","params":{}}`
+	}); err != nil {
 		t.Fatal(err)
 	}
 	frames := client.Frames()
