@@ -164,7 +164,8 @@ func TestFailedWriteIsTerminalAndNeverRetried(t *testing.T) {
 	boom := errors.New("device gone")
 	w := newFailingWriter(boom, 1)
 	g := newGate()
-	c, in := startPiped(t, context.Background(), testRuntime(t, g), w)
+	logs := newLogRecorder()
+	c, in := startPiped(t, context.Background(), testRuntime(t, g), w, stdio.WithLogger(slog.New(logs)))
 	writeLine(t, in, testkit.Request(1, "tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"text": "one"}}))
 	<-w.wrote
 	writeLine(t, in, testkit.Request(2, "tools/call", map[string]any{"name": "hold"}))
@@ -180,7 +181,55 @@ func TestFailedWriteIsTerminalAndNeverRetried(t *testing.T) {
 	if !strings.Contains(w.String(), `"one"`) || strings.Contains(w.String(), `"three"`) {
 		t.Fatalf("output: %s", w.String())
 	}
-	close(g.release) // the held handler was cancelled; let it go
+	// Wait returned without abandoning anything: the held handler was
+	// cancelled by the failure and returned.
+	if _, abandoned := logs.find("abandoning"); abandoned {
+		t.Fatal("the output failure did not cancel the running handler")
+	}
+}
+
+func TestDuplicateInFlightID(t *testing.T) {
+	g := newGate()
+	srv := testkit.StartStdio(t, testRuntime(t, g))
+	srv.Send(t, testkit.Request("dup", "tools/call", map[string]any{"name": "hold"}))
+	mustWait(t, g.entered)
+	srv.Send(t, testkit.Request("dup", "tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"text": "x"}}))
+	f, err := srv.Client.Await(context.Background(), func(f *testkit.Frame) bool { return f.Error != nil })
+	if err != nil || string(f.ID) != `"dup"` || f.Error.Code != -32600 {
+		t.Fatalf("duplicate id: %v %v", f, err)
+	}
+	close(g.release)
+	r, err := srv.Client.Await(context.Background(), func(f *testkit.Frame) bool { return f.Result != nil })
+	if err != nil || !strings.Contains(string(r.Raw), "released") {
+		t.Fatalf("the first request: %v %v", r, err)
+	}
+	// Once answered, the id may be used again.
+	srv.Send(t, testkit.Request("dup", "tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"text": "again"}}))
+	if _, err := srv.Client.Await(context.Background(), func(f *testkit.Frame) bool { return strings.Contains(string(f.Raw), "again") }); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestEOFDoesNotWaitPastGraceForACancelledStubbornHandler(t *testing.T) {
+	t.Cleanup(func() { testkit.VerifyNone(t) })
+	g := newGate()
+	logs := newLogRecorder()
+	out := newFailingWriter(nil, 1<<30)
+	c, in := startPiped(t, context.Background(), testRuntime(t, g), out, stdio.WithGracePeriod(100*time.Millisecond), stdio.WithLogger(slog.New(logs)))
+	writeLine(t, in, testkit.Request("s", "tools/call", map[string]any{"name": "stubborn"}))
+	mustWait(t, g.entered)
+	writeLine(t, in, testkit.Notification("notifications/cancelled", map[string]any{"requestId": "s"}))
+	in.Close()
+	if err := waitDone(t, c); err != nil { // the handler is still blocked
+		t.Fatal(err)
+	}
+	if attrs, ok := logs.find("abandoning it"); !ok || attrs["id"] != `"s"` {
+		t.Fatalf("the abandoned handler was not reported: %v", attrs)
+	}
+	close(g.release)
+	if out.String() != "" {
+		t.Fatalf("output for a cancelled request: %s", out.String())
+	}
 }
 
 func TestSuppliedStreamsAreNeverClosed(t *testing.T) {
