@@ -43,6 +43,7 @@ type DeliveryError struct {
 	Reason error
 }
 
+// Error describes the kind and the reason.
 func (e *DeliveryError) Error() string {
 	if e.Reason == nil {
 		return e.Kind.Error()

@@ -43,6 +43,7 @@ type NotifyError struct {
 	Reason error
 }
 
+// Error describes the kind and, when there is one, the reason.
 func (e *NotifyError) Error() string {
 	if e.Reason == nil {
 		return e.Kind.Error()
