@@ -216,14 +216,16 @@ func (a *hostActor) Receive(ac actor.Context) {
 			}()
 		}
 	case *startHostRequest:
-		// An exchange that already ended (End may be called from another
-		// goroutine than Begin, so its message can overtake this one) or
-		// a host that is stopping gets no actor.
+		a.served++
+		// An exchange that already ended gets no actor: a fast answer
+		// often ends before this message is read, and its actor would
+		// have nothing left to own (End may also run on another
+		// goroutine than Begin, so its message can overtake this one).
+		// A stopping host starts none either.
 		if a.finished || m.r.ended.Load() {
 			m.r.Cancel()
 			return
 		}
-		a.served++
 		a.requests[m.r] = ac.SpawnPrefix(a.h.s.props(func() actor.Actor { return &hostRequestActor{r: m.r} }), "req")
 	case *endHostRequest:
 		if pid, ok := a.requests[m.r]; ok {

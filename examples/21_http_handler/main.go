@@ -77,10 +77,7 @@ func run(logger *slog.Logger, addr, token string, check bool) error {
 
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok\n") })
-	mux.HandleFunc("GET /debug/tree", func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(sup.Tree())
-	})
+	mux.Handle("GET /debug/tree", sup.Handler()) // the live supervision tree, as JSON (?format=text)
 	mux.Handle("/mcp", bearer(map[string]string{token: "alice"}, mcp))
 
 	server := &http.Server{
@@ -197,7 +194,8 @@ func checks(base, token string) error {
 		return fmt.Errorf("tools/call whoami: %d %s %v", status, body, err)
 	}
 	status, body, err = get(base + "/debug/tree")
-	if err != nil || status != 200 || !bytes.Contains(body, []byte(`"kind":"handler"`)) {
+	var tree supervisor.Node
+	if err != nil || status != 200 || json.Unmarshal(body, &tree) != nil || tree.Count(supervisor.KindHandler) != 1 {
 		return fmt.Errorf("supervision tree: %d %s %v", status, body, err)
 	}
 	fmt.Println("health, authentication, discover, principal and tree: ok")
