@@ -29,8 +29,9 @@ type Stream struct {
 
 	mu    sync.Mutex
 	sub   Subscription // nil once closed
-	acked bool
-	ended bool
+	acked      bool
+	completing bool
+	ended      bool
 	guard map[string]struct{} // accepted URIs, built on the first update that needs it
 }
 
@@ -163,19 +164,14 @@ func (s *Stream) Next() (frame []byte, last bool) {
 	return frame, false
 }
 
-// Complete ends the stream gracefully, as a transport does when it shuts
-// down: the source is closed and the final result returned, to be written
-// as the stream's last frame. It returns nil when the stream had already
-// ended.
-func (s *Stream) Complete() []byte {
+// Complete asks the stream to end gracefully, as a transport does when it
+// shuts down: the next Next returns the final result (after the
+// acknowledgement, if that was not returned yet) and closes the source.
+// It does nothing once the stream has ended.
+func (s *Stream) Complete() {
 	s.mu.Lock()
-	if s.ended {
-		s.mu.Unlock()
-		return nil
-	}
-	s.endLocked()
+	s.completing = true
 	s.mu.Unlock()
-	return s.rt.finalFrame(s.call, nil)
 }
 
 // Close abandons the stream: the source is closed (once, whatever else
@@ -213,6 +209,10 @@ func (s *Stream) advance() ([]byte, step, error) {
 			return nil, stepEnd, err
 		}
 		return b, stepFrame, nil
+	}
+	if s.completing {
+		s.endLocked()
+		return nil, stepEnd, nil
 	}
 	for range maxSkipsPerNext {
 		ev, err := s.pull()

@@ -115,7 +115,10 @@ func Start(ctx context.Context, rt *dispatch.Runtime, opts ...Option) (*Conn, er
 // start creates what the transport needs and starts its connection.
 func (c *Conn) start(rt *dispatch.Runtime, o options) error {
 	if c.exec == nil && c.sup == nil {
-		c.exec = actors.NewExecutor(actors.ExecutorConfig{Logger: c.logger})
+		// The private executor's shared subscription cap never binds
+		// before the connection's own.
+		c.exec = actors.NewExecutor(actors.ExecutorConfig{Logger: c.logger,
+			MaxSubscriptions: max(actors.DefaultMaxSubscriptions, o.maxSubscriptions)})
 		c.ownsExec = true
 	}
 	if c.sup == nil {
