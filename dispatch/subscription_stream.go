@@ -27,12 +27,12 @@ type Stream struct {
 	wake     func()
 	events   atomic.Int64 // events returned by Next, for the tree
 
-	mu    sync.Mutex
-	sub   Subscription // nil once closed
+	mu         sync.Mutex
+	sub        Subscription // nil once closed
 	acked      bool
 	completing bool
 	ended      bool
-	guard map[string]struct{} // accepted URIs, built on the first update that needs it
+	guard      map[string]struct{} // accepted URIs, built on the first update that needs it
 }
 
 // step is what advance found.
