@@ -8,19 +8,13 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
 	"time"
 )
 
 // stdioDemo runs the server as a child process and listens over its
 // standard output.
 func stdioDemo(say func(string, ...any), _ *slog.Logger) (failures []string) {
-	var mu sync.Mutex // the output reader reports bad lines too
-	fail := func(format string, args ...any) {
-		mu.Lock()
-		failures = append(failures, "stdio: "+fmt.Sprintf(format, args...))
-		mu.Unlock()
-	}
+	fail := func(format string, args ...any) { failures = append(failures, "stdio: "+fmt.Sprintf(format, args...)) }
 	self, err := os.Executable()
 	if err != nil {
 		return []string{err.Error()}
@@ -38,14 +32,15 @@ func stdioDemo(say func(string, ...any), _ *slog.Logger) (failures []string) {
 	if err := cmd.Start(); err != nil {
 		return []string{err.Error()}
 	}
-	ch := make(chan msg, 64)
-	go readLines(stdout, ch, func(bad string) { fail("%s", bad) })
+	ch, badLines := make(chan msg, 64), make(chan []string, 1)
+	go readLines(stdout, ch, badLines)
 	defer func() {
 		_ = cmd.Process.Kill()
 		for range ch { // let the reader finish
 		}
-		mu.Lock() // the reader is done: failures is ours again
-		mu.Unlock()
+		for _, b := range <-badLines {
+			fail("%s", b)
+		}
 	}()
 	in := &inbox{ch: ch}
 	send := func(b []byte) { _, _ = stdin.Write(append(b, '\n')) }
@@ -130,20 +125,24 @@ func stdioDemo(say func(string, ...any), _ *slog.Logger) (failures []string) {
 	return failures
 }
 
-// readLines parses each line of r into ch, reporting lines that are not
-// ASCII JSON-RPC messages.
-func readLines(r io.Reader, ch chan<- msg, bad func(string)) {
-	defer close(ch)
+// readLines parses each line of r into ch and, once r ends, sends the
+// lines that were not ASCII JSON-RPC messages to bad.
+func readLines(r io.Reader, ch chan<- msg, bad chan<- []string) {
+	var problems []string
+	defer func() {
+		close(ch)
+		bad <- problems
+	}()
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 4<<20)
 	for sc.Scan() {
 		m, err := parse(sc.Bytes())
 		if err != nil {
-			bad(fmt.Sprintf("not JSON: %q", sc.Text()))
+			problems = append(problems, fmt.Sprintf("not JSON: %q", sc.Text()))
 			continue
 		}
 		if strings.IndexFunc(m.raw, func(r rune) bool { return r > 0x7f }) >= 0 {
-			bad(fmt.Sprintf("non-ASCII output: %q", m.raw))
+			problems = append(problems, fmt.Sprintf("non-ASCII output: %q", m.raw))
 		}
 		ch <- m
 	}
