@@ -420,6 +420,13 @@ func TestExecutorExactlyOneOutcome(t *testing.T) {
 	}
 	wg.Wait()
 	e.workers.Wait()
+	// A timed-out job is delivered by its deadline timer, which may still
+	// be running when the worker has returned; wait for the deliveries
+	// (bounded), then check nothing was delivered twice or lost.
+	deadline := time.Now().Add(10 * time.Second)
+	for delivered.Load()+cancelled.Load()+refused.Load() < n && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
 	if got := delivered.Load() + cancelled.Load() + refused.Load(); got != n {
 		t.Fatalf("delivered %d + cancelled %d + refused %d = %d, want %d", delivered.Load(), cancelled.Load(), refused.Load(), got, n)
 	}
