@@ -32,6 +32,9 @@ type bridge struct {
 	// rules, when set, applies the library's header rules to stateless
 	// requests before they reach a stdio server (see headerRules).
 	rules *headerRules
+	// front, when set, applies the library's HTTP rules to stateless
+	// requests (see front).
+	front *front
 
 	mu       sync.Mutex
 	closed   bool
@@ -45,6 +48,10 @@ func newBridge(argv []string, sessions bool, path string, logger *slog.Logger) *
 }
 
 func (b *bridge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if b.front != nil {
+		b.serveStateless(w, r)
+		return
+	}
 	if r.URL.Path != b.path {
 		http.NotFound(w, r)
 		return
@@ -70,6 +77,25 @@ func (b *bridge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// serveStateless checks a request with the library's HTTP rules, then
+// relays it.
+func (b *bridge) serveStateless(w http.ResponseWriter, r *http.Request) {
+	body, err := readAllBounded(r.Body)
+	if err != nil {
+		refuse(w, http.StatusBadRequest, -32600, "Invalid Request: body could not be read")
+		return
+	}
+	if resp := b.front.refusal(r, body); resp != nil {
+		writeResponse(w, resp)
+		return
+	}
+	var h head
+	if json.Unmarshal(body, &h) != nil {
+		h = head{} // forwarded verbatim: the stdio server answers it
+	}
+	b.relayStateless(w, r, body, &h)
+}
+
 func (b *bridge) post(w http.ResponseWriter, r *http.Request) {
 	if !mediaOK(w, r) {
 		return
@@ -86,14 +112,11 @@ func (b *bridge) post(w http.ResponseWriter, r *http.Request) {
 		b.postSession(w, r, body, &h)
 		return
 	}
-	if b.rules != nil {
-		if frame := b.rules.refusal(body, r.Header); frame != nil {
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(statusFor(false, frame))
-			_, _ = w.Write(frame)
-			return
-		}
-	}
+	b.relayStateless(w, r, body, &h)
+}
+
+// relayStateless gives a request a stdio server of the pool to itself.
+func (b *bridge) relayStateless(w http.ResponseWriter, r *http.Request, body []byte, h *head) {
 	c, err := b.acquire()
 	if err != nil {
 		refuse(w, http.StatusServiceUnavailable, -32603, "the stdio server could not be started: "+err.Error())
@@ -105,7 +128,7 @@ func (b *bridge) post(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	x, err := c.request(body, &h)
+	x, err := c.request(body, h)
 	if err != nil {
 		b.release(c, false)
 		refuse(w, http.StatusBadGateway, -32603, "relaying to the stdio server: "+err.Error())
@@ -168,7 +191,12 @@ func (b *bridge) loadRules() {
 		b.logger.Warn("no header rules: the stdio server's catalog could not be read", "error", err)
 		return
 	}
-	b.rules = rules
+	f, err := newFront(rules, b.logger)
+	if err != nil {
+		b.logger.Warn("no HTTP front from the library", "error", err)
+		return
+	}
+	b.rules, b.front = rules, f
 }
 
 // acquire returns an idle stdio server, or starts one.
@@ -218,6 +246,9 @@ func (b *bridge) release(c *child, reusable bool) {
 
 // close stops every stdio server and session; waits for them to exit.
 func (b *bridge) close(ctx context.Context) {
+	if b.front != nil {
+		b.front.close()
+	}
 	b.mu.Lock()
 	b.closed = true
 	children := make([]*child, 0, len(b.all))

@@ -5,12 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"strconv"
 	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
 )
 
 // headerRules applies the library's own 2026-07-28 header rules
@@ -19,12 +17,9 @@ import (
 // server, which never sees HTTP headers.
 //
 // It is a Runtime of the bridge's own holding a copy of the stdio server's
-// tools (their schemas carry the x-mcp-header annotations), used only for
-// Runtime.Admit: when admission refuses a request with -32020
-// (HeaderMismatch) the bridge answers that refusal, exactly as the
-// library's HTTP transport would; any other verdict is left to the stdio
-// server itself, which judges the body the same way. No handler of this
-// Runtime ever runs.
+// tools (their schemas carry the x-mcp-header annotations), which the
+// library's HTTP handler admits requests with (see front). No handler of
+// this Runtime ever runs.
 type headerRules struct{ rt *dispatch.Runtime }
 
 // catalogTimeout bounds the start-up queries for the server's catalog.
@@ -76,20 +71,6 @@ func loadHeaderRules(c *child) (*headerRules, error) {
 
 func neverCalled(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
 	return nil, errors.New("stdiobridge: header rules never execute tools")
-}
-
-// refusal returns the library's -32020 refusal of body under header, or
-// nil when the header rules accept it (or cannot read it).
-func (hr *headerRules) refusal(body []byte, header http.Header) []byte {
-	msg, err := jsonrpc.Decode(body)
-	if err != nil || msg.Kind != jsonrpc.KindRequest {
-		return nil
-	}
-	call, out := hr.rt.Admit(&dispatch.Request{Message: msg, Transport: dispatch.TransportHTTP, Header: header})
-	if call == nil && out.ErrorCode == jsonrpc.CodeHeaderMismatch {
-		return out.Frame
-	}
-	return nil
 }
 
 // call sends one 2026-07-28 request of the bridge's own and decodes its

@@ -15,11 +15,12 @@ import (
 // maxBody bounds a request body, as the library's HTTP transport does.
 const maxBody = 2_000_000
 
-// The HTTP rules below are the few the bridge needs before the library's
-// Streamable HTTP transport can front it: method, Origin, media types, body
-// size, and the status of each JSON-RPC error code. The header rules of
-// 2026-07-28 (MCP-Protocol-Version, Mcp-Method, Mcp-Name, Mcp-Param-*) are
-// deliberately not re-implemented here: see the package comment.
+// The HTTP rules below serve initialize-era sessions, which the library's
+// Streamable HTTP transport does not have yet: method, Origin, media
+// types, body size. Stateless requests go through the library's own rules
+// instead (see front). statusFor maps the error of a response the stdio
+// server wrote to its HTTP status, as the transport specification's table
+// says, since that response never passes through the library's transport.
 
 // refuse writes a JSON-RPC error without an id and the given status.
 func refuse(w http.ResponseWriter, status int, code int, message string) {

@@ -20,13 +20,15 @@
 // initialize era) each initialize starts a stdio server for the session it
 // opens; see bridge for the routing.
 //
-// The bridge checks what any HTTP front must (POST, Origin against
-// loopback, media types, body size) and maps error codes to statuses as
-// the transport specification's table says. The 2026-07-28 header rules
-// (MCP-Protocol-Version, Mcp-Method, Mcp-Name, Mcp-Param-* against the
-// body) are the library's own, applied by dispatch admission over a copy
-// of the stdio server's tools (see headerRules), because a stdio server
-// never sees HTTP headers.
+// Without -sessions every rule of HTTP is the library's own: each request
+// goes first through the Streamable HTTP transport's Handler.Prepare (path,
+// method, Origin, media types, length, body size, envelope, and the
+// 2026-07-28 header rules of dispatch admission over a copy of the stdio
+// server's tools), and the bridge answers the refusals a stdio server,
+// which never sees HTTP, could not make (see front). With -sessions the
+// bridge applies a few rules of its own (POST, GET and DELETE only, Origin
+// against loopback, media types, body size), because the library's HTTP
+// transport has no initialize-era sessions yet.
 //
 // It exits when its standard input closes (or on SIGINT/SIGTERM), closing
 // every stdio server's input and killing any that has not exited within

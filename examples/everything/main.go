@@ -19,7 +19,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -71,6 +70,3 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	return 0
 }
-
-// errUnavailable is returned by a transport mode this build cannot serve.
-var errUnavailable = errors.New("not available in this build")

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"log/slog"
 
@@ -15,8 +14,8 @@ type serveFunc func(ctx context.Context, rt *dispatch.Runtime, cfg config, stdin
 
 var transports = map[string]serveFunc{
 	"stdio":   serveStdio,
-	"http":    serveUnavailable,
-	"handler": serveUnavailable,
+	"http":    serveListener,
+	"handler": serveHandler,
 }
 
 // serveStdio speaks MCP on stdin and stdout until stdin ends.
@@ -25,10 +24,4 @@ func serveStdio(ctx context.Context, rt *dispatch.Runtime, cfg config, stdin io.
 		logger.Warn("-sessions has no effect on stdio: the connection is the session")
 	}
 	return stdio.Serve(ctx, rt, stdio.WithInput(stdin), stdio.WithOutput(stdout), stdio.WithLogger(logger))
-}
-
-// serveUnavailable answers an HTTP mode until the Streamable HTTP
-// transport is part of the library.
-func serveUnavailable(_ context.Context, _ *dispatch.Runtime, cfg config, _ io.Reader, _ io.Writer, _ *slog.Logger) error {
-	return fmt.Errorf("transport %q: %w (the Streamable HTTP transport is not in the library yet)", cfg.transport, errUnavailable)
 }
