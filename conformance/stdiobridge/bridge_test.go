@@ -54,9 +54,9 @@ func startBridge(t *testing.T, sessions bool, child string) *env {
 	t.Setenv(childEnv, child) // the stdio servers inherit it
 	b := newBridge([]string{os.Args[0]}, sessions, "/mcp", testLogger(t))
 	if !sessions {
-		b.loadRules()
-		if b.rules == nil {
-			t.Fatal("the header rules did not load")
+		b.loadFront()
+		if b.front == nil {
+			t.Fatal("the library front did not load")
 		}
 	}
 	client := &http.Client{Transport: &http.Transport{}}
@@ -326,6 +326,20 @@ func TestSessions(t *testing.T) {
 	initialize := []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"sampling":{}},"clientInfo":{"name":"t","version":"1"}}}`)
 	if resp, _ := e.post([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`), nil); resp.StatusCode != 400 {
 		t.Errorf("a request outside any session: %d", resp.StatusCode)
+	}
+	if resp, _ := e.post(initialize, http.Header{"Origin": {"http://evil.example.com"}}); resp.StatusCode != 403 {
+		t.Errorf("foreign Origin: %d", resp.StatusCode)
+	}
+	if resp, _ := e.post(initialize, http.Header{"Content-Type": {"text/plain"}}); resp.StatusCode != 415 {
+		t.Errorf("text/plain body: %d", resp.StatusCode)
+	}
+	if resp, _ := e.post(initialize, http.Header{"Accept": {"application/json"}}); resp.StatusCode != 406 {
+		t.Errorf("Accept without event streams: %d", resp.StatusCode)
+	}
+	put := e.do(context.Background(), http.MethodPut, nil, nil)
+	put.Body.Close()
+	if put.StatusCode != 405 || put.Header.Get("Allow") != "GET, POST, DELETE" {
+		t.Errorf("PUT: %d Allow %q", put.StatusCode, put.Header.Get("Allow"))
 	}
 	resp, b := e.post(initialize, nil)
 	sid := resp.Header.Get("Mcp-Session-Id")

@@ -97,7 +97,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	const path = "/mcp"
 	b := newBridge(argv, *sessions, path, logger)
 	if !*sessions {
-		b.loadRules()
+		b.loadFront()
 	}
 	srv := &http.Server{Handler: b, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
 	served := make(chan error, 1)
