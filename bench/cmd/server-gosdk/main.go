@@ -1,0 +1,75 @@
+// Command server-gosdk is the benchmark server on
+// github.com/modelcontextprotocol/go-sdk: echo and sleep over stdio
+// (default) or stateless Streamable HTTP with JSON responses (-http).
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/snodo-go/snodo/bench/internal/benchtool"
+)
+
+func main() {
+	f := benchtool.ParseFlags()
+	s := mcp.NewServer(&mcp.Implementation{Name: "bench-gosdk", Version: "1.0.0"}, nil)
+	// Server.AddTool with a raw schema and a plain json.Unmarshal does the
+	// same work as the other servers (no schema validation of arguments).
+	s.AddTool(&mcp.Tool{Name: benchtool.EchoTool, InputSchema: json.RawMessage(benchtool.EchoSchema)}, echo)
+	s.AddTool(&mcp.Tool{Name: benchtool.SleepTool, InputSchema: json.RawMessage(benchtool.SleepSchema)}, sleep)
+	if err := benchtool.ServeStats(); err != nil {
+		benchtool.Fatal(err)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var err error
+	if f.HTTP != "" {
+		err = serveHTTP(ctx, s, f.HTTP)
+	} else {
+		err = s.Run(ctx, &mcp.StdioTransport{})
+	}
+	if err != nil && ctx.Err() == nil {
+		benchtool.Fatal(err)
+	}
+}
+
+func serveHTTP(ctx context.Context, s *mcp.Server, addr string) error {
+	ln, err := benchtool.ListenHTTP(addr)
+	if err != nil {
+		return err
+	}
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s },
+		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", h)
+	srv := &http.Server{Handler: mux}
+	go func() { <-ctx.Done(); _ = srv.Close() }()
+	if err := srv.Serve(ln); err != http.ErrServerClosed {
+		return err
+	}
+	return nil
+}
+
+func echo(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	var a benchtool.EchoArgs
+	if err := json.Unmarshal(req.Params.Arguments, &a); err != nil {
+		return nil, err
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: a.Text}}}, nil
+}
+
+func sleep(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	var a benchtool.SleepArgs
+	if err := json.Unmarshal(req.Params.Arguments, &a); err != nil {
+		return nil, err
+	}
+	if err := benchtool.Sleep(ctx, a.MS); err != nil {
+		return nil, err
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: benchtool.SleptText(a.MS)}}}, nil
+}
