@@ -53,6 +53,8 @@ func RunStdio(ctx context.Context, t *Target, cfg StdioLoad) (Result, error) {
 		inWindow    bool
 		lat         = make([]time.Duration, 0, 1<<16)
 		count, errs int64
+		unmatched   int64
+		firstOdd    string
 	)
 	stop := make(chan struct{})
 	writerDone := make(chan error, 1)
@@ -103,12 +105,15 @@ func RunStdio(ctx context.Context, t *Target, cfg StdioLoad) (Result, error) {
 				readerDone <- fmt.Errorf("load: unparsable frame: %w", err)
 				return
 			}
-			if f.ID < 0 {
-				continue
-			}
 			now := time.Now()
 			mu.Lock()
 			at, ok := sent[f.ID]
+			if !ok {
+				unmatched++
+				if firstOdd == "" {
+					firstOdd = string(sc.Bytes())
+				}
+			}
 			if ok {
 				delete(sent, f.ID)
 				if inWindow {
@@ -182,7 +187,9 @@ func RunStdio(ctx context.Context, t *Target, cfg StdioLoad) (Result, error) {
 				return fail(err)
 			}
 		case <-time.After(cfg.Drain):
-			err := errors.New("load: outstanding responses did not arrive")
+			mu.Lock()
+			err := fmt.Errorf("load: %d responses did not arrive within %s; %d frames matched no request (first: %.300s)", len(sent), cfg.Drain, unmatched, firstOdd)
+			mu.Unlock()
 			res.Err = err.Error()
 			return res, err
 		}

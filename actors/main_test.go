@@ -1,0 +1,10 @@
+package actors
+
+import (
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+// testkit imports this package, so the leak check is called directly.
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
