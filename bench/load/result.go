@@ -42,6 +42,10 @@ type Result struct {
 	HeapPerStreamB  float64 `json:"heapPerStreamB,omitempty"`
 	RSSPerStreamB   float64 `json:"rssPerStreamB,omitempty"`
 	GoroutinesPerSt float64 `json:"goroutinesPerStream,omitempty"`
+
+	// Oversized line.
+	OversizeRefused bool `json:"oversizeRefused,omitempty"` // an error answered the big line
+	NextAnswered    bool `json:"nextAnswered,omitempty"`    // the request after it was answered
 }
 
 // percentile returns the p-th percentile (0..100) of sorted durations in

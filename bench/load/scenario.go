@@ -8,7 +8,7 @@ import (
 
 // Scenario is one measurement a run repeats for every server.
 type Scenario struct {
-	// Kind is "stdio", "http", "storm" or "listen".
+	// Kind is "stdio", "http", "storm", "listen" or "bigline".
 	Kind string
 	// Param is C, K, or the number of calls or streams.
 	Param int
@@ -27,6 +27,8 @@ func (s Scenario) Name() string {
 		return fmt.Sprintf("storm N=%d", s.Param)
 	case "listen":
 		return fmt.Sprintf("listen N=%d", s.Param)
+	case "bigline":
+		return fmt.Sprintf("bigline %d MiB", s.Param)
 	}
 	return s.Kind
 }
@@ -73,7 +75,7 @@ func (s Scenario) Run(ctx context.Context, spec ServerSpec) Result {
 	if hwm, _, err := ProcMem(p.PID); err == nil && hwm > r.PeakRSSKiB {
 		r.PeakRSSKiB = hwm
 	}
-	if s.Kind == "storm" {
+	if s.Kind == "storm" || s.Kind == "bigline" {
 		p.Kill() // calls a server failed to stop may run for a minute
 	} else {
 		p.Stop()
@@ -92,6 +94,8 @@ func (s Scenario) RunOn(ctx context.Context, t *Target) (Result, error) {
 		return RunStorm(ctx, t, StormConfig{Calls: s.Param, SleepMs: 60_000, Window: 10 * time.Second, Settle: time.Second})
 	case "listen":
 		return RunListen(ctx, t, ListenConfig{Streams: s.Param, Timeout: 30 * time.Second})
+	case "bigline":
+		return RunBigLine(ctx, t, BigLineConfig{MiB: s.Param, Timeout: 60 * time.Second})
 	}
 	return Result{}, fmt.Errorf("load: unknown scenario kind %q", s.Kind)
 }

@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/snodo-go/snodo/bench/load"
@@ -41,7 +42,7 @@ func main() {
 	rounds := flag.Int("rounds", 5, "rounds (ignored with -quick)")
 	out := flag.String("out", "../docs/PERFORMANCE.md", "report to update between its results markers")
 	raw := flag.String("json", "../docs/performance-results.json", "where to write the raw results")
-	only := flag.String("only", "", "run only scenarios of this kind (stdio, http, storm, listen)")
+	only := flag.String("only", "", "run only scenarios of this kind (stdio, http, storm, listen, bigline)")
 	flag.Parse()
 
 	scenarios := fullScenarios()
@@ -120,6 +121,7 @@ func fullScenarios() []load.Scenario {
 		{Kind: "storm", Param: 1000},
 		{Kind: "listen", Param: 1000},
 		{Kind: "listen", Param: 10000},
+		{Kind: "bigline", Param: 1024},
 	}
 }
 
@@ -132,6 +134,7 @@ func quickScenarios() []load.Scenario {
 		{Kind: "http", Param: 16, Warmup: w, Duration: d},
 		{Kind: "storm", Param: 1000},
 		{Kind: "listen", Param: 1000},
+		{Kind: "bigline", Param: 256},
 	}
 }
 
@@ -145,6 +148,8 @@ func summary(r load.Result) string {
 		return fmt.Sprintf("%.0f req/s  p50 %.0f µs  p99 %.0f µs  cpu %.0f µs/req  rss %d KiB", r.Throughput, r.P50us, r.P99us, r.CPUPerReq, r.PeakRSSKiB)
 	case r.Started > 0:
 		return fmt.Sprintf("started %d  stopped %t in %.1f ms  late %d  started after cancel %d  heap/sleep %.0f B", r.Started, r.Stopped, r.StopMs, r.Late, r.StartedAfterCancel, r.HeapPerSleepB)
+	case strings.HasPrefix(r.Scenario, "bigline"):
+		return fmt.Sprintf("refused %t  next answered %t  peak rss %d KiB", r.OversizeRefused, r.NextAnswered, r.PeakRSSKiB)
 	case r.Streams > 0:
 		return fmt.Sprintf("streams %d  heap/stream %.0f B  rss/stream %.0f B", r.Streams, r.HeapPerStreamB, r.RSSPerStreamB)
 	}

@@ -299,6 +299,35 @@ func render(recs []Record, scenarios []load.Scenario, info runInfo) string {
 		w("\n")
 	}
 
+	// Oversized line.
+	for _, sc := range scenarios {
+		if sc.Kind != "bigline" {
+			continue
+		}
+		name := sc.Name()
+		w("### One %d MiB line on stdin, then an ordinary request\n\n", sc.Param)
+		w("| server | big line answered with an error | next request answered | peak RSS MiB (median) |\n|---|---:|---:|---:|\n")
+		for _, srv := range servers {
+			rs := t.get(name, srv.name)
+			if len(rs) == 0 {
+				continue
+			}
+			refused, answered := 0, 0
+			var peak []float64
+			for _, r := range rs {
+				if r.OversizeRefused {
+					refused++
+				}
+				if r.NextAnswered {
+					answered++
+				}
+				peak = append(peak, float64(r.PeakRSSKiB)/1024)
+			}
+			w("| %s | %d/%d | %d/%d | %s |\n", srv.name, refused, len(rs), answered, len(rs), num(median(peak), 1))
+		}
+		w("\n")
+	}
+
 	renderTargets(w, t, info.Rounds)
 
 	// Failures, verbatim.
@@ -391,6 +420,16 @@ func renderTargets(w func(string, ...any), t table, rounds int) {
 		w("| ≤ 16 KiB heap per idle subscription (10,000 streams) | %s KiB | %s |\n", num(heap/1024, 1), verdict(heap <= 16<<10, true))
 	} else {
 		w("| ≤ 16 KiB heap per idle subscription | snodo-go: %s | not measured |\n", st)
+	}
+	if rs := t.get("bigline 1024 MiB", "snodo"); len(rs) > 0 {
+		var peak []float64
+		ok := true
+		for _, r := range rs {
+			peak = append(peak, float64(r.PeakRSSKiB)/1024)
+			ok = ok && r.OversizeRefused && r.NextAnswered
+		}
+		p := median(peak)
+		w("| a 1 GiB stdin line keeps peak RSS under 64 MiB (and is refused, and the next request served) | %s MiB; refused and next served every round: %t | %s |\n", num(p, 1), ok, verdict(p < 64 && ok, true))
 	}
 	w("\n")
 }

@@ -25,6 +25,7 @@ func main() {
 	if err := benchtool.ServeStats(); err != nil {
 		benchtool.Fatal(err)
 	}
+	defer benchtool.StartProfile()()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	var err error

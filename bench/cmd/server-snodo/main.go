@@ -29,6 +29,7 @@ func main() {
 	if err := benchtool.ServeStats(); err != nil {
 		benchtool.Fatal(err)
 	}
+	defer benchtool.StartProfile()()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	exec := actors.NewExecutor(actors.ExecutorConfig{MaxConcurrency: *maxConc, MaxQueue: *maxQueue, Logger: logger})

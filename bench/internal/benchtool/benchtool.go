@@ -16,6 +16,7 @@ import (
 	"net/http/pprof"
 	"os"
 	"runtime"
+	rpprof "runtime/pprof"
 	"sync/atomic"
 	"time"
 )
@@ -151,3 +152,27 @@ type (
 		MS int64 `json:"ms"`
 	}
 )
+
+// ProfileEnv names the environment variable that makes a server write a
+// CPU profile of its whole life to the file it names.
+const ProfileEnv = "BENCH_CPUPROFILE"
+
+// StartProfile starts the CPU profile ProfileEnv asks for; the returned
+// function stops it. Without the variable it does nothing.
+func StartProfile() (stop func()) {
+	path := os.Getenv(ProfileEnv)
+	if path == "" {
+		return func() {}
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		Fatal(err)
+	}
+	if err := rpprof.StartCPUProfile(f); err != nil {
+		Fatal(err)
+	}
+	return func() {
+		rpprof.StopCPUProfile()
+		_ = f.Close()
+	}
+}
