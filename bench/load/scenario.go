@@ -14,6 +14,9 @@ type Scenario struct {
 	Param int
 	// Warmup and Duration set the load window (stdio, http).
 	Warmup, Duration time.Duration
+	// Once: measured in the first round only (its figure is not noisy
+	// and a slow server makes it long).
+	Once bool
 }
 
 // Name is the scenario's label in reports, such as "stdio C=16".
@@ -95,7 +98,7 @@ func (s Scenario) RunOn(ctx context.Context, t *Target) (Result, error) {
 	case "listen":
 		return RunListen(ctx, t, ListenConfig{Streams: s.Param, Timeout: 30 * time.Second})
 	case "bigline":
-		return RunBigLine(ctx, t, BigLineConfig{MiB: s.Param, Timeout: 60 * time.Second})
+		return RunBigLine(ctx, t, BigLineConfig{MiB: s.Param, Timeout: 30 * time.Second})
 	}
 	return Result{}, fmt.Errorf("load: unknown scenario kind %q", s.Kind)
 }

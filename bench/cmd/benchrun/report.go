@@ -166,7 +166,6 @@ func (t table) ratioMedian(scenario, peer string, rounds int, f func(load.Result
 	return median(xs)
 }
 
-var peerNames = []string{"go-sdk", "mcp-go"}
 
 func render(recs []Record, scenarios []load.Scenario, info runInfo) string {
 	t := table{recs: recs}
