@@ -166,7 +166,6 @@ func (t table) ratioMedian(scenario, peer string, rounds int, f func(load.Result
 	return median(xs)
 }
 
-
 func render(recs []Record, scenarios []load.Scenario, info runInfo) string {
 	t := table{recs: recs}
 	var b bytes.Buffer
