@@ -3,7 +3,6 @@ package load
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"sync"
 	"time"
 )
@@ -55,13 +54,13 @@ func RunBigLine(ctx context.Context, t *Target, cfg BigLineConfig) (Result, erro
 	start := time.Now()
 	select {
 	case <-got:
-	case err := <-s.readerDone():
-		// The server ended the connection (or exited) instead of answering.
-		if err != nil {
-			res.Err = err.Error()
-		}
+	case <-s.readerDone():
+		// The server ended the connection (or exited) instead of
+		// answering: a behaviour to report, not a failed measurement.
+		res.ConnectionEnded = true
 	case <-time.After(cfg.Timeout):
-		res.Err = fmt.Sprintf("load: no answer to the request after the big line within %s", cfg.Timeout)
+		// Still busy with the big line (or stuck): also a behaviour.
+		res.NoAnswer = true
 	case <-ctx.Done():
 		res.Err = ctx.Err().Error()
 	}

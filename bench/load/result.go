@@ -36,16 +36,20 @@ type Result struct {
 	Late               int64   `json:"late,omitempty"`     // responses to cancelled calls
 	StartedAfterCancel int64   `json:"startedAfterCancel,omitempty"`
 	HeapPerSleepB      float64 `json:"heapPerSleepB,omitempty"`
+	StackPerSleepB     float64 `json:"stackPerSleepB,omitempty"` // goroutine stacks, not in the heap figure
 
 	// Idle listen streams.
 	Streams         int64   `json:"streams,omitempty"`
 	HeapPerStreamB  float64 `json:"heapPerStreamB,omitempty"`
+	StackPerStreamB float64 `json:"stackPerStreamB,omitempty"`
 	RSSPerStreamB   float64 `json:"rssPerStreamB,omitempty"`
 	GoroutinesPerSt float64 `json:"goroutinesPerStream,omitempty"`
 
 	// Oversized line.
 	OversizeRefused bool `json:"oversizeRefused,omitempty"` // an error answered the big line
 	NextAnswered    bool `json:"nextAnswered,omitempty"`    // the request after it was answered
+	ConnectionEnded bool `json:"connectionEnded,omitempty"` // the server closed its output instead
+	NoAnswer        bool `json:"noAnswer,omitempty"`        // neither within the timeout (30 s)
 }
 
 // percentile returns the p-th percentile (0..100) of sorted durations in

@@ -96,6 +96,7 @@ func RunStorm(ctx context.Context, t *Target, cfg StormConfig) (Result, error) {
 	res.Started = loaded.Running
 	if loaded.Running > 0 {
 		res.HeapPerSleepB = (float64(loaded.HeapInuse) - float64(base.HeapInuse)) / float64(loaded.Running)
+		res.StackPerSleepB = (float64(loaded.StackInuse) - float64(base.StackInuse)) / float64(loaded.Running)
 	}
 
 	// The storm: every cancel in one write.
@@ -250,6 +251,7 @@ func RunListen(ctx context.Context, t *Target, cfg ListenConfig) (Result, error)
 	}
 	res.Streams = n
 	res.HeapPerStreamB = (float64(loaded.HeapInuse) - float64(base.HeapInuse)) / float64(n)
+	res.StackPerStreamB = (float64(loaded.StackInuse) - float64(base.StackInuse)) / float64(n)
 	res.GoroutinesPerSt = float64(loaded.Goroutines-base.Goroutines) / float64(n)
 	if t.PID != 0 {
 		var rss1 int64

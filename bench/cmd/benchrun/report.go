@@ -239,12 +239,12 @@ func render(recs []Record, scenarios []load.Scenario, info runInfo) string {
 		}
 		name := sc.Name()
 		w("### Cancellation storm: %d `sleep` calls (60 s each) cancelled in one write, stdio\n\n", sc.Param)
-		w("| server | handlers running at the cancel | all stopped (rounds) | time until none runs, ms | late responses | calls started after their cancel | heap per sleeping call, KiB | peak RSS MiB |\n")
-		w("|---|---:|---:|---:|---:|---:|---:|---:|\n")
+		w("| server | handlers running at the cancel | all stopped (rounds) | time until none runs, ms | late responses | calls started after their cancel | heap per sleeping call, KiB | goroutine stacks per sleeping call, KiB | peak RSS MiB |\n")
+		w("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 		for _, srv := range servers {
 			rs := t.get(name, srv.name)
 			if st := status(rs); st != "" {
-				w("| %s | %s | | | | | | |\n", srv.name, st)
+				w("| %s | %s | | | | | | | |\n", srv.name, st)
 				continue
 			}
 			stopped := 0
@@ -259,12 +259,13 @@ func render(recs []Record, scenarios []load.Scenario, info runInfo) string {
 			late, _ := med(rs, func(r load.Result) float64 { return float64(r.Late) })
 			after, _ := med(rs, func(r load.Result) float64 { return float64(r.StartedAfterCancel) })
 			heap, _ := med(rs, func(r load.Result) float64 { return r.HeapPerSleepB / 1024 })
+			stack, _ := med(rs, func(r load.Result) float64 { return r.StackPerSleepB / 1024 })
 			rss, _ := med(rs, func(r load.Result) float64 { return float64(r.PeakRSSKiB) / 1024 })
 			stop := num(median(stopMs), 1)
 			if stopped == 0 {
 				stop = "not within 10 s"
 			}
-			w("| %s | %s | %d/%d | %s | %s | %s | %s | %s |\n", srv.name, num(started, 0), stopped, len(rs), stop, num(late, 0), num(after, 0), num(heap, 1), num(rss, 1))
+			w("| %s | %s | %d/%d | %s | %s | %s | %s | %s | %s |\n", srv.name, num(started, 0), stopped, len(rs), stop, num(late, 0), num(after, 0), num(heap, 1), num(stack, 1), num(rss, 1))
 		}
 		w("\n")
 	}
@@ -278,20 +279,21 @@ func render(recs []Record, scenarios []load.Scenario, info runInfo) string {
 	}
 	if len(listens) > 0 {
 		w("### Idle `subscriptions/listen` streams, stdio\n\n")
-		w("| case | server | live heap per stream, KiB | RSS per stream, KiB | goroutines per stream | peak RSS MiB |\n")
-		w("|---|---|---:|---:|---:|---:|\n")
+		w("| case | server | live heap per stream, KiB | goroutine stacks per stream, KiB | RSS per stream, KiB | goroutines per stream | peak RSS MiB |\n")
+		w("|---|---|---:|---:|---:|---:|---:|\n")
 		for _, name := range listens {
 			for _, srv := range servers {
 				rs := t.get(name, srv.name)
 				if st := status(rs); st != "" {
-					w("| %s | %s | %s | | | |\n", name, srv.name, st)
+					w("| %s | %s | %s | | | | |\n", name, srv.name, st)
 					continue
 				}
 				heap, _ := med(rs, func(r load.Result) float64 { return r.HeapPerStreamB / 1024 })
+				stack, _ := med(rs, func(r load.Result) float64 { return r.StackPerStreamB / 1024 })
 				rss, _ := med(rs, func(r load.Result) float64 { return r.RSSPerStreamB / 1024 })
 				g, _ := med(rs, func(r load.Result) float64 { return r.GoroutinesPerSt })
 				peak, _ := med(rs, func(r load.Result) float64 { return float64(r.PeakRSSKiB) / 1024 })
-				w("| %s | %s | %s | %s | %s | %s |\n", name, srv.name, num(heap, 2), num(rss, 2), num(g, 2), num(peak, 1))
+				w("| %s | %s | %s | %s | %s | %s | %s |\n", name, srv.name, num(heap, 2), num(stack, 2), num(rss, 2), num(g, 2), num(peak, 1))
 			}
 		}
 		w("\n")
@@ -304,13 +306,13 @@ func render(recs []Record, scenarios []load.Scenario, info runInfo) string {
 		}
 		name := sc.Name()
 		w("### One %d MiB line on stdin, then an ordinary request\n\n", sc.Param)
-		w("| server | big line answered with an error | next request answered | peak RSS MiB (median) |\n|---|---:|---:|---:|\n")
+		w("| server | big line answered with an error | next request answered | connection ended by the server | still no answer after 30 s | peak RSS MiB (median) |\n|---|---:|---:|---:|---:|---:|\n")
 		for _, srv := range servers {
 			rs := t.get(name, srv.name)
 			if len(rs) == 0 {
 				continue
 			}
-			refused, answered := 0, 0
+			refused, answered, ended, none := 0, 0, 0, 0
 			var peak []float64
 			for _, r := range rs {
 				if r.OversizeRefused {
@@ -319,9 +321,21 @@ func render(recs []Record, scenarios []load.Scenario, info runInfo) string {
 				if r.NextAnswered {
 					answered++
 				}
-				peak = append(peak, float64(r.PeakRSSKiB)/1024)
+				if r.ConnectionEnded {
+					ended++
+				}
+				if r.NoAnswer {
+					none++
+				}
+				if r.PeakRSSKiB > 0 { // zero: the process had already exited
+					peak = append(peak, float64(r.PeakRSSKiB)/1024)
+				}
 			}
-			w("| %s | %d/%d | %d/%d | %s |\n", srv.name, refused, len(rs), answered, len(rs), num(median(peak), 1))
+			p := num(median(peak), 1)
+			if len(peak) == 0 {
+				p = "– (exited)"
+			}
+			w("| %s | %d/%d | %d/%d | %d/%d | %d/%d | %s |\n", srv.name, refused, len(rs), answered, len(rs), ended, len(rs), none, len(rs), p)
 		}
 		w("\n")
 	}
@@ -367,7 +381,13 @@ func commit() string {
 	if err != nil {
 		return "unknown"
 	}
-	return strings.TrimSpace(string(out))
+	c := strings.TrimSpace(string(out))
+	// Uncommitted changes outside docs/ (which this run rewrites) make the
+	// commit an incomplete description of what was measured.
+	if st, err := exec.Command("git", "status", "--porcelain", "--", ".", "../dispatch", "../actors", "../transports", "../supervisor", "../go.mod").Output(); err == nil && len(bytes.TrimSpace(st)) > 0 {
+		c += " with uncommitted changes"
+	}
+	return c
 }
 
 // renderTargets checks the issue's targets against this run.

@@ -59,6 +59,7 @@ type Stats struct {
 	Running    int64  `json:"running"`
 	HeapInuse  uint64 `json:"heapInuse"`
 	HeapAlloc  uint64 `json:"heapAlloc"`
+	StackInuse uint64 `json:"stackInuse"`
 	Sys        uint64 `json:"sys"`
 	Goroutines int    `json:"goroutines"`
 }
@@ -76,6 +77,7 @@ func ReadStats(gc bool) Stats {
 		Running:    running.Load(),
 		HeapInuse:  m.HeapInuse,
 		HeapAlloc:  m.HeapAlloc,
+		StackInuse: m.StackInuse,
 		Sys:        m.Sys,
 		Goroutines: runtime.NumGoroutine(),
 	}
