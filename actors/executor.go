@@ -198,7 +198,7 @@ func (s *Scope) Submit(key any, spec Job) (*Ticket, error) {
 	e := s.e
 	e.mu.Lock()
 	switch {
-	case s.closed || e.closed:
+	case s.closed || e.closed || s.ctx.Err() != nil:
 		e.mu.Unlock()
 		return nil, ErrScopeClosed
 	case key != nil && s.keys[key] != nil:
@@ -289,6 +289,10 @@ func (j *job) expire() {
 		if st != stateQueued && st != stateRunning {
 			return
 		}
+		if j.scope.ctx.Err() != nil {
+			j.abort()
+			return
+		}
 		if j.state.CompareAndSwap(st, stateTimedOut) {
 			j.e.timedOut.Add(1)
 			j.finishTerminal(st == stateQueued)
@@ -335,6 +339,10 @@ func (j *job) work() {
 
 // run executes one job and delivers its result if it is still wanted.
 func (j *job) run() {
+	if j.scope.ctx.Err() != nil {
+		j.abort() // the owner died while the job waited
+		return
+	}
 	var (
 		value    any
 		panicked any
@@ -349,6 +357,12 @@ func (j *job) run() {
 		}()
 		value = j.spec.Run(j.ctx)
 	}()
+	if j.scope.ctx.Err() != nil {
+		// The owner died while the job ran; its scope's Close may not
+		// have run yet, but the owner must get nothing.
+		j.abort()
+		return
+	}
 	next, res := stateCompleted, Result{Status: Completed, Value: value}
 	if didPanic {
 		next, res = stateFailed, Result{Status: Failed, Panic: panicked}

@@ -183,4 +183,3 @@ func executorNode(name string, e *Executor) *Node {
 		"max_queue":       strconv.Itoa(cfg.MaxQueue),
 	}}
 }
-

@@ -6,5 +6,5 @@ import (
 	"go.uber.org/goleak"
 )
 
-// testkit imports this package, so the leak check is called directly.
+// testkit imports this package, so the leak check is wired directly.
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }

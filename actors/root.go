@@ -15,7 +15,8 @@ type rootActor struct {
 }
 
 type child struct {
-	done chan struct{}
+	done     chan struct{}
+	stopping bool // Stop sent: never send it twice
 }
 
 func newRootActor(s *System) *rootActor {
@@ -59,7 +60,8 @@ func (r *rootActor) Receive(c actor.Context) {
 		r.children[pid.Id] = ch
 		m.reply <- spawned{pid: pid, done: ch.done}
 	case *childFinished:
-		if _, ok := r.children[m.pid.Id]; ok {
+		if ch, ok := r.children[m.pid.Id]; ok && !ch.stopping {
+			ch.stopping = true
 			c.Stop(m.pid)
 		}
 	case *actor.Terminated:
@@ -75,7 +77,10 @@ func (r *rootActor) Receive(c actor.Context) {
 		}
 		r.closing = m
 		for _, pid := range c.Children() {
-			c.Stop(pid)
+			if ch, ok := r.children[pid.Id]; ok && !ch.stopping {
+				ch.stopping = true
+				c.Stop(pid)
+			}
 		}
 		r.maybeClosed(c)
 	case *actor.Stopped:

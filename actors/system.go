@@ -60,6 +60,7 @@ func NewSystem(cfg SystemConfig) (*System, error) {
 		if dl, ok := evt.(*actor.DeadLetterEvent); ok {
 			if _, expected := dl.Message.(actor.IgnoreDeadLetterLogging); !expected {
 				s.deadLetters.Add(1)
+				s.logger.Warn("snodo: message reached a stopped actor", "to", dl.PID.String(), "message", fmt.Sprintf("%T", dl.Message))
 			}
 		}
 	})

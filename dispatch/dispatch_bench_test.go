@@ -18,7 +18,7 @@ var echoCall = []byte(`{"jsonrpc":"2.0","id":12345,"method":"tools/call","params
 	`"io.modelcontextprotocol/clientCapabilities":{},` +
 	`"io.modelcontextprotocol/clientInfo":{"name":"mcpload","version":"1"}}}}`)
 
-func benchRuntime(b *testing.B) *dispatch.Runtime {
+func echoBenchRuntime(b *testing.B) *dispatch.Runtime {
 	b.Helper()
 	rt, err := dispatch.New(dispatch.Implementation{Name: "bench", Version: "1.0.0"},
 		dispatch.WithLogger(slog.New(slog.DiscardHandler)),
@@ -43,7 +43,7 @@ var wantText = []byte(`"text":"The quick brown fox jumps over the lazy dog, 0123
 // BenchmarkAdmitToolsCall is admission alone: dialect selection, _meta
 // parsing and method resolution of a decoded tools/call.
 func BenchmarkAdmitToolsCall(b *testing.B) {
-	rt := benchRuntime(b)
+	rt := echoBenchRuntime(b)
 	msg, err := jsonrpc.Decode(echoCall)
 	if err != nil {
 		b.Fatal(err)
@@ -60,7 +60,7 @@ func BenchmarkAdmitToolsCall(b *testing.B) {
 // BenchmarkDecodeAdmit is what a connection's reader goroutine does per
 // frame before handing the call to an actor.
 func BenchmarkDecodeAdmit(b *testing.B) {
-	rt := benchRuntime(b)
+	rt := echoBenchRuntime(b)
 	b.ReportAllocs()
 	b.SetBytes(int64(len(echoCall)))
 	for b.Loop() {
@@ -77,7 +77,7 @@ func BenchmarkDecodeAdmit(b *testing.B) {
 // BenchmarkExecuteEcho is what an executor worker does per request: the
 // operation, the tool, shaping and encoding of an admitted call.
 func BenchmarkExecuteEcho(b *testing.B) {
-	rt := benchRuntime(b)
+	rt := echoBenchRuntime(b)
 	msg, err := jsonrpc.Decode(echoCall)
 	if err != nil {
 		b.Fatal(err)
@@ -98,7 +98,7 @@ func BenchmarkExecuteEcho(b *testing.B) {
 // BenchmarkDispatchEcho is a whole request without a transport: decode,
 // admit, execute, encode, in the calling goroutine.
 func BenchmarkDispatchEcho(b *testing.B) {
-	rt := benchRuntime(b)
+	rt := echoBenchRuntime(b)
 	ctx := context.Background()
 	b.ReportAllocs()
 	b.SetBytes(int64(len(echoCall)))

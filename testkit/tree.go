@@ -50,3 +50,7 @@ func Find(tree *supervisor.Node, k supervisor.Kind) *supervisor.Node {
 	})
 	return found
 }
+
+// Node is a supervision tree node (an alias, so tests need not import
+// supervisor).
+type Node = supervisor.Node

@@ -11,7 +11,8 @@
 //   - nesting deeper than [MaxDepth] is a parse error;
 //   - invalid UTF-8 and trailing data after the value are parse errors;
 //   - a request id must be a string of at most [MaxIDBytes] bytes or an
-//     integer in the int64 range, else -32600 with a null id;
+//     integer in the int64 range, else -32600 answered without an id (the
+//     MCP schema forbids a null id; see [NullID]);
 //   - a batch (a JSON array) is -32600;
 //   - a JSON-RPC response object, and a malformed notification, get no answer.
 //

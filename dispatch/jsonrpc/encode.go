@@ -105,13 +105,19 @@ func EncodeResult(id ID, result any) ([]byte, error) {
 	return AppendResult(make([]byte, 0, len(r)+48), id, r), nil
 }
 
-// EncodeError encodes an error response frame. If e.Data cannot be encoded
-// the frame is sent without it, so an error always reaches the client.
+// EncodeError encodes an error response frame. An unreadable id ([NullID])
+// leaves the id member out, as the MCP schema requires. If e.Data cannot be
+// encoded the frame is sent without it, so an error always reaches the
+// client.
 func EncodeError(id ID, e *Error) []byte {
 	b := make([]byte, 0, 96+len(e.Message))
-	b = append(b, `{"jsonrpc":"2.0","id":`...)
-	b = id.AppendJSON(b)
-	b = append(b, `,"error":{"code":`...)
+	b = append(b, `{"jsonrpc":"2.0",`...)
+	if id.IsValid() {
+		b = append(b, `"id":`...)
+		b = id.AppendJSON(b)
+		b = append(b, ',')
+	}
+	b = append(b, `"error":{"code":`...)
 	b = strconv.AppendInt(b, e.Code, 10)
 	b = append(b, `,"message":`...)
 	b = appendString(b, e.Message)

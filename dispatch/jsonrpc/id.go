@@ -13,13 +13,13 @@ type idKind uint8
 
 const (
 	idNone idKind = iota // absent: the message is a notification
-	idNull               // JSON null: only used in error responses
+	idNull               // unreadable: an error response carries no id
 	idInt
 	idString
 )
 
 // ID is a JSON-RPC request id: a bounded string or an int64. The zero ID is
-// "absent"; [NullID] is the JSON null used when an id could not be read.
+// "absent"; [NullID] stands for an id that could not be read.
 // Integer ids round-trip exactly: they are never converted to float64.
 type ID struct {
 	str  string
@@ -28,7 +28,10 @@ type ID struct {
 }
 
 // NullID is the id of an error response to a message whose id could not be
-// read.
+// read. JSON-RPC 2.0 writes such an id as null, but the MCP schemas
+// (2025-11-25 and 2026-07-28) allow an error response to omit its id and
+// forbid null, so the encoders leave the member out: a client validating
+// against the schema accepts the error.
 var NullID = ID{kind: idNull}
 
 // IntID returns an integer id.
@@ -41,7 +44,7 @@ func StringID(s string) ID { return ID{str: s, kind: idString} }
 // IsValid reports whether the id is a string or an integer.
 func (id ID) IsValid() bool { return id.kind == idInt || id.kind == idString }
 
-// IsNull reports whether the id is the JSON null.
+// IsNull reports whether the id stands for one that could not be read.
 func (id ID) IsNull() bool { return id.kind == idNull }
 
 // IsZero reports whether the id is absent.

@@ -1,9 +1,10 @@
-package jsonrpc_test
+package jsonrpc
 
 import (
 	"testing"
 
-	"github.com/snodo-go/snodo/testkit"
+	"go.uber.org/goleak"
 )
 
-func TestMain(m *testing.M) { testkit.VerifyTestMain(m) }
+// The wire layer starts no goroutines; the check keeps it that way.
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }

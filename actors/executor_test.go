@@ -1,0 +1,426 @@
+package actors
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func quietExecutor(cfg ExecutorConfig) *Executor {
+	cfg.Logger = slog.New(slog.DiscardHandler)
+	return NewExecutor(cfg)
+}
+
+// results collects deliveries.
+type results struct {
+	mu  sync.Mutex
+	got map[string]Result
+	ch  chan string
+}
+
+func newResults() *results { return &results{got: map[string]Result{}, ch: make(chan string, 1024)} }
+
+func (r *results) done(key string) func(Result) {
+	return func(res Result) {
+		r.mu.Lock()
+		if _, dup := r.got[key]; dup {
+			panic("delivered twice: " + key)
+		}
+		r.got[key] = res
+		r.mu.Unlock()
+		r.ch <- key
+	}
+}
+
+func (r *results) wait(t *testing.T, key string) Result {
+	t.Helper()
+	timeout := time.After(10 * time.Second)
+	for {
+		r.mu.Lock()
+		res, ok := r.got[key]
+		r.mu.Unlock()
+		if ok {
+			return res
+		}
+		select {
+		case <-r.ch:
+		case <-timeout:
+			t.Fatalf("no delivery for %s", key)
+		}
+	}
+}
+
+func (r *results) has(key string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	_, ok := r.got[key]
+	return ok
+}
+
+func closeExec(t *testing.T, e *Executor) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := e.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// blocker is a job body that waits for release (or its context).
+type blocker struct {
+	started chan string
+	release chan struct{}
+}
+
+func newBlocker() *blocker {
+	return &blocker{started: make(chan string, 1024), release: make(chan struct{})}
+}
+
+func (b *blocker) run(name string) func(context.Context) any {
+	return func(ctx context.Context) any {
+		b.started <- name
+		select {
+		case <-b.release:
+			return name
+		case <-ctx.Done():
+			return "cancelled:" + name
+		}
+	}
+}
+
+func recv(t *testing.T, ch <-chan string) string {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(10 * time.Second):
+		t.Fatal("timed out")
+		return ""
+	}
+}
+
+func TestExecutorBoundsConcurrencyAndQueue(t *testing.T) {
+	e := quietExecutor(ExecutorConfig{MaxConcurrency: 2, MaxQueue: 3})
+	defer closeExec(t, e)
+	s := e.NewScope(context.Background())
+	b, r := newBlocker(), newResults()
+	keys := []string{"a", "b", "c", "d", "e"}
+	for _, k := range keys {
+		if _, err := s.Submit(k, Job{Run: b.run(k), Done: r.done(k)}); err != nil {
+			t.Fatalf("submit %s: %v", k, err)
+		}
+	}
+	recv(t, b.started)
+	recv(t, b.started)
+	if st := e.Stats(); st.Running != 2 || st.Queued != 3 {
+		t.Fatalf("stats = %+v, want 2 running and 3 queued", st)
+	}
+	select {
+	case k := <-b.started:
+		t.Fatalf("%s started beyond MaxConcurrency", k)
+	default:
+	}
+	// Queue full: the sixth is refused.
+	if _, err := s.Submit("f", Job{Run: b.run("f")}); !errors.Is(err, ErrOverloaded) {
+		t.Fatalf("sixth submit: %v, want ErrOverloaded", err)
+	}
+	close(b.release)
+	for _, k := range keys {
+		if res := r.wait(t, k); res.Status != Completed || res.Value != k {
+			t.Fatalf("%s: %+v", k, res)
+		}
+	}
+	if st := e.Stats(); st.Rejected != 1 || st.Submitted != 5 {
+		t.Fatalf("stats = %+v", st)
+	}
+}
+
+func TestExecutorQueueIsFIFO(t *testing.T) {
+	e := quietExecutor(ExecutorConfig{MaxConcurrency: 1, MaxQueue: 10})
+	defer closeExec(t, e)
+	s := e.NewScope(context.Background())
+	var order []string
+	var mu sync.Mutex
+	gate := make(chan struct{})
+	r := newResults()
+	for i, k := range []string{"first", "q1", "q2", "q3"} {
+		run := func(ctx context.Context) any {
+			mu.Lock()
+			order = append(order, k)
+			mu.Unlock()
+			if i == 0 {
+				<-gate
+			}
+			return nil
+		}
+		if _, err := s.Submit(k, Job{Run: run, Done: r.done(k)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(gate)
+	r.wait(t, "q3")
+	mu.Lock()
+	defer mu.Unlock()
+	if got := order; len(got) != 4 || got[1] != "q1" || got[2] != "q2" || got[3] != "q3" {
+		t.Fatalf("order = %v", got)
+	}
+}
+
+func TestExecutorDuplicateKey(t *testing.T) {
+	e := quietExecutor(ExecutorConfig{})
+	defer closeExec(t, e)
+	s1, s2 := e.NewScope(context.Background()), e.NewScope(context.Background())
+	b, r := newBlocker(), newResults()
+	if _, err := s1.Submit(int64(1), Job{Run: b.run("1"), Done: r.done("s1")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s1.Submit(int64(1), Job{Run: b.run("dup")}); !errors.Is(err, ErrDuplicate) {
+		t.Fatalf("duplicate key in one scope: %v", err)
+	}
+	// Keys are per scope: another submitter may use the same key.
+	if _, err := s2.Submit(int64(1), Job{Run: b.run("other"), Done: r.done("s2")}); err != nil {
+		t.Fatalf("same key in another scope: %v", err)
+	}
+	close(b.release)
+	r.wait(t, "s1")
+	r.wait(t, "s2")
+	// Once delivered, the key is free again.
+	if _, err := s1.Submit(int64(1), Job{Run: func(context.Context) any { return nil }, Done: r.done("again")}); err != nil {
+		t.Fatalf("reuse after completion: %v", err)
+	}
+	r.wait(t, "again")
+}
+
+func TestExecutorDeadline(t *testing.T) {
+	e := quietExecutor(ExecutorConfig{MaxConcurrency: 1})
+	defer closeExec(t, e)
+	s := e.NewScope(context.Background())
+	r := newResults()
+	ctxDone := make(chan struct{})
+	release := make(chan struct{})
+	if _, err := s.Submit("slow", Job{
+		Timeout: 20 * time.Millisecond,
+		Run: func(ctx context.Context) any {
+			<-ctx.Done()
+			close(ctxDone)
+			<-release // ignores cancellation for a while: the slot stays held
+			return "late"
+		},
+		Done: r.done("slow"),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// Queued behind it: its deadline counts from submission.
+	if _, err := s.Submit("queued", Job{Timeout: 30 * time.Millisecond, Run: func(context.Context) any { return "ran" }, Done: r.done("queued")}); err != nil {
+		t.Fatal(err)
+	}
+	if res := r.wait(t, "slow"); res.Status != TimedOut {
+		t.Fatalf("slow: %+v", res)
+	}
+	<-ctxDone
+	if res := r.wait(t, "queued"); res.Status != TimedOut {
+		t.Fatalf("queued: %+v, want TimedOut while waiting for a slot", res)
+	}
+	if st := e.Stats(); st.Running != 1 {
+		t.Fatalf("the slot must stay held until the worker returns: %+v", st)
+	}
+	close(release)
+	e.workers.Wait()
+	if st := e.Stats(); st.Running != 0 || st.Queued != 0 || st.TimedOut != 2 {
+		t.Fatalf("after the worker returned: %+v", st)
+	}
+}
+
+func TestExecutorCancelDeliversNothing(t *testing.T) {
+	e := quietExecutor(ExecutorConfig{MaxConcurrency: 1, MaxQueue: 4})
+	defer closeExec(t, e)
+	s := e.NewScope(context.Background())
+	r := newResults()
+	stubborn := make(chan struct{})
+	entered := make(chan string, 2)
+	t1, err := s.Submit("running", Job{Run: func(ctx context.Context) any {
+		entered <- "running"
+		<-ctx.Done()
+		<-stubborn // returns a value after cancellation, as a careless handler would
+		return "value"
+	}, Done: r.done("running")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	recv(t, entered)
+	t2, err := s.Submit("queued", Job{Run: func(context.Context) any { entered <- "queued"; return nil }, Done: r.done("queued")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !t2.Cancel() || !t1.Cancel() {
+		t.Fatal("Cancel did not prevent delivery")
+	}
+	if t1.Cancel() {
+		t.Fatal("second Cancel reported success")
+	}
+	close(stubborn)
+	e.workers.Wait()
+	if r.has("running") || r.has("queued") {
+		t.Fatal("a cancelled job was delivered")
+	}
+	select {
+	case k := <-entered:
+		t.Fatalf("cancelled queued job %s ran", k)
+	default:
+	}
+	if st := e.Stats(); st.Cancelled != 2 || st.Running != 0 || st.Queued != 0 {
+		t.Fatalf("stats = %+v", st)
+	}
+}
+
+// When the submitter dies (its scope's context ends), its queued work is
+// dropped, its running work cancelled, and nothing is delivered; other
+// submitters are unaffected.
+func TestExecutorOwnerDeath(t *testing.T) {
+	e := quietExecutor(ExecutorConfig{MaxConcurrency: 2, MaxQueue: 8})
+	defer closeExec(t, e)
+	ownerCtx, ownerDies := context.WithCancel(context.Background())
+	owner := e.NewScope(ownerCtx)
+	other := e.NewScope(context.Background())
+	b, r := newBlocker(), newResults()
+	var ran atomic.Int32
+	for _, k := range []string{"o1", "o2"} {
+		if _, err := owner.Submit(k, Job{Run: b.run(k), Done: r.done(k)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	recv(t, b.started)
+	recv(t, b.started)
+	if _, err := owner.Submit("o3", Job{Run: func(context.Context) any { ran.Add(1); return nil }, Done: r.done("o3")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.Submit("x", Job{Run: func(context.Context) any { return "x" }, Done: r.done("x")}); err != nil {
+		t.Fatal(err)
+	}
+	ownerDies()
+	if res := r.wait(t, "x"); res.Status != Completed {
+		t.Fatalf("other submitter's job: %+v", res)
+	}
+	e.workers.Wait()
+	for _, k := range []string{"o1", "o2", "o3"} {
+		if r.has(k) {
+			t.Fatalf("%s delivered after its owner died", k)
+		}
+	}
+	if ran.Load() != 0 {
+		t.Fatal("queued job of a dead owner ran")
+	}
+	if _, err := owner.Submit("late", Job{Run: func(context.Context) any { return nil }}); !errors.Is(err, ErrScopeClosed) {
+		t.Fatalf("submit after owner death: %v", err)
+	}
+}
+
+func TestExecutorPanicIsFailedAndFreesTheSlot(t *testing.T) {
+	e := quietExecutor(ExecutorConfig{MaxConcurrency: 1})
+	defer closeExec(t, e)
+	s := e.NewScope(context.Background())
+	r := newResults()
+	if _, err := s.Submit("boom", Job{Run: func(context.Context) any { panic("boom") }, Done: r.done("boom")}); err != nil {
+		t.Fatal(err)
+	}
+	if res := r.wait(t, "boom"); res.Status != Failed || res.Panic != "boom" {
+		t.Fatalf("boom: %+v", res)
+	}
+	if _, err := s.Submit("next", Job{Run: func(context.Context) any { return "ok" }, Done: r.done("next")}); err != nil {
+		t.Fatal(err)
+	}
+	if res := r.wait(t, "next"); res.Status != Completed || res.Value != "ok" {
+		t.Fatalf("next: %+v", res)
+	}
+}
+
+func TestExecutorCloseAbandonsStubbornWork(t *testing.T) {
+	e := quietExecutor(ExecutorConfig{})
+	s := e.NewScope(context.Background())
+	release := make(chan struct{})
+	started := make(chan string, 1)
+	if _, err := s.Submit("stubborn", Job{Run: func(context.Context) any { started <- ""; <-release; return nil }}); err != nil {
+		t.Fatal(err)
+	}
+	recv(t, started)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	if err := e.Close(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Close = %v, want the grace period's error", err)
+	}
+	if _, err := s.Submit("after", Job{Run: func(context.Context) any { return nil }}); !errors.Is(err, ErrScopeClosed) {
+		t.Fatalf("submit after Close: %v", err)
+	}
+	close(release)
+	closeExec(t, e)
+}
+
+func TestExecutorSubscriptionSlots(t *testing.T) {
+	e := quietExecutor(ExecutorConfig{MaxSubscriptions: 2})
+	defer closeExec(t, e)
+	r1, ok1 := e.AcquireSubscription()
+	_, ok2 := e.AcquireSubscription()
+	_, ok3 := e.AcquireSubscription()
+	if !ok1 || !ok2 || ok3 {
+		t.Fatalf("acquire: %t %t %t, want true true false", ok1, ok2, ok3)
+	}
+	r1()
+	r1() // idempotent
+	if _, ok := e.AcquireSubscription(); !ok {
+		t.Fatal("a released slot was not returned")
+	}
+	if _, ok := e.AcquireSubscription(); ok {
+		t.Fatal("double release returned two slots")
+	}
+}
+
+// Every submitted job ends in exactly one outcome under a storm of
+// concurrent submits, cancels and deadlines.
+func TestExecutorExactlyOneOutcome(t *testing.T) {
+	e := quietExecutor(ExecutorConfig{MaxConcurrency: 4, MaxQueue: 64})
+	defer closeExec(t, e)
+	s := e.NewScope(context.Background())
+	var delivered, cancelled, refused atomic.Int64
+	var deliveries sync.Map
+	var wg sync.WaitGroup
+	const n = 2000
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			key := i
+			t, err := s.Submit(key, Job{
+				Timeout: time.Duration(i%7) * time.Millisecond,
+				Run: func(ctx context.Context) any {
+					select {
+					case <-ctx.Done():
+					case <-time.After(time.Duration(i%3) * time.Millisecond):
+					}
+					return nil
+				},
+				Done: func(Result) {
+					if _, dup := deliveries.LoadOrStore(key, true); dup {
+						panic("delivered twice")
+					}
+					delivered.Add(1)
+				},
+			})
+			if err != nil {
+				refused.Add(1)
+				return
+			}
+			if i%5 == 0 && t.Cancel() {
+				cancelled.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	e.workers.Wait()
+	if got := delivered.Load() + cancelled.Load() + refused.Load(); got != n {
+		t.Fatalf("delivered %d + cancelled %d + refused %d = %d, want %d", delivered.Load(), cancelled.Load(), refused.Load(), got, n)
+	}
+}

@@ -1,0 +1,75 @@
+package jsonrpc
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+func TestEscapeNonASCII(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`"plain"`, `"plain"`},
+		{`"héllo"`, `"h\u00e9llo"`},
+		{`"日本"`, `"\u65e5\u672c"`},
+		{`"😀"`, `"\ud83d\ude00"`},                  // above U+FFFF: a surrogate pair
+		{"\"a\u2028b\"", `"a\u2028b"`},             // line separator
+		{"\"bad \xff byte\"", `"bad \ufffd byte"`}, // invalid UTF-8
+	} {
+		got := string(EscapeNonASCII([]byte(tc.in)))
+		if got != tc.want {
+			t.Errorf("EscapeNonASCII(%q) = %s, want %s", tc.in, got, tc.want)
+		}
+		var s1, s2 string
+		if json.Unmarshal([]byte(tc.in), &s1) == nil && json.Unmarshal([]byte(got), &s2) == nil && s1 != s2 {
+			t.Errorf("escaping changed the value: %q vs %q", s1, s2)
+		}
+	}
+	in := []byte(`"ascii only"`)
+	if out := EscapeNonASCII(in); &out[0] != &in[0] {
+		t.Error("ASCII input was copied")
+	}
+}
+
+func TestAppendStringIsASCIIAndRoundTrips(t *testing.T) {
+	for _, s := range []string{"", "a\"b\\c", "tab\there\nnew", "\x00\x1f\x7f", "é😀日", "</script>"} {
+		b := AppendString(nil, s)
+		for _, c := range b {
+			if c >= 0x80 {
+				t.Fatalf("AppendString(%q) has non-ASCII byte: %s", s, b)
+			}
+		}
+		var back string
+		if err := json.Unmarshal(b, &back); err != nil || back != s {
+			t.Fatalf("AppendString(%q) = %s does not round-trip (%q, %v)", s, b, back, err)
+		}
+	}
+}
+
+func TestEncoders(t *testing.T) {
+	f, err := EncodeResult(IntID(9223372036854775807), map[string]any{"text": "é"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := string(f), `{"jsonrpc":"2.0","id":9223372036854775807,"result":{"text":"\u00e9"}}`; got != want {
+		t.Fatalf("EncodeResult = %s, want %s", got, want)
+	}
+	e := EncodeError(NullID, Errorf(CodeInvalidParams, "bad %s", "x").WithData(map[string]any{"k": 1}))
+	if got, want := string(e), `{"jsonrpc":"2.0","error":{"code":-32602,"message":"bad x","data":{"k":1}}}`; got != want {
+		t.Fatalf("EncodeError = %s, want %s", got, want)
+	}
+	// Unencodable data is dropped, never the error itself.
+	e = EncodeError(StringID("s"), NewError(CodeInternalError, "x").WithData(make(chan int)))
+	if got, want := string(e), `{"jsonrpc":"2.0","id":"s","error":{"code":-32603,"message":"x"}}`; got != want {
+		t.Fatalf("EncodeError with bad data = %s", got)
+	}
+	n, err := EncodeNotification("notifications/progress", map[string]any{"progress": 1})
+	if err != nil || string(n) != `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}` {
+		t.Fatalf("EncodeNotification = %s, %v", n, err)
+	}
+}
+
+func TestErrorIsAndAs(t *testing.T) {
+	var err error = Errorf(CodeInvalidParams, "x")
+	if !errorsIs(err, &Error{Code: CodeInvalidParams}) || errorsIs(err, &Error{Code: CodeInternalError}) {
+		t.Fatal("Error.Is does not compare codes")
+	}
+}
