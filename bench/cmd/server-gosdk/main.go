@@ -1,11 +1,11 @@
 // Command server-gosdk is the benchmark server on
 // github.com/modelcontextprotocol/go-sdk: echo and sleep over stdio
 // (default) or stateless Streamable HTTP with JSON responses (-http).
+// Arguments are validated against the schema the typed AddTool infers.
 package main
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"os"
 	"os/signal"
@@ -18,10 +18,10 @@ import (
 func main() {
 	f := benchtool.ParseFlags()
 	s := mcp.NewServer(&mcp.Implementation{Name: "bench-gosdk", Version: "1.0.0"}, nil)
-	// Server.AddTool with a raw schema and a plain json.Unmarshal does the
-	// same work as the other servers (no schema validation of arguments).
-	s.AddTool(&mcp.Tool{Name: benchtool.EchoTool, InputSchema: json.RawMessage(benchtool.EchoSchema)}, echo)
-	s.AddTool(&mcp.Tool{Name: benchtool.SleepTool, InputSchema: json.RawMessage(benchtool.SleepSchema)}, sleep)
+	// The typed AddTool infers the input schema from the argument struct
+	// and validates every call against it, as the other two servers do.
+	mcp.AddTool(s, &mcp.Tool{Name: benchtool.EchoTool}, echo)
+	mcp.AddTool(s, &mcp.Tool{Name: benchtool.SleepTool}, sleep)
 	if err := benchtool.ServeStats(); err != nil {
 		benchtool.Fatal(err)
 	}
@@ -56,21 +56,13 @@ func serveHTTP(ctx context.Context, s *mcp.Server, addr string) error {
 	return nil
 }
 
-func echo(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	var a benchtool.EchoArgs
-	if err := json.Unmarshal(req.Params.Arguments, &a); err != nil {
-		return nil, err
-	}
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: a.Text}}}, nil
+func echo(_ context.Context, _ *mcp.CallToolRequest, a benchtool.EchoArgs) (*mcp.CallToolResult, any, error) {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: a.Text}}}, nil, nil
 }
 
-func sleep(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	var a benchtool.SleepArgs
-	if err := json.Unmarshal(req.Params.Arguments, &a); err != nil {
-		return nil, err
-	}
+func sleep(ctx context.Context, _ *mcp.CallToolRequest, a benchtool.SleepArgs) (*mcp.CallToolResult, any, error) {
 	if err := benchtool.Sleep(ctx, a.MS); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: benchtool.SleptText(a.MS)}}}, nil
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: benchtool.SleptText(a.MS)}}}, nil, nil
 }

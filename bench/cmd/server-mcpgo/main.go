@@ -6,6 +6,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"log"
 	"net/http"
@@ -22,9 +23,11 @@ func main() {
 	workers := flag.Int("workers", 0, "stdio tool-call worker pool size (0: the library default, 5)")
 	queue := flag.Int("queue", 0, "stdio tool-call queue size (0: the library default, 100)")
 	f := benchtool.ParseFlags()
-	s := server.NewMCPServer("bench-mcpgo", "1.0.0", server.WithToolCapabilities(true))
-	s.AddTool(mcp.NewTool(benchtool.EchoTool, mcp.WithString("text", mcp.Required())), echo)
-	s.AddTool(mcp.NewTool(benchtool.SleepTool, mcp.WithNumber("ms", mcp.Required())), sleep)
+	// Arguments are validated against the same raw schemas the snodo-go
+	// server declares, as the other two servers validate theirs.
+	s := server.NewMCPServer("bench-mcpgo", "1.0.0", server.WithToolCapabilities(true), server.WithInputSchemaValidation())
+	s.AddTool(mcp.NewToolWithRawSchema(benchtool.EchoTool, "", json.RawMessage(benchtool.EchoSchema)), echo)
+	s.AddTool(mcp.NewToolWithRawSchema(benchtool.SleepTool, "", json.RawMessage(benchtool.SleepSchema)), sleep)
 	if err := benchtool.ServeStats(); err != nil {
 		benchtool.Fatal(err)
 	}
