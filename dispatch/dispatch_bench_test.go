@@ -18,11 +18,19 @@ var echoCall = []byte(`{"jsonrpc":"2.0","id":12345,"method":"tools/call","params
 	`"io.modelcontextprotocol/clientCapabilities":{},` +
 	`"io.modelcontextprotocol/clientInfo":{"name":"mcpload","version":"1"}}}}`)
 
-func echoBenchRuntime(b *testing.B) *dispatch.Runtime {
+// echoSchema is the load harness's schema for echo; with it every call's
+// arguments are validated before the handler runs.
+const echoSchema = `{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`
+
+// echoBenchRuntime serves echo without an input schema (no validation).
+func echoBenchRuntime(b *testing.B) *dispatch.Runtime { return echoRuntimeWith(b, nil) }
+
+// echoRuntimeWith serves echo with the given input schema.
+func echoRuntimeWith(b *testing.B, schema json.RawMessage) *dispatch.Runtime {
 	b.Helper()
 	rt, err := dispatch.New(dispatch.Implementation{Name: "bench", Version: "1.0.0"},
 		dispatch.WithLogger(slog.New(slog.DiscardHandler)),
-		dispatch.WithTool(dispatch.Tool{Name: "echo"}, func(_ context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		dispatch.WithTool(dispatch.Tool{Name: "echo", InputSchema: schema}, func(_ context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
 			var a struct {
 				Text string `json:"text"`
 			}
@@ -75,23 +83,31 @@ func BenchmarkDecodeAdmit(b *testing.B) {
 }
 
 // BenchmarkExecuteEcho is what an executor worker does per request: the
-// operation, the tool, shaping and encoding of an admitted call.
+// operation, the tool, shaping and encoding of an admitted call; schema
+// adds validation of the arguments against echo's input schema.
 func BenchmarkExecuteEcho(b *testing.B) {
-	rt := echoBenchRuntime(b)
-	msg, err := jsonrpc.Decode(echoCall)
-	if err != nil {
-		b.Fatal(err)
-	}
-	call, out := rt.Admit(&dispatch.Request{Message: msg, Transport: dispatch.TransportStdio})
-	if call == nil {
-		b.Fatalf("not admitted: %s", out.Frame)
-	}
-	ctx := context.Background()
-	b.ReportAllocs()
-	for b.Loop() {
-		if out := rt.Execute(ctx, call); !bytes.Contains(out.Frame, wantText) {
-			b.Fatalf("unexpected frame %s", out.Frame)
-		}
+	for _, c := range []struct {
+		name   string
+		schema json.RawMessage
+	}{{"noschema", nil}, {"schema", json.RawMessage(echoSchema)}} {
+		b.Run(c.name, func(b *testing.B) {
+			rt := echoRuntimeWith(b, c.schema)
+			msg, err := jsonrpc.Decode(echoCall)
+			if err != nil {
+				b.Fatal(err)
+			}
+			call, out := rt.Admit(&dispatch.Request{Message: msg, Transport: dispatch.TransportStdio})
+			if call == nil {
+				b.Fatalf("not admitted: %s", out.Frame)
+			}
+			ctx := context.Background()
+			b.ReportAllocs()
+			for b.Loop() {
+				if out := rt.Execute(ctx, call); !bytes.Contains(out.Frame, wantText) {
+					b.Fatalf("unexpected frame %s", out.Frame)
+				}
+			}
+		})
 	}
 }
 

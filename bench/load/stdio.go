@@ -20,6 +20,10 @@ type StdioLoad struct {
 	Text string
 	// Drain bounds the wait for outstanding responses after the window.
 	Drain time.Duration
+	// MinRequests keeps the window open past Duration until this many
+	// requests completed in it (at most 30 s more): a smoke test on a busy
+	// machine then measures something instead of nothing.
+	MinRequests int64
 }
 
 // lineReader returns a reader of newline-delimited frames.
@@ -164,6 +168,24 @@ func RunStdio(ctx context.Context, t *Target, cfg StdioLoad) (Result, error) {
 		return fail(err)
 	case <-ctx.Done():
 		return fail(ctx.Err())
+	}
+	for extra := time.Now().Add(30 * time.Second); cfg.MinRequests > 0; {
+		mu.Lock()
+		enough := count >= cfg.MinRequests
+		mu.Unlock()
+		if enough {
+			break
+		}
+		if time.Now().After(extra) {
+			return fail(fmt.Errorf("load: fewer than %d requests completed in %s", cfg.MinRequests, time.Since(windowStart).Round(time.Millisecond)))
+		}
+		select {
+		case err := <-readerDone:
+			return fail(err)
+		case <-ctx.Done():
+			return fail(ctx.Err())
+		case <-time.After(10 * time.Millisecond):
+		}
 	}
 	mu.Lock()
 	inWindow, windowEnd = false, time.Now()

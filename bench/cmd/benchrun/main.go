@@ -76,6 +76,7 @@ func main() {
 	}
 
 	ctx := context.Background()
+	measured := commit() // what the servers were built from, before anything else changes
 	started := time.Now()
 	var records []Record
 	for round := range *rounds {
@@ -104,7 +105,7 @@ func main() {
 		fatal(err)
 	}
 	report := render(records, scenarios, runInfo{
-		Rounds: *rounds, Quick: *quick, Elapsed: elapsed, Date: time.Now().UTC(),
+		Rounds: *rounds, Quick: *quick, Elapsed: elapsed, Date: time.Now().UTC(), Commit: measured,
 	})
 	if err := replaceResults(*out, report); err != nil {
 		fatal(err)

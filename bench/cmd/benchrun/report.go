@@ -26,6 +26,7 @@ type runInfo struct {
 	Quick   bool
 	Elapsed time.Duration
 	Date    time.Time
+	Commit  string
 }
 
 func replaceResults(path, generated string) error {
@@ -177,7 +178,7 @@ func render(recs []Record, scenarios []load.Scenario, info runInfo) string {
 	}
 	w("\n_Last run: %s, %s, %d round(s), %s; %s; %d CPUs (%s); commit %s._\n\n",
 		info.Date.Format("2006-01-02 15:04 UTC"), mode, info.Rounds, info.Elapsed.Round(time.Second),
-		runtime.Version(), runtime.NumCPU(), cpuModel(), commit())
+		runtime.Version(), runtime.NumCPU(), cpuModel(), info.Commit)
 	w("Medians over rounds. Ratios are snodo-go ÷ peer computed within each round, then the median of those; ")
 	w("for throughput higher is better for snodo-go, for latency, CPU and memory lower is better.\n\n")
 

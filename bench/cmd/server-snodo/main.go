@@ -20,9 +20,14 @@ import (
 func main() {
 	maxConc := flag.Int("max-concurrency", 0, "executor MaxConcurrency (0: the library default)")
 	maxQueue := flag.Int("max-queue", 0, "executor MaxQueue (0: the library default)")
+	noSchema := flag.Bool("no-schema", false, "declare no input schemas, so arguments are not validated (to isolate validation's cost)")
 	f := benchtool.ParseFlags()
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
-	rt, err := snodoserver.NewRuntime(logger)
+	newRuntime := snodoserver.NewRuntime
+	if *noSchema {
+		newRuntime = snodoserver.NewRuntimeWithoutSchemas
+	}
+	rt, err := newRuntime(logger)
 	if err != nil {
 		benchtool.Fatal(err)
 	}

@@ -11,13 +11,24 @@ import (
 	"github.com/snodo-go/snodo/dispatch"
 )
 
-// NewRuntime returns the Runtime with the echo and sleep tools.
+// NewRuntime returns the Runtime with the echo and sleep tools and their
+// input schemas (so every call's arguments are validated).
 func NewRuntime(logger *slog.Logger) (*dispatch.Runtime, error) {
+	return newRuntime(logger, json.RawMessage(benchtool.EchoSchema), json.RawMessage(benchtool.SleepSchema))
+}
+
+// NewRuntimeWithoutSchemas declares no input schemas, so nothing is
+// validated: it isolates the cost of validation from the rest of the path.
+func NewRuntimeWithoutSchemas(logger *slog.Logger) (*dispatch.Runtime, error) {
+	return newRuntime(logger, nil, nil)
+}
+
+func newRuntime(logger *slog.Logger, echoSchema, sleepSchema json.RawMessage) (*dispatch.Runtime, error) {
 	return dispatch.New(
 		dispatch.Implementation{Name: "bench-snodo", Version: "1.0.0"},
 		dispatch.WithLogger(logger),
-		dispatch.WithTool(dispatch.Tool{Name: benchtool.EchoTool, InputSchema: json.RawMessage(benchtool.EchoSchema)}, echo),
-		dispatch.WithTool(dispatch.Tool{Name: benchtool.SleepTool, InputSchema: json.RawMessage(benchtool.SleepSchema)}, sleep),
+		dispatch.WithTool(dispatch.Tool{Name: benchtool.EchoTool, InputSchema: echoSchema}, echo),
+		dispatch.WithTool(dispatch.Tool{Name: benchtool.SleepTool, InputSchema: sleepSchema}, sleep),
 	)
 }
 
