@@ -12,6 +12,7 @@ import (
 	"github.com/snodo-go/snodo/bench/load"
 	"github.com/snodo-go/snodo/testkit"
 	"github.com/snodo-go/snodo/transports/stdio"
+	"github.com/snodo-go/snodo/transports/streamablehttp"
 )
 
 func TestMain(m *testing.M) { testkit.VerifyTestMain(m) }
@@ -74,6 +75,28 @@ func TestSmoke(t *testing.T) {
 		}
 		if r.Started != 20 || !r.Stopped || r.Late != 0 || r.StartedAfterCancel != 0 {
 			t.Fatalf("storm: %+v", r)
+		}
+	})
+	t.Run("http", func(t *testing.T) {
+		rt, err := snodoserver.NewRuntime(slog.New(slog.DiscardHandler))
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv, err := streamablehttp.Listen(rt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() {
+			if err := srv.Shutdown(context.Background()); err != nil {
+				t.Errorf("Shutdown: %v", err)
+			}
+		}()
+		r, err := load.RunHTTP(ctx, &load.Target{URL: srv.URL()}, load.HTTPLoad{Clients: 2, Warmup: 20 * time.Millisecond, Duration: time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Requests == 0 || r.Errors != 0 || r.P99us < r.P50us {
+			t.Fatalf("implausible result: %+v", r)
 		}
 	})
 	t.Run("listen", func(t *testing.T) {

@@ -2,21 +2,26 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"os"
 
 	"github.com/snodo-go/snodo/actors"
 	"github.com/snodo-go/snodo/bench/internal/benchtool"
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/transports/streamablehttp"
 )
 
-// serveHTTP is where the Streamable HTTP transport plugs in once
-// transports/streamablehttp is merged: listen with benchtool.ListenHTTP
-// (which announces the URL to the driver), serve rt through the listener
-// with exec, and return when ctx ends. Until then the server says it has
-// no HTTP transport and the driver records the case as unsupported.
-func serveHTTP(_ context.Context, _ *dispatch.Runtime, _ *actors.Executor, _ string) error {
-	fmt.Fprintln(os.Stderr, benchtool.UnsupportedLine)
-	os.Exit(2)
-	return nil
+// serveHTTP serves rt on snodo-go's native Streamable HTTP listener with
+// its defaults (application/json replies, no sessions), on exec, until ctx
+// ends; then it drains.
+func serveHTTP(ctx context.Context, rt *dispatch.Runtime, exec *actors.Executor, addr string) error {
+	s, err := streamablehttp.Listen(rt, streamablehttp.WithAddr(addr), streamablehttp.WithExecutor(exec), streamablehttp.WithLogger(rt.Logger()))
+	if err != nil {
+		return err
+	}
+	benchtool.AnnounceURL(s.URL())
+	select {
+	case <-ctx.Done():
+		return s.Shutdown(context.Background())
+	case <-s.Done():
+		return s.Close()
+	}
 }

@@ -178,3 +178,9 @@ func StartProfile() (stop func()) {
 		_ = f.Close()
 	}
 }
+
+// AnnounceURL tells the driver where a server's own listener serves MCP,
+// for servers that bind their listener themselves.
+func AnnounceURL(url string) {
+	fmt.Fprintf(os.Stderr, "%s%s\n", MCPLinePrefix, url)
+}
