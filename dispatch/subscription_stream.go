@@ -3,8 +3,8 @@ package dispatch
 import (
 	"context"
 	"errors"
-	"fmt"
 	"runtime/debug"
+	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -141,7 +141,7 @@ func (s *Stream) Accepted() SubscriptionFilter { return s.accepted }
 // Attrs describes the stream for the supervision tree: its id, the
 // accepted filter, and the number of events sent so far.
 func (s *Stream) Attrs() map[string]string {
-	m := map[string]string{"id": s.call.Info.ID.String(), "events": fmt.Sprint(s.events.Load())}
+	m := map[string]string{"id": s.call.Info.ID.String(), "events": strconv.FormatInt(s.events.Load(), 10)}
 	s.accepted.attrs(m)
 	return m
 }
