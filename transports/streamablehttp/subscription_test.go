@@ -26,7 +26,8 @@ func subscriptionsOpen(n int) func(*supervisor.Node) bool {
 
 func TestListenStreamOpensAtOnceAndHoldsASubscriptionActor(t *testing.T) {
 	forEachTarget(t, func(t *testing.T, tg target) {
-		ep := tg.start(t, testRuntime(t, nil), streamablehttp.WithKeepAlive(10*time.Millisecond))
+		g := newGate()
+		ep := tg.start(t, testRuntime(t, g), streamablehttp.WithKeepAlive(10*time.Millisecond))
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		resp := openStream(t, ctx, ep.url, listenFrame("L1"))
@@ -57,6 +58,9 @@ func TestListenStreamOpensAtOnceAndHoldsASubscriptionActor(t *testing.T) {
 		})
 		if n := ep.sup.Executor().Stats().Subscriptions; n != 0 {
 			t.Fatalf("%d subscription slots still taken after the disconnect", n)
+		}
+		if n := g.hub.Stats().Listeners; n != 0 {
+			t.Fatalf("the source of a disconnected stream is still open (%d listeners)", n)
 		}
 	})
 }
