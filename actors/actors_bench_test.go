@@ -49,7 +49,7 @@ type spawner struct {
 
 func (p *spawner) spawnOne(c actor.Context) {
 	e := &reqEntry{method: "tools/call", started: time.Now()}
-	pid := c.SpawnPrefix(p.s.props(func() actor.Actor { return &requestActor{entry: e} }), "req")
+	pid := c.SpawnPrefix(p.s.leafProps(func() actor.Actor { return &requestActor{entry: e} }), "req")
 	c.Stop(pid)
 }
 
