@@ -208,6 +208,9 @@ func (s *Subscription) finish(err error) {
 	}
 }
 
+// Done is closed when the stream has ended; buffered events may remain.
+func (s *Subscription) Done() <-chan struct{} { return s.done }
+
 // Acknowledged returns the part of the filter the server agreed to
 // honour.
 func (s *Subscription) Acknowledged() SubscriptionFilter { return s.ack }

@@ -120,3 +120,5 @@ func drainSignals() {
 		}
 	}
 }
+
+func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }

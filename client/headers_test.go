@@ -1,0 +1,62 @@
+package client_test
+
+import (
+	"context"
+	"encoding/base64"
+	"net/http"
+	"testing"
+
+	"github.com/snodo-go/snodo/client"
+)
+
+// TestHTTPMirrorsHeaders: every 2026-07-28 POST carries the mirrored
+// headers, and arguments annotated with x-mcp-header travel as
+// Mcp-Param-* (base64 when not plain ASCII).
+func TestHTTPMirrorsHeaders(t *testing.T) {
+	ws, srv := startWireServer(t)
+	c := connect(t, client.HTTP(srv.URL))
+	ctx := context.Background()
+	if _, err := c.ListTools(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.CallTool(ctx, "regional", map[string]any{"region": "eu-west", "count": 3}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.CallTool(ctx, "regional", map[string]any{"region": "Z\u00fcrich"}); err != nil {
+		t.Fatal(err)
+	}
+	seen := ws.seen()
+	if len(seen) != 4 {
+		t.Fatalf("%d POSTs, want 4 (discover, tools/list, two calls)", len(seen))
+	}
+	for i, h := range seen {
+		if h.Get("Mcp-Protocol-Version") != client.Version20260728 {
+			t.Errorf("POST %d: MCP-Protocol-Version %q", i, h.Get("Mcp-Protocol-Version"))
+		}
+		if h.Get("Accept") != "application/json, text/event-stream" || h.Get("Content-Type") != "application/json" {
+			t.Errorf("POST %d: Accept %q Content-Type %q", i, h.Get("Accept"), h.Get("Content-Type"))
+		}
+		if h.Get("Mcp-Session-Id") != "" {
+			t.Errorf("POST %d: a session id on 2026-07-28", i)
+		}
+	}
+	want := []http.Header{
+		{"Mcp-Method": {"server/discover"}},
+		{"Mcp-Method": {"tools/list"}},
+		{"Mcp-Method": {"tools/call"}, "Mcp-Name": {"regional"}, "Mcp-Param-Region": {"eu-west"}, "Mcp-Param-Count": {"3"}},
+		{"Mcp-Method": {"tools/call"}, "Mcp-Name": {"regional"},
+			"Mcp-Param-Region": {"=?base64?" + base64.StdEncoding.EncodeToString([]byte("Z\u00fcrich")) + "?="}},
+	}
+	for i, w := range want {
+		for k := range w {
+			if got := seen[i].Get(k); got != w.Get(k) {
+				t.Errorf("POST %d: %s = %q, want %q", i, k, got, w.Get(k))
+			}
+		}
+		for _, k := range []string{"Mcp-Name", "Mcp-Param-Region", "Mcp-Param-Count"} {
+			if _, ok := w[k]; !ok && seen[i].Get(k) != "" {
+				t.Errorf("POST %d: unexpected %s %q", i, k, seen[i].Get(k))
+			}
+		}
+	}
+}
