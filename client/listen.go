@@ -339,7 +339,9 @@ func (c *Client) publish(ev Event) {
 	}
 }
 
-// listenLegacy emulates a listen stream in the initialize era.
+// listenLegacy emulates a listen stream in the initialize era. The
+// subscription is registered before resources/subscribe goes out, so no
+// update that follows the subscription is missed.
 func (c *Client) listenLegacy(ctx context.Context, s *Subscription) (*Subscription, error) {
 	s.legacy = true
 	caps := c.Server().Capabilities
@@ -353,27 +355,29 @@ func (c *Client) listenLegacy(ctx context.Context, s *Subscription) (*Subscripti
 	if caps.Resources != nil {
 		ack.ResourcesListChanged = caps.Resources.ListChanged && s.filter.ResourcesListChanged
 		if caps.Resources.Subscribe {
-			for _, uri := range s.filter.ResourceSubscriptions {
-				if err := c.Call(ctx, "resources/subscribe", map[string]any{"uri": uri}, nil); err != nil {
-					s.ack = ack
-					c.closeLegacy(s)
-					return nil, err
-				}
-				ack.ResourceSubscriptions = append(ack.ResourceSubscriptions, uri)
-			}
+			ack.ResourceSubscriptions = slices.Clone(s.filter.ResourceSubscriptions)
 		}
 	}
+	c.subsMu.Lock()
 	s.ack = ack
-	close(s.acked)
+	c.subs[s] = struct{}{}
+	c.subsMu.Unlock()
 	c.mu.Lock()
 	conn := c.conn
 	c.mu.Unlock()
 	if o, ok := conn.(interface{ OpenEventStream() }); ok {
 		o.OpenEventStream()
 	}
-	c.subsMu.Lock()
-	c.subs[s] = struct{}{}
-	c.subsMu.Unlock()
+	for i, uri := range ack.ResourceSubscriptions {
+		if err := c.Call(ctx, "resources/subscribe", map[string]any{"uri": uri}, nil); err != nil {
+			c.subsMu.Lock()
+			s.ack.ResourceSubscriptions = ack.ResourceSubscriptions[:i]
+			c.subsMu.Unlock()
+			c.closeLegacy(s)
+			return nil, err
+		}
+	}
+	close(s.acked)
 	return s, nil
 }
 

@@ -6,6 +6,8 @@ import (
 	"os"
 	"testing"
 
+	"github.com/snodo-go/snodo/client"
+	"github.com/snodo-go/snodo/dispatch/jsonrpc"
 	"github.com/snodo-go/snodo/testkit"
 	"github.com/snodo-go/snodo/transports/stdio"
 )
@@ -30,6 +32,17 @@ func TestMain(m *testing.M) {
 	case "exit":
 		// A server that dies at once.
 		os.Exit(3)
+	case "legacy-hangup":
+		// An initialize-era server that exits when it sees a request it
+		// does not know, as some do.
+		f := &fake{w: os.Stdout, handle: func(f *fake, m *jsonrpc.Message) {
+			if m.Method == "server/discover" {
+				os.Exit(0)
+			}
+			legacyServer(client.Version20251125)(f, m)
+		}}
+		f.serve(os.Stdin)
+		os.Exit(0)
 	case "stubborn":
 		// A server that ignores the end of its input and SIGTERM.
 		stubborn()

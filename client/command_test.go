@@ -1,0 +1,167 @@
+package client_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/snodo-go/snodo/client"
+	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+)
+
+// TestCommandStopsAStubbornServer: a server that ignores the end of its
+// input and SIGTERM is killed; Close returns only once it is gone.
+func TestCommandStopsAStubbornServer(t *testing.T) {
+	tr := serverCommand(t, "stubborn")
+	tr.GracePeriod = 100 * time.Millisecond
+	pids := make(chan int, 1)
+	conn, err := tr.Connect(context.Background(), client.Peer{Trace: func(sent bool, frame []byte) {
+		var p struct{ PID int }
+		if !sent && json.Unmarshal(frame, &p) == nil && p.PID > 0 {
+			pids <- p.PID
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pid int
+	select {
+	case pid = <-pids:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the server did not start")
+	}
+	if err := conn.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Fatalf("process %d outlived Close: %v", pid, err)
+	}
+}
+
+// TestCommandReconnectsAfterHangUp: a server that exits on the
+// server/discover probe is started again and spoken to with initialize.
+func TestCommandReconnectsAfterHangUp(t *testing.T) {
+	c := connect(t, serverCommand(t, "legacy-hangup"))
+	if v := c.ProtocolVersion(); v != client.Version20251125 {
+		t.Fatalf("negotiated %q", v)
+	}
+	if c.Server().Implementation.Name != "old" {
+		t.Fatalf("server %+v", c.Server())
+	}
+}
+
+func TestCommandServerThatExits(t *testing.T) {
+	_, err := client.New(context.Background(), serverCommand(t, "exit"))
+	if !errors.Is(err, client.ErrClosed) {
+		t.Fatalf("want ErrClosed, got %v", err)
+	}
+	_, err = client.New(context.Background(), client.Command("/nonexistent/mcp-server"))
+	if err == nil {
+		t.Fatal("a missing program connected")
+	}
+}
+
+// TestClosedClient: calls after Close fail with ErrClosed; calls in
+// flight end with it.
+func TestClosedClient(t *testing.T) {
+	c := connect(t, commandTransport(t))
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.CallTool(context.Background(), "block", nil)
+		done <- err
+	}()
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		// The call either never went out or was cut off.
+		if !errors.Is(err, client.ErrClosed) {
+			t.Fatalf("call in flight: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the call in flight did not end")
+	}
+	if _, err := c.ListTools(context.Background()); !errors.Is(err, client.ErrClosed) {
+		t.Fatalf("after Close: %v", err)
+	}
+}
+
+func TestStreamFrameTooLarge(t *testing.T) {
+	_, tr := startFake(t, modern(func(f *fake, m *jsonrpc.Message) {
+		f.reply(m.ID, complete(map[string]any{"content": []any{map[string]any{"type": "text", "text": strings.Repeat("x", 4096)}}}))
+	}))
+	tr.MaxLineBytes = 2048
+	c := connect(t, tr)
+	if _, err := c.CallTool(context.Background(), "big", nil); !errors.Is(err, client.ErrFrameTooLarge) {
+		t.Fatalf("want ErrFrameTooLarge, got %v", err)
+	}
+}
+
+func TestHTTPResponseTooLarge(t *testing.T) {
+	_, srv := startWireServer(t)
+	h := client.HTTP(srv.URL)
+	h.MaxResponseBytes = 1024
+	c := connect(t, h)
+	if _, err := c.CallTool(context.Background(), "echo", map[string]any{"text": strings.Repeat("y", 2048)}); !errors.Is(err, client.ErrFrameTooLarge) {
+		t.Fatalf("JSON body: want ErrFrameTooLarge, got %v", err)
+	}
+	// An event stream is bounded as a whole too.
+	if _, err := c.CallTool(context.Background(), "progress", map[string]any{"n": 40}, client.WithProgress(func(client.Progress) {})); !errors.Is(err, client.ErrFrameTooLarge) {
+		t.Fatalf("event stream: want ErrFrameTooLarge, got %v", err)
+	}
+}
+
+// TestHTTPLegacyServer: a server of the initialize era refuses the probe
+// with a plain 400; the client initializes, keeps the session, and reports
+// an expired session as ErrSessionExpired.
+func TestHTTPLegacyServer(t *testing.T) {
+	var mu sync.Mutex
+	var sessions []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body := make([]byte, 4096)
+		n, _ := r.Body.Read(body)
+		msg, err := jsonrpc.Decode(body[:n])
+		if err != nil {
+			http.Error(w, "bad", http.StatusBadRequest)
+			return
+		}
+		switch {
+		case msg.Method == "initialize":
+			w.Header().Set("Mcp-Session-Id", "sess-1")
+			w.Header().Set("Content-Type", "application/json")
+			b, _ := jsonrpc.EncodeResult(msg.ID, map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{},
+				"serverInfo": map[string]any{"name": "legacy-http", "version": "1"}})
+			w.Write(b)
+		case r.Header.Get("Mcp-Session-Id") == "":
+			http.Error(w, "session required", http.StatusBadRequest)
+		case msg.Kind == jsonrpc.KindNotification:
+			mu.Lock()
+			sessions = append(sessions, r.Header.Get("Mcp-Session-Id")+" "+r.Header.Get("Mcp-Protocol-Version"))
+			mu.Unlock()
+			w.WriteHeader(http.StatusAccepted)
+		default:
+			http.Error(w, "gone", http.StatusNotFound)
+		}
+	}))
+	defer srv.Close()
+	c := connect(t, client.HTTP(srv.URL))
+	if v := c.ProtocolVersion(); v != client.Version20251125 || c.Server().Implementation.Name != "legacy-http" {
+		t.Fatalf("negotiated %q with %+v", v, c.Server())
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(sessions) != 1 || sessions[0] != "sess-1 2025-11-25" {
+		t.Fatalf("notifications/initialized sent with %q", sessions)
+	}
+	if _, err := c.ListTools(context.Background()); !errors.Is(err, client.ErrSessionExpired) {
+		t.Fatalf("want ErrSessionExpired, got %v", err)
+	}
+}
