@@ -77,7 +77,7 @@ func (c *conn) Call(_ context.Context, out *client.Outbound) (client.Exchange, e
 		return nil, fmt.Errorf("direct: the client sent an undecodable request: %w", err)
 	}
 	rctx, cancel := context.WithCancel(c.ctx)
-	ex := &exchange{c: c, cancel: cancel, msgs: make(chan *jsonrpc.Message, 16), done: make(chan struct{})}
+	ex := &exchange{c: c, cancel: cancel, msgs: make(chan *jsonrpc.Message, 16), done: make(chan struct{}), lost: make(chan struct{})}
 	go func() {
 		defer c.wg.Done()
 		defer cancel()
@@ -86,6 +86,12 @@ func (c *conn) Call(_ context.Context, out *client.Outbound) (client.Exchange, e
 			c.mu.Lock()
 			c.claim = outcome.NegotiatedVersion
 			c.mu.Unlock()
+		}
+		if c.ctx.Err() != nil {
+			// The connection closed under the request: its outcome
+			// is not an answer.
+			close(ex.lost)
+			return
 		}
 		if outcome.Frame == nil {
 			outcome.Frame = jsonrpc.EncodeError(msg.ID, jsonrpc.NewError(jsonrpc.CodeInternalError, "the server sent no response"))
@@ -130,6 +136,7 @@ type exchange struct {
 	cancel context.CancelFunc
 	msgs   chan *jsonrpc.Message
 	done   chan struct{} // closed by Close: nothing more is wanted
+	lost   chan struct{} // closed when the connection closed first
 
 	closeOnce sync.Once
 	mu        sync.Mutex
@@ -184,6 +191,8 @@ func (ex *exchange) Next(ctx context.Context) (*jsonrpc.Message, error) {
 			ex.mu.Unlock()
 		}
 		return msg, nil
+	case <-ex.lost:
+		return nil, client.ErrClosed
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
