@@ -2,7 +2,10 @@ package dispatch
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"maps"
+	"time"
 
 	"github.com/snodo-go/snodo/dispatch/jsonrpc"
 )
@@ -18,16 +21,43 @@ const (
 	CachePublic CacheScope = "public"
 )
 
-// cacheKind names the result families that carry cache hints.
-type cacheKind uint8
+// CacheKind names a family of results that carry cache hints.
+type CacheKind uint8
 
+// The cacheable result families.
 const (
-	cacheDiscovery cacheKind = iota
-	cacheTools
-	cachePrompts
-	cacheResources
+	// CacheDiscovery: server/discover.
+	CacheDiscovery CacheKind = iota
+	// CacheTools: tools/list.
+	CacheTools
+	// CachePrompts: prompts/list.
+	CachePrompts
+	// CacheResources: resources/list, resources/templates/list and
+	// resources/read.
+	CacheResources
 	numCacheKinds
 )
+
+// WithCacheHint sets the ttlMs and cacheScope of one result family
+// (2026-07-28). The default is 0 (stale at once) and private. Every page
+// of a list carries the same hints. Mark a family public only when its
+// results hold nothing user-specific: shared caches may then serve them
+// to anyone, authorization filtering notwithstanding.
+func WithCacheHint(kind CacheKind, ttl time.Duration, scope CacheScope) Option {
+	return func(b *builder) error {
+		if kind >= numCacheKinds {
+			return fmt.Errorf("dispatch: unknown cache kind %d", kind)
+		}
+		if ttl < 0 {
+			return errors.New("dispatch: cache TTL must not be negative")
+		}
+		if scope != CachePrivate && scope != CachePublic {
+			return fmt.Errorf("dispatch: cache scope %q must be private or public", scope)
+		}
+		b.rt.cache[kind] = cacheHint{ttlMs: ttl.Milliseconds(), scope: scope}
+		return nil
+	}
+}
 
 // cacheHint is the ttlMs and cacheScope of one result family.
 type cacheHint struct {
@@ -35,7 +65,7 @@ type cacheHint struct {
 	scope CacheScope
 }
 
-func (rt *Runtime) cacheHint(k cacheKind) (int64, string) {
+func (rt *Runtime) cacheHint(k CacheKind) (int64, string) {
 	h := rt.cache[k]
 	if h.scope == "" {
 		return h.ttlMs, string(CachePrivate)

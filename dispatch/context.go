@@ -15,14 +15,21 @@ type callKey struct{}
 type callState struct {
 	rt   *Runtime
 	call *Call
+	// ctx is the handler's context, which bounds notification writes made
+	// from calls that carry no context of their own (slog's Info).
+	ctx context.Context
 
 	mu            sync.Mutex
 	progressCount int
 	lastProgress  float64
+	logCount      int
 }
 
 func withCall(ctx context.Context, rt *Runtime, c *Call) context.Context {
-	return context.WithValue(ctx, callKey{}, &callState{rt: rt, call: c})
+	s := &callState{rt: rt, call: c}
+	ctx = context.WithValue(ctx, callKey{}, s)
+	s.ctx = ctx
+	return ctx
 }
 
 func stateFrom(ctx context.Context) *callState {

@@ -42,9 +42,15 @@ var methods20260728 = map[string]struct {
 	op         Operation
 	capability string
 }{
-	"server/discover": {opDiscover, ""},
-	"tools/list":      {opToolsList, "tools"},
-	"tools/call":      {opToolsCall, "tools"},
+	"server/discover":          {opDiscover, ""},
+	"tools/list":               {opToolsList, "tools"},
+	"tools/call":               {opToolsCall, "tools"},
+	"prompts/list":             {opPromptsList, "prompts"},
+	"prompts/get":              {opPromptsGet, "prompts"},
+	"resources/list":           {opResourcesList, "resources"},
+	"resources/templates/list": {opTemplatesList, "resources"},
+	"resources/read":           {opResourcesRead, "resources"},
+	"completion/complete":      {opComplete, "completions"},
 }
 
 // removed20260728 are methods of earlier revisions this one removed.
@@ -59,8 +65,15 @@ func (d dialect20260728) Admit(rt *Runtime, req *Request) (*Call, *jsonrpc.Error
 	if known && !rt.hasCapability(entry.capability) {
 		known = false
 	}
+	ext := rt.extensionRoute(msg.Method, Version20260728)
+	if !known && ext != nil {
+		entry.op, known = opExtension, true
+	}
 	if req.Header != nil {
 		if e := checkMirroredHeaders(req.Header, msg.Method, mirrorsName(msg.Method), mirroredName(msg)); e != nil {
+			return nil, e
+		}
+		if e := rt.checkToolHeaders(req.Header, msg); e != nil {
 			return nil, e
 		}
 	}
@@ -116,6 +129,15 @@ func (d dialect20260728) Admit(rt *Runtime, req *Request) (*Call, *jsonrpc.Error
 	if jerr != nil {
 		return nil, jerr
 	}
+	if ext != nil && entry.capability == "" {
+		if jerr := admitExtension(ext, caps); jerr != nil {
+			return nil, jerr
+		}
+	}
+	input, jerr := rt.admitInput(msg.Method, msg.Params, req.Principal)
+	if jerr != nil {
+		return nil, jerr
+	}
 	return &Call{
 		Info: RequestInfo{
 			ID:                 msg.ID,
@@ -133,7 +155,27 @@ func (d dialect20260728) Admit(rt *Runtime, req *Request) (*Call, *jsonrpc.Error
 		Dialect:  d,
 		Op:       entry.op,
 		Notifier: req.Notifier,
+		Input:    input,
 	}, nil
+}
+
+// checkToolHeaders checks the Mcp-Param-* headers of a tools/call for a
+// known tool with x-mcp-header annotations.
+func (rt *Runtime) checkToolHeaders(h map[string][]string, msg *jsonrpc.Message) *jsonrpc.Error {
+	if msg.Method != "tools/call" {
+		return nil
+	}
+	raw, _ := jsonrpc.Member(msg.Params, "name")
+	name, _ := jsonrpc.Unquote(raw)
+	e, ok := rt.catalog.snapshot().tools[name]
+	if !ok || len(e.headers) == 0 {
+		return nil
+	}
+	args, _ := jsonrpc.Member(msg.Params, "arguments")
+	if len(args) == 0 || args[0] != '{' {
+		args = emptyObject
+	}
+	return checkParamHeaders(h, e.headers, args)
 }
 
 // mirrorsName reports whether a method's Mcp-Name header mirrors the body.
@@ -162,6 +204,12 @@ func (rt *Runtime) hasCapability(name string) bool {
 		return true
 	case "tools":
 		return rt.capabilities.Tools != nil
+	case "prompts":
+		return rt.capabilities.Prompts != nil
+	case "resources":
+		return rt.capabilities.Resources != nil
+	case "completions":
+		return rt.capabilities.Completions != nil
 	}
 	return false
 }
@@ -195,6 +243,54 @@ type (
 		CacheScope string          `json:"cacheScope"`
 		Meta       json.RawMessage `json:"_meta"`
 	}
+	wire26ListPrompts struct {
+		ResultType string          `json:"resultType"`
+		Prompts    []Prompt        `json:"prompts"`
+		NextCursor string          `json:"nextCursor,omitempty"`
+		TTLMs      int64           `json:"ttlMs"`
+		CacheScope string          `json:"cacheScope"`
+		Meta       json.RawMessage `json:"_meta"`
+	}
+	wire26ListResources struct {
+		ResultType string          `json:"resultType"`
+		Resources  []Resource      `json:"resources"`
+		NextCursor string          `json:"nextCursor,omitempty"`
+		TTLMs      int64           `json:"ttlMs"`
+		CacheScope string          `json:"cacheScope"`
+		Meta       json.RawMessage `json:"_meta"`
+	}
+	wire26ListTemplates struct {
+		ResultType        string             `json:"resultType"`
+		ResourceTemplates []ResourceTemplate `json:"resourceTemplates"`
+		NextCursor        string             `json:"nextCursor,omitempty"`
+		TTLMs             int64              `json:"ttlMs"`
+		CacheScope        string             `json:"cacheScope"`
+		Meta              json.RawMessage    `json:"_meta"`
+	}
+	wire26ReadResource struct {
+		ResultType string              `json:"resultType"`
+		Contents   []*ResourceContents `json:"contents"`
+		TTLMs      int64               `json:"ttlMs"`
+		CacheScope string              `json:"cacheScope"`
+		Meta       json.RawMessage     `json:"_meta"`
+	}
+	wire26GetPrompt struct {
+		ResultType  string          `json:"resultType"`
+		Description string          `json:"description,omitempty"`
+		Messages    []PromptMessage `json:"messages"`
+		Meta        json.RawMessage `json:"_meta"`
+	}
+	wire26Complete struct {
+		ResultType string          `json:"resultType"`
+		Completion *Completion     `json:"completion"`
+		Meta       json.RawMessage `json:"_meta"`
+	}
+	wire26InputRequired struct {
+		ResultType    string                      `json:"resultType"`
+		InputRequests map[string]wireInputRequest `json:"inputRequests,omitempty"`
+		RequestState  string                      `json:"requestState,omitempty"`
+		Meta          json.RawMessage             `json:"_meta"`
+	}
 	wire26CallTool struct {
 		ResultType        string          `json:"resultType"`
 		Content           []Content       `json:"content"`
@@ -204,18 +300,27 @@ type (
 	}
 )
 
-const resultComplete = "complete"
+// wireInputRequest is an input request as the wire carries it.
+type wireInputRequest struct {
+	Method string       `json:"method"`
+	Params InputRequest `json:"params"`
+}
+
+const (
+	resultComplete      = "complete"
+	resultInputRequired = "input_required"
+)
 
 func (d dialect20260728) ShapeResult(rt *Runtime, c *Call, result any) (any, error) {
 	switch r := result.(type) {
 	case *discoverResult:
-		ttl, scope := rt.cacheHint(cacheDiscovery)
+		ttl, scope := rt.cacheHint(CacheDiscovery)
 		return &wire26Discover{
 			ResultType: resultComplete, SupportedVersions: r.versions, Capabilities: r.capabilities,
 			Instructions: r.instructions, TTLMs: ttl, CacheScope: scope, Meta: rt.serverInfoMeta(nil),
 		}, nil
 	case *listToolsResult:
-		ttl, scope := rt.cacheHint(cacheTools)
+		ttl, scope := rt.cacheHint(CacheTools)
 		tools := r.tools
 		if tools == nil {
 			tools = []Tool{}
@@ -224,6 +329,48 @@ func (d dialect20260728) ShapeResult(rt *Runtime, c *Call, result any) (any, err
 			ResultType: resultComplete, Tools: tools, NextCursor: r.nextCursor,
 			TTLMs: ttl, CacheScope: scope, Meta: rt.serverInfoMeta(nil),
 		}, nil
+	case *listPromptsResult:
+		ttl, scope := rt.cacheHint(CachePrompts)
+		return &wire26ListPrompts{
+			ResultType: resultComplete, Prompts: nonNil(r.prompts), NextCursor: r.nextCursor,
+			TTLMs: ttl, CacheScope: scope, Meta: rt.serverInfoMeta(nil),
+		}, nil
+	case *listResourcesResult:
+		ttl, scope := rt.cacheHint(CacheResources)
+		return &wire26ListResources{
+			ResultType: resultComplete, Resources: nonNil(r.resources), NextCursor: r.nextCursor,
+			TTLMs: ttl, CacheScope: scope, Meta: rt.serverInfoMeta(nil),
+		}, nil
+	case *listTemplatesResult:
+		ttl, scope := rt.cacheHint(CacheResources)
+		return &wire26ListTemplates{
+			ResultType: resultComplete, ResourceTemplates: nonNil(r.templates), NextCursor: r.nextCursor,
+			TTLMs: ttl, CacheScope: scope, Meta: rt.serverInfoMeta(nil),
+		}, nil
+	case *ReadResourceResult:
+		ttl, scope := rt.cacheHint(CacheResources)
+		return &wire26ReadResource{
+			ResultType: resultComplete, Contents: r.Contents,
+			TTLMs: ttl, CacheScope: scope, Meta: rt.serverInfoMeta(r.Meta),
+		}, nil
+	case *GetPromptResult:
+		return &wire26GetPrompt{
+			ResultType: resultComplete, Description: r.Description, Messages: nonNil(r.Messages),
+			Meta: rt.serverInfoMeta(r.Meta),
+		}, nil
+	case *completeResult:
+		return &wire26Complete{ResultType: resultComplete, Completion: r.completion, Meta: rt.serverInfoMeta(nil)}, nil
+	case *inputRequiredResult:
+		w := &wire26InputRequired{ResultType: resultInputRequired, RequestState: r.state, Meta: rt.serverInfoMeta(nil)}
+		if len(r.requests) > 0 {
+			w.InputRequests = make(map[string]wireInputRequest, len(r.requests))
+			for k, ir := range r.requests {
+				w.InputRequests[k] = wireInputRequest{Method: ir.Method(), Params: ir}
+			}
+		}
+		return w, nil
+	case *extensionResult:
+		return rt.shapeExtension20260728(r.body)
 	case *CallToolResult:
 		content := r.Content
 		if content == nil {
@@ -235,6 +382,34 @@ func (d dialect20260728) ShapeResult(rt *Runtime, c *Call, result any) (any, err
 		}, nil
 	}
 	return nil, fmt.Errorf("dispatch: no 2026-07-28 shape for %T", result)
+}
+
+// shapeExtension20260728 adds resultType (unless the extension chose
+// one) and the server's identity to an extension's result object.
+func (rt *Runtime) shapeExtension20260728(body []byte) (any, error) {
+	var obj map[string]json.RawMessage
+	if err := jsonrpc.Unmarshal(body, &obj); err != nil {
+		return nil, err
+	}
+	if _, ok := obj["resultType"]; !ok {
+		obj["resultType"] = json.RawMessage(`"complete"`)
+	}
+	var user map[string]any
+	if raw, ok := obj["_meta"]; ok {
+		if err := jsonrpc.Unmarshal(raw, &user); err != nil {
+			return nil, fmt.Errorf("extension result _meta: %w", err)
+		}
+	}
+	obj["_meta"] = rt.serverInfoMeta(user)
+	return obj, nil
+}
+
+// nonNil returns s, or an empty slice for nil, so lists encode as [].
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
 }
 
 func (dialect20260728) ShapeError(_ *Runtime, _ *Call, e *jsonrpc.Error) *jsonrpc.Error { return e }

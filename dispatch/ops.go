@@ -36,15 +36,18 @@ type listParams struct {
 	Cursor *string `json:"cursor"`
 }
 
-func opToolsList(_ context.Context, rt *Runtime, c *Call) (any, error) {
-	var p listParams
-	if err := decodeParams(c.Params, &p); err != nil {
+func opToolsList(ctx context.Context, rt *Runtime, c *Call) (any, error) {
+	snap := rt.catalog.snapshot()
+	visible := filter(ctx, rt, c, snap.toolList, KindTool, func(e *toolEntry) string { return e.tool.Name })
+	page, next, err := pageOf(rt, c, visible, func(e *toolEntry) string { return e.tool.Name })
+	if err != nil {
 		return nil, err
 	}
-	if p.Cursor != nil && *p.Cursor != "" {
-		return nil, invalidParams("Invalid pagination cursor")
+	tools := make([]Tool, len(page))
+	for i, e := range page {
+		tools[i] = e.tool
 	}
-	return &listToolsResult{tools: rt.Tools()}, nil
+	return &listToolsResult{tools: tools, nextCursor: next}, nil
 }
 
 type callToolParams struct {
@@ -54,6 +57,22 @@ type callToolParams struct {
 
 var emptyObject = json.RawMessage(`{}`)
 
+// toolArguments returns a tools/call's arguments object ({} when absent
+// or null), or the -32602 for anything else.
+func toolArguments(args json.RawMessage) (json.RawMessage, *jsonrpc.Error) {
+	switch {
+	case len(args) == 0 || string(args) == "null":
+		return emptyObject, nil
+	case args[0] != '{':
+		return nil, invalidParams("Invalid params: arguments must be an object")
+	}
+	return args, nil
+}
+
+func unknownTool(name string) *jsonrpc.Error {
+	return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Unknown tool: "+name).WithData(map[string]any{"name": name})
+}
+
 func opToolsCall(ctx context.Context, rt *Runtime, c *Call) (any, error) {
 	var p callToolParams
 	if err := decodeParams(c.Params, &p); err != nil {
@@ -62,29 +81,86 @@ func opToolsCall(ctx context.Context, rt *Runtime, c *Call) (any, error) {
 	if p.Name == nil || *p.Name == "" {
 		return nil, invalidParams("Invalid params: tools/call needs a tool name")
 	}
-	args := p.Arguments
-	switch {
-	case len(args) == 0 || string(args) == "null":
-		args = emptyObject
-	case args[0] != '{':
-		return nil, invalidParams("Invalid params: arguments must be an object")
+	args, jerr := toolArguments(p.Arguments)
+	if jerr != nil {
+		return nil, jerr
 	}
-	entry, ok := rt.tools[*p.Name]
+	entry, ok := rt.catalog.snapshot().tools[*p.Name]
 	if !ok {
-		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Unknown tool: "+*p.Name).WithData(map[string]any{"name": *p.Name})
+		return nil, unknownTool(*p.Name)
 	}
-	res, err := entry.handler(ctx, &CallToolRequest{Name: *p.Name, Arguments: args, Info: &c.Info})
+	if err := rt.authorizeUse(ctx, c, KindTool, *p.Name, "", func() *jsonrpc.Error { return unknownTool(*p.Name) }); err != nil {
+		return nil, err
+	}
+	if !entry.anyObject {
+		value, err := toJSONValue(args)
+		if err != nil {
+			return nil, invalidParams("Invalid params: arguments are not valid JSON")
+		}
+		if err := entry.input.Validate(value); err != nil {
+			return ErrorResult("Invalid arguments: " + schemaFailure(err)), nil
+		}
+	}
+	res, err := entry.handler(ctx, &CallToolRequest{Name: *p.Name, Arguments: args, Info: &c.Info, Input: c.Input})
 	if err != nil {
+		var ir *InputRequired
 		var je *jsonrpc.Error
-		if errors.As(err, &je) {
+		var se *serverError
+		switch {
+		case errors.As(err, &ir):
+			return rt.inputRequired(c, ir)
+		case errors.As(err, &je):
 			return nil, je
+		case errors.As(err, &se):
+			return nil, rt.internal(c, "tool "+*p.Name, err)
 		}
 		return ErrorResult(err.Error()), nil
 	}
 	if res == nil {
 		res = &CallToolResult{}
 	}
+	if entry.output != nil && !res.IsError {
+		if err := checkStructured(entry, res); err != nil {
+			return nil, rt.internal(c, "tool "+*p.Name+" output", err)
+		}
+	}
 	return res, nil
+}
+
+// checkStructured validates a result's structuredContent against the
+// tool's output schema: a tool that declares one must keep to it.
+func checkStructured(e *toolEntry, res *CallToolResult) error {
+	if res.StructuredContent == nil {
+		return errors.New("the tool declares an output schema but returned no structuredContent")
+	}
+	b, err := jsonrpc.API.Marshal(res.StructuredContent)
+	if err != nil {
+		return err
+	}
+	v, err := toJSONValue(b)
+	if err != nil {
+		return err
+	}
+	if err := e.output.Validate(v); err != nil {
+		return errors.New("structuredContent fails the output schema: " + schemaFailure(err))
+	}
+	return nil
+}
+
+// callbackError maps an error from an application callback other than a
+// tool handler: a *jsonrpc.Error is sent as is, anything else is logged
+// and answered with -32603. An *InputRequired reaching here came from a
+// method that may not ask for input.
+func (rt *Runtime) callbackError(c *Call, err error) error {
+	var ir *InputRequired
+	var je *jsonrpc.Error
+	switch {
+	case errors.As(err, &ir):
+		return rt.internal(c, "input_required", errors.New("only tools/call, resources/read and prompts/get may ask for input"))
+	case errors.As(err, &je):
+		return je
+	}
+	return rt.internal(c, "callback", err)
 }
 
 // decodeParams decodes a params object into v; a type mismatch is -32602.

@@ -99,6 +99,9 @@ type Call struct {
 	Op Operation
 	// Notifier is the request's notification sink (may be nil).
 	Notifier Notifier
+	// Input holds the multi round-trip members (inputResponses,
+	// requestState) admission checked; nil when the request had none.
+	Input *Input
 }
 
 // Operation serves one admitted call and returns a protocol-neutral result

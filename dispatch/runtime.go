@@ -5,9 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"regexp"
+	"maps"
 	"slices"
-	"strings"
 
 	"github.com/snodo-go/snodo/dispatch/jsonrpc"
 )
@@ -46,6 +45,9 @@ type Limits struct {
 	// MaxProgressMessageBytes bounds one progress notification's message.
 	// Default 4,096.
 	MaxProgressMessageBytes int
+	// MaxLogMessages is the most log notifications one request may send.
+	// Default 1,000.
+	MaxLogMessages int
 }
 
 func (l Limits) withDefaults() Limits {
@@ -57,6 +59,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.MaxProgressMessageBytes <= 0 {
 		l.MaxProgressMessageBytes = 4096
+	}
+	if l.MaxLogMessages <= 0 {
+		l.MaxLogMessages = 1000
 	}
 	return l
 }
@@ -71,11 +76,13 @@ type Runtime struct {
 	limits       Limits
 	logger       *slog.Logger
 	registry     registry
-	tools        map[string]*toolEntry
-	toolOrder    []*toolEntry // sorted by name
+	catalog      catalog
 	capabilities ServerCapabilities
 	cache        [numCacheKinds]cacheHint
 	infoMeta     json.RawMessage // {"io.modelcontextprotocol/serverInfo": info}
+	authorizer   Authorizer      // nil: everything is visible and usable
+	state        stateSealer
+	extRoutes    map[string]*extensionRoute
 }
 
 // Option configures a Runtime under construction.
@@ -85,6 +92,13 @@ type builder struct {
 	rt       *Runtime
 	versions []string
 	dialects []Dialect
+
+	tools      map[string]*toolEntry
+	prompts    map[string]*promptEntry
+	resources  map[string]*resourceEntry
+	templates  []*templateEntry
+	extensions map[string]*Extension
+	extRoutes  map[string]*extensionRoute
 }
 
 // WithInstructions sets the natural-language guidance returned by
@@ -108,7 +122,7 @@ func WithLogger(l *slog.Logger) Option {
 // WithLimits sets the per-request limits.
 func WithLimits(l Limits) Option {
 	return func(b *builder) error {
-		if l.PageSize < 0 || l.MaxProgressUpdates < 0 || l.MaxProgressMessageBytes < 0 {
+		if l.PageSize < 0 || l.MaxProgressUpdates < 0 || l.MaxProgressMessageBytes < 0 || l.MaxLogMessages < 0 {
 			return errors.New("dispatch: limits must not be negative")
 		}
 		b.rt.limits = l
@@ -140,50 +154,9 @@ func WithDialect(d Dialect) Option {
 	}
 }
 
-var toolNameRE = regexp.MustCompile(`^[A-Za-z0-9_./-]{1,64}$`)
-
-// WithTool registers a tool and its handler. The name must be 1 to 64
-// characters of [A-Za-z0-9_./-] and unique; the schemas must be valid JSON
-// objects.
-func WithTool(t Tool, h ToolHandler) Option {
-	return func(b *builder) error {
-		if !toolNameRE.MatchString(t.Name) {
-			return fmt.Errorf("dispatch: tool name %q must be 1 to 64 characters of [A-Za-z0-9_./-]", t.Name)
-		}
-		if h == nil {
-			return fmt.Errorf("dispatch: tool %q has no handler", t.Name)
-		}
-		if _, dup := b.rt.tools[t.Name]; dup {
-			return fmt.Errorf("dispatch: tool %q registered twice", t.Name)
-		}
-		if len(t.InputSchema) == 0 {
-			t.InputSchema = []byte(`{"type":"object"}`)
-		}
-		if err := checkSchema(t.InputSchema); err != nil {
-			return fmt.Errorf("dispatch: tool %q input schema: %w", t.Name, err)
-		}
-		if len(t.OutputSchema) > 0 {
-			if err := checkSchema(t.OutputSchema); err != nil {
-				return fmt.Errorf("dispatch: tool %q output schema: %w", t.Name, err)
-			}
-		}
-		b.rt.tools[t.Name] = &toolEntry{tool: t, handler: h}
-		return nil
-	}
-}
-
-func checkSchema(s []byte) error {
-	if !jsonrpc.Valid(s) {
-		return errors.New("not valid JSON")
-	}
-	if t := strings.TrimLeft(string(s), " \t\r\n"); !strings.HasPrefix(t, "{") {
-		return errors.New("must be a JSON object")
-	}
-	return nil
-}
-
 // New builds a Runtime for the server described by info (Name and Version
-// are required).
+// are required). Every option is checked here: a Runtime that New returns
+// never fails a request because of its configuration.
 func New(info Implementation, opts ...Option) (*Runtime, error) {
 	if info.Name == "" || info.Version == "" {
 		return nil, errors.New("dispatch: server name and version are required")
@@ -191,10 +164,16 @@ func New(info Implementation, opts ...Option) (*Runtime, error) {
 	rt := &Runtime{
 		info:   info,
 		logger: slog.Default(),
-		tools:  map[string]*toolEntry{},
 	}
-	b := &builder{rt: rt, versions: DefaultProtocolVersions}
+	b := &builder{
+		rt: rt, versions: DefaultProtocolVersions,
+		tools: map[string]*toolEntry{}, prompts: map[string]*promptEntry{}, resources: map[string]*resourceEntry{},
+		extensions: map[string]*Extension{}, extRoutes: map[string]*extensionRoute{},
+	}
 	for _, opt := range opts {
+		if opt == nil {
+			return nil, errors.New("dispatch: nil option")
+		}
 		if err := opt(b); err != nil {
 			return nil, err
 		}
@@ -208,13 +187,42 @@ func New(info Implementation, opts ...Option) (*Runtime, error) {
 		return nil, fmt.Errorf("dispatch: server info: %w", err)
 	}
 	rt.limits = rt.limits.withDefaults()
-	for _, e := range rt.tools {
-		rt.toolOrder = append(rt.toolOrder, e)
+	if err := checkResourceOverlap(b.resources, b.templates); err != nil {
+		return nil, err
 	}
-	slices.SortFunc(rt.toolOrder, func(a, b *toolEntry) int { return strings.Compare(a.tool.Name, b.tool.Name) })
-	if len(rt.tools) > 0 {
+	if err := rt.state.finish(); err != nil {
+		return nil, err
+	}
+	snap := newSnapshot(b.tools, b.prompts, b.resources, b.templates)
+	rt.catalog = staticCatalog{snap}
+	if len(snap.toolList) > 0 {
 		rt.capabilities.Tools = &ListChangedCapability{}
 	}
+	if len(snap.promptList) > 0 {
+		rt.capabilities.Prompts = &ListChangedCapability{}
+	}
+	if len(snap.resourceList) > 0 || len(snap.templates) > 0 {
+		rt.capabilities.Resources = &ResourcesCapability{}
+	}
+	if snap.canComplete() {
+		rt.capabilities.Completions = &struct{}{}
+	}
+	for id, e := range b.extensions {
+		for _, v := range e.Versions {
+			if !slices.Contains(reg.versions, v) {
+				return nil, fmt.Errorf("dispatch: extension %q names protocol version %q, which is not enabled", id, v)
+			}
+		}
+		if rt.capabilities.Extensions == nil {
+			rt.capabilities.Extensions = map[string]map[string]any{}
+		}
+		settings := e.Settings
+		if settings == nil {
+			settings = map[string]any{}
+		}
+		rt.capabilities.Extensions[id] = settings
+	}
+	rt.extRoutes = b.extRoutes
 	return rt, nil
 }
 
@@ -224,8 +232,14 @@ func (rt *Runtime) Info() Implementation { return rt.info }
 // Instructions returns the server's instructions.
 func (rt *Runtime) Instructions() string { return rt.instructions }
 
-// Capabilities returns the capabilities the server advertises.
-func (rt *Runtime) Capabilities() ServerCapabilities { return rt.capabilities }
+// Capabilities returns the capabilities the server advertises. The
+// extensions map is a copy; the settings objects inside it are shared and
+// must not be changed.
+func (rt *Runtime) Capabilities() ServerCapabilities {
+	c := rt.capabilities
+	c.Extensions = maps.Clone(c.Extensions)
+	return c
+}
 
 // ProtocolVersions returns the enabled revisions in preference order.
 func (rt *Runtime) ProtocolVersions() []string { return slices.Clone(rt.registry.versions) }
@@ -238,9 +252,41 @@ func (rt *Runtime) Logger() *slog.Logger { return rt.logger }
 
 // Tools returns the registered tools sorted by name.
 func (rt *Runtime) Tools() []Tool {
-	out := make([]Tool, len(rt.toolOrder))
-	for i, e := range rt.toolOrder {
+	list := rt.catalog.snapshot().toolList
+	out := make([]Tool, len(list))
+	for i, e := range list {
 		out[i] = e.tool
+	}
+	return out
+}
+
+// Prompts returns the registered prompts sorted by name.
+func (rt *Runtime) Prompts() []Prompt {
+	list := rt.catalog.snapshot().promptList
+	out := make([]Prompt, len(list))
+	for i, e := range list {
+		out[i] = e.prompt
+	}
+	return out
+}
+
+// Resources returns the registered resources sorted by URI.
+func (rt *Runtime) Resources() []Resource {
+	list := rt.catalog.snapshot().resourceList
+	out := make([]Resource, len(list))
+	for i, e := range list {
+		out[i] = e.resource
+	}
+	return out
+}
+
+// ResourceTemplates returns the registered templates sorted by URI
+// template.
+func (rt *Runtime) ResourceTemplates() []ResourceTemplate {
+	list := rt.catalog.snapshot().templateList
+	out := make([]ResourceTemplate, len(list))
+	for i, e := range list {
+		out[i] = e.template
 	}
 	return out
 }

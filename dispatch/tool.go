@@ -3,6 +3,13 @@ package dispatch
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/snodo-go/snodo/dispatch/jsonrpc"
 )
 
 // Tool describes a tool the client can call. InputSchema and OutputSchema
@@ -34,9 +41,10 @@ type ToolAnnotations struct {
 // request, disconnects, or the request deadline passes.
 //
 // A returned *jsonrpc.Error (found with errors.As) becomes that JSON-RPC
-// error; any other error becomes a result with isError set and the error's
-// text as content, so the model can see it and correct itself. A panic
-// becomes -32603 for this request only and is logged with its stack.
+// error; an *[InputRequired] asks the client for input (multi round-trip
+// requests); any other error becomes a result with isError set and the
+// error's text as content, so the model can see it and correct itself. A
+// panic becomes -32603 for this request only and is logged with its stack.
 type ToolHandler func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error)
 
 // CallToolRequest is what a ToolHandler receives.
@@ -48,6 +56,9 @@ type CallToolRequest struct {
 	// Info describes the request: protocol version, client capabilities,
 	// principal.
 	Info *RequestInfo
+	// Input carries the client's answers on a retry after input_required;
+	// nil otherwise.
+	Input *Input
 }
 
 // CallToolResult is the result of a tool call.
@@ -68,8 +79,78 @@ func ErrorResult(text string) *CallToolResult {
 	return &CallToolResult{Content: []Content{Text(text)}, IsError: true}
 }
 
-// ToolEntry pairs a Tool with its handler.
+// toolEntry is a registered tool with its compiled schemas.
 type toolEntry struct {
 	tool    Tool
 	handler ToolHandler
+	input   *jsonschema.Resolved
+	output  *jsonschema.Resolved // nil without an output schema
+	// anyObject is set when the input schema is exactly {"type":"object"}:
+	// any arguments object passes, so validation is skipped.
+	anyObject bool
+	headers   []headerParam // x-mcp-header annotations
+}
+
+var toolNameRE = regexp.MustCompile(`^[A-Za-z0-9_./-]{1,64}$`)
+
+// WithTool registers a tool with a raw-schema handler. The name must be 1
+// to 64 characters of [A-Za-z0-9_./-] and unique. The schemas are JSON
+// Schema 2020-12 objects (draft-07 when $schema says so) sent to tools/list
+// byte for byte; the input schema needs "type":"object" at its root (nil
+// means {"type":"object"}). Arguments are validated against the input
+// schema before the handler runs, and structuredContent against the output
+// schema after it. x-mcp-header annotations are checked here. Any problem
+// fails New.
+func WithTool(t Tool, h ToolHandler) Option {
+	return func(b *builder) error { return b.addTool(t, h) }
+}
+
+func (b *builder) addTool(t Tool, h ToolHandler) error {
+	if !toolNameRE.MatchString(t.Name) {
+		return fmt.Errorf("dispatch: tool name %q must be 1 to 64 characters of [A-Za-z0-9_./-]", t.Name)
+	}
+	if h == nil {
+		return fmt.Errorf("dispatch: tool %q has no handler", t.Name)
+	}
+	if _, dup := b.tools[t.Name]; dup {
+		return fmt.Errorf("dispatch: tool %q registered twice", t.Name)
+	}
+	if len(t.InputSchema) == 0 {
+		t.InputSchema = []byte(`{"type":"object"}`)
+	}
+	e := &toolEntry{tool: t, handler: h}
+	var err error
+	if err = checkSchema(t.InputSchema); err != nil {
+		return fmt.Errorf("dispatch: tool %q input schema: %w", t.Name, err)
+	}
+	if typ, _ := jsonrpc.Member(t.InputSchema, "type"); string(typ) != `"object"` {
+		return fmt.Errorf("dispatch: tool %q input schema must have \"type\":\"object\" at its root", t.Name)
+	}
+	e.anyObject = string(t.InputSchema) == `{"type":"object"}`
+	if e.input, err = compileSchema(t.InputSchema); err != nil {
+		return fmt.Errorf("dispatch: tool %q input schema: %w", t.Name, err)
+	}
+	if e.headers, err = headerParams(t.InputSchema); err != nil {
+		return fmt.Errorf("dispatch: tool %q: %w", t.Name, err)
+	}
+	if len(t.OutputSchema) > 0 {
+		if err = checkSchema(t.OutputSchema); err != nil {
+			return fmt.Errorf("dispatch: tool %q output schema: %w", t.Name, err)
+		}
+		if e.output, err = compileSchema(t.OutputSchema); err != nil {
+			return fmt.Errorf("dispatch: tool %q output schema: %w", t.Name, err)
+		}
+	}
+	b.tools[t.Name] = e
+	return nil
+}
+
+func checkSchema(s []byte) error {
+	if !jsonrpc.Valid(s) {
+		return errors.New("not valid JSON")
+	}
+	if t := strings.TrimLeft(string(s), " \t\r\n"); !strings.HasPrefix(t, "{") {
+		return errors.New("must be a JSON object")
+	}
+	return nil
 }

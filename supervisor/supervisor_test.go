@@ -65,3 +65,19 @@ func TestSharedExecutorIsNotClosed(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func newSupervisor(t *testing.T) *supervisor.Supervisor {
+	t.Helper()
+	sup, err := supervisor.New(supervisor.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := sup.Close(ctx); err != nil {
+			t.Error(err)
+		}
+	})
+	return sup
+}

@@ -1,0 +1,159 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// check is one entry of a scenario's checks.json.
+type check struct {
+	ID           string `json:"id"`
+	Status       string `json:"status"`
+	ErrorMessage string `json:"errorMessage"`
+}
+
+// outcome is a scenario's verdict: it passes with at least one success and
+// no failure or warning (the suite's own baseline mode treats warnings as
+// failures too).
+type outcome struct {
+	successes int
+	problems  []string
+}
+
+func (o outcome) ok() bool { return o.successes > 0 && len(o.problems) == 0 }
+
+// readOutcomes reads DIR/server-<scenario>-<timestamp>/checks.json.
+func readOutcomes(dir string) (map[string]outcome, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("reading results: %w", err)
+	}
+	out := map[string]outcome{}
+	for _, e := range entries {
+		name := e.Name()
+		if !e.IsDir() || !strings.HasPrefix(name, "server-") {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(dir, name, "checks.json"))
+		if err != nil {
+			continue
+		}
+		var checks []check
+		if err := json.Unmarshal(b, &checks); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		scenario := scenarioName(strings.TrimPrefix(name, "server-"))
+		var o outcome
+		for _, c := range checks {
+			switch c.Status {
+			case "SUCCESS":
+				o.successes++
+			case "FAILURE", "WARNING":
+				o.problems = append(o.problems, fmt.Sprintf("%s %s: %s", c.Status, c.ID, c.ErrorMessage))
+			}
+		}
+		out[scenario] = o
+	}
+	return out, nil
+}
+
+// resultStamp is the ISO timestamp (":" and "." made "-") the suite
+// appends to a result directory.
+var resultStamp = regexp.MustCompile(`-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z$`)
+
+// scenarioName strips the timestamp (scenario names contain dashes too).
+func scenarioName(s string) string { return resultStamp.ReplaceAllString(s, "") }
+
+// laneResult is one lane at one version.
+type laneResult struct {
+	name, lane, version string
+	scenarios           map[string]outcome // scored
+	unscored            map[string]outcome // pending and extension scenarios that ran
+}
+
+func (r laneResult) passed() int {
+	n := 0
+	for _, o := range r.scenarios {
+		if o.ok() {
+			n++
+		}
+	}
+	return n
+}
+
+func (r laneResult) failed() int { return len(r.scenarios) - r.passed() }
+
+func (r laneResult) unscoredTotal() int { return len(r.unscored) }
+
+func (r laneResult) unscoredPassed() int {
+	n := 0
+	for _, o := range r.unscored {
+		if o.ok() {
+			n++
+		}
+	}
+	return n
+}
+
+// baseline lists, per lane, the scenarios expected to fail and why.
+type baseline map[string]map[string]string
+
+func loadBaseline(path string) (baseline, error) {
+	b, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return baseline{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var bl baseline
+	if err := json.Unmarshal(b, &bl); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return bl, nil
+}
+
+// check compares a lane with the baseline. Unscored scenarios named in the
+// baseline are held to it too, so pending scenarios cannot regress.
+func (bl baseline) check(lane string, r laneResult, verbose bool) []string {
+	var problems []string
+	expected := bl[lane]
+	all := map[string]outcome{}
+	for k, v := range r.unscored {
+		all[k] = v
+	}
+	for k, v := range r.scenarios {
+		all[k] = v
+	}
+	names := make([]string, 0, len(all))
+	for n := range all {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		o := all[name]
+		_, isScored := r.scenarios[name]
+		reason, listed := expected[name]
+		switch {
+		case !o.ok() && !listed && isScored:
+			problems = append(problems, fmt.Sprintf("%s: NEW FAILURE %s: %s", lane, name, strings.Join(o.problems, "; ")))
+		case !o.ok() && !listed && verbose:
+			fmt.Fprintf(os.Stderr, "%s: unscored failure %s: %s\n", lane, name, strings.Join(o.problems, "; "))
+		case o.ok() && listed:
+			problems = append(problems, fmt.Sprintf("%s: STALE baseline entry %s (now passes; was: %s)", lane, name, reason))
+		case !o.ok() && verbose:
+			fmt.Fprintf(os.Stderr, "%s: expected failure %s (%s): %s\n", lane, name, reason, strings.Join(o.problems, "; "))
+		}
+	}
+	for name := range expected {
+		if _, ran := all[name]; !ran {
+			problems = append(problems, fmt.Sprintf("%s: STALE baseline entry %s (the scenario did not run)", lane, name))
+		}
+	}
+	return problems
+}

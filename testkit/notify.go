@@ -1,0 +1,60 @@
+package testkit
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"testing"
+)
+
+// Recorder is a dispatch.Notifier for dispatch-level tests: it keeps every
+// request-scoped notification frame in order, checking each against the
+// official schema of Version (a failure fails the test).
+type Recorder struct {
+	t      testing.TB
+	mu     sync.Mutex
+	frames []Recorded
+}
+
+// Recorded is one recorded notification, decoded.
+type Recorded struct {
+	Raw    []byte
+	Method string
+	Params map[string]any
+}
+
+// NewRecorder returns an empty Recorder that reports schema failures to t.
+func NewRecorder(t testing.TB) *Recorder { return &Recorder{t: t} }
+
+// Notify implements dispatch.Notifier.
+func (r *Recorder) Notify(_ context.Context, frame []byte) error {
+	if err := ValidateFrame(Version, frame, ""); err != nil {
+		r.t.Errorf("testkit: notification fails the %s schema: %v\n%s", Version, err, frame)
+	}
+	for _, b := range frame {
+		if b >= 0x80 {
+			r.t.Errorf("testkit: notification has non-ASCII bytes: %q", frame)
+			break
+		}
+	}
+	n := Recorded{Raw: append([]byte(nil), frame...)}
+	var head struct {
+		Method string         `json:"method"`
+		Params map[string]any `json:"params"`
+	}
+	if err := json.Unmarshal(frame, &head); err != nil {
+		r.t.Errorf("testkit: notification is not JSON: %v", err)
+	}
+	n.Method, n.Params = head.Method, head.Params
+	r.mu.Lock()
+	r.frames = append(r.frames, n)
+	r.mu.Unlock()
+	return nil
+}
+
+// Notifications returns the recorded notifications in order.
+func (r *Recorder) Notifications() []Recorded {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]Recorded(nil), r.frames...)
+}
