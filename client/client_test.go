@@ -42,31 +42,44 @@ func textOf(t *testing.T, res *client.CallToolResult) string {
 func TestSameCallsEveryTransport(t *testing.T) {
 	for _, tr := range ourTransports() {
 		t.Run(tr.name, func(t *testing.T) {
-			c := connect(t, tr.make(t))
+			var log frameLog
+			var logs []client.LogMessage
+			c := connect(t, tr.make(t), client.WithTrace(log.trace), elicitAda(),
+				client.WithLogMessages("info", func(m client.LogMessage) { logs = append(logs, m) }))
 			ctx := context.Background()
 			if v := c.ProtocolVersion(); v != client.Version20260728 {
 				t.Fatalf("negotiated %q", v)
 			}
 			s := c.Server()
-			if s.Implementation.Name != "client-test" || s.Implementation.Version != "1.2.3" || s.Instructions != "Test server." || s.Capabilities.Tools == nil {
+			if s.Implementation.Name != "client-test" || s.Implementation.Version != "1.2.3" || s.Instructions != "Test server." ||
+				s.Capabilities.Tools == nil || s.Capabilities.Resources == nil || s.Capabilities.Prompts == nil || s.Capabilities.Completions == nil {
 				t.Fatalf("server info %+v", s)
 			}
 			d, err := c.Discover(ctx)
 			if err != nil || !slices.Contains(d.SupportedVersions, client.Version20260728) {
 				t.Fatalf("discover: %+v, %v", d, err)
 			}
-			tools, err := c.ListTools(ctx)
-			if err != nil {
-				t.Fatal(err)
+
+			// Tools come in pages of three; the list is cached for a
+			// minute (public), so the second listing sends nothing.
+			want := []string{"ask", "block", "echo", "fail", "log", "progress", "regional", "upper"}
+			for range 2 {
+				tools, err := c.ListTools(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var names []string
+				for _, tl := range tools {
+					names = append(names, tl.Name)
+				}
+				if !slices.Equal(names, want) {
+					t.Fatalf("tools %v, want %v", names, want)
+				}
 			}
-			var names []string
-			for _, tl := range tools {
-				names = append(names, tl.Name)
+			if n := len(log.sentMatching(`"method":"tools/list"`)); n != 3 {
+				t.Fatalf("tools/list sent %d times, want 3 (three pages, then the cache)", n)
 			}
-			want := []string{"block", "echo", "fail", "progress", "regional", "upper"}
-			if !slices.Equal(names, want) {
-				t.Fatalf("tools %v, want %v", names, want)
-			}
+
 			res, err := c.CallTool(ctx, "echo", map[string]any{"text": "h\u00e9llo \U0001F600"})
 			if err != nil {
 				t.Fatal(err)
@@ -96,10 +109,68 @@ func TestSameCallsEveryTransport(t *testing.T) {
 			if !errors.Is(err, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams}) {
 				t.Fatalf("errors.Is does not match the code: %v", err)
 			}
-			// A method the server lacks is a protocol error too.
-			err = c.Call(ctx, "prompts/list", nil, nil)
-			if !errors.As(err, &je) || je.Code != jsonrpc.CodeMethodNotFound {
-				t.Fatalf("prompts/list: %v", err)
+
+			// Multi round-trip: the elicitation handler answers, the
+			// sealed state comes back.
+			res, err = c.CallTool(ctx, "ask", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := textOf(t, res); got != "hello Ada (round-1)" {
+				t.Fatalf("ask gave %q", got)
+			}
+
+			// Log messages at the requested level and above.
+			res, err = c.CallTool(ctx, "log", nil)
+			if err != nil || textOf(t, res) != "logged" {
+				t.Fatalf("log: %+v %v", res, err)
+			}
+			if len(logs) != 1 || logs[0].Level != "info" || !strings.Contains(string(logs[0].Data), "loud") {
+				t.Fatalf("log messages %+v", logs)
+			}
+
+			// Resources, templates and reads (cached privately).
+			resources, err := c.ListResources(ctx)
+			if err != nil || len(resources) != 1 || resources[0].URI != "file:///notes/a.txt" {
+				t.Fatalf("resources %+v %v", resources, err)
+			}
+			templates, err := c.ListResourceTemplates(ctx)
+			if err != nil || len(templates) != 1 || templates[0].URITemplate != "file:///notes/{name}.md" {
+				t.Fatalf("templates %+v %v", templates, err)
+			}
+			for range 2 {
+				rr, err := c.ReadResource(ctx, "file:///notes/beta.md")
+				if err != nil || len(rr.Contents) != 1 || rr.Contents[0].Text != "# beta" || rr.Contents[0].MimeType != "text/markdown" {
+					t.Fatalf("read %+v %v", rr, err)
+				}
+			}
+			if n := len(log.sentMatching(`"method":"resources/read"`)); n != 1 {
+				t.Fatalf("resources/read sent %d times, want 1", n)
+			}
+			_, err = c.ReadResource(ctx, "file:///elsewhere")
+			if !errors.As(err, &je) || je.Code != jsonrpc.CodeInvalidParams {
+				t.Fatalf("unknown resource: %v", err)
+			}
+
+			// Prompts and completions.
+			prompts, err := c.ListPrompts(ctx)
+			if err != nil || len(prompts) != 1 || prompts[0].Name != "greet" || !prompts[0].Arguments[0].Required {
+				t.Fatalf("prompts %+v %v", prompts, err)
+			}
+			gp, err := c.GetPrompt(ctx, "greet", map[string]string{"who": "Grace"})
+			if err != nil || len(gp.Messages) != 1 || gp.Messages[0].Role != "user" || gp.Messages[0].Content.Text != "Say hello to Grace" {
+				t.Fatalf("prompt %+v %v", gp, err)
+			}
+			if _, err := c.GetPrompt(ctx, "greet", nil); !errors.As(err, &je) || je.Code != jsonrpc.CodeInvalidParams {
+				t.Fatalf("missing argument: %v", err)
+			}
+			cr, err := c.Complete(ctx, client.PromptRef("greet"), "who", "A", nil)
+			if err != nil || !slices.Equal(cr.Completion.Values, []string{"Ada", "Alan"}) {
+				t.Fatalf("prompt completion %+v %v", cr, err)
+			}
+			cr, err = c.Complete(ctx, client.ResourceRef("file:///notes/{name}.md"), "name", "g", nil)
+			if err != nil || !slices.Equal(cr.Completion.Values, []string{"gamma"}) {
+				t.Fatalf("template completion %+v %v", cr, err)
 			}
 		})
 	}

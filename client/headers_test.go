@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/snodo-go/snodo/client"
@@ -26,8 +27,8 @@ func TestHTTPMirrorsHeaders(t *testing.T) {
 		t.Fatal(err)
 	}
 	seen := ws.seen()
-	if len(seen) != 4 {
-		t.Fatalf("%d POSTs, want 4 (discover, tools/list, two calls)", len(seen))
+	if len(seen) != 6 {
+		t.Fatalf("%d POSTs, want 6 (discover, three pages of tools/list, two calls)", len(seen))
 	}
 	for i, h := range seen {
 		if h.Get("Mcp-Protocol-Version") != client.Version20260728 {
@@ -42,6 +43,8 @@ func TestHTTPMirrorsHeaders(t *testing.T) {
 	}
 	want := []http.Header{
 		{"Mcp-Method": {"server/discover"}},
+		{"Mcp-Method": {"tools/list"}},
+		{"Mcp-Method": {"tools/list"}},
 		{"Mcp-Method": {"tools/list"}},
 		{"Mcp-Method": {"tools/call"}, "Mcp-Name": {"regional"}, "Mcp-Param-Region": {"eu-west"}, "Mcp-Param-Count": {"3"}},
 		{"Mcp-Method": {"tools/call"}, "Mcp-Name": {"regional"},
@@ -58,5 +61,28 @@ func TestHTTPMirrorsHeaders(t *testing.T) {
 				t.Errorf("POST %d: unexpected %s %q", i, k, seen[i].Get(k))
 			}
 		}
+	}
+}
+
+// TestHTTPLearnsHeadersOnMismatch: a tool called before it was listed
+// goes out without its Mcp-Param-* headers; the server refuses it with
+// -32020, and the client lists the tools and retries once.
+func TestHTTPLearnsHeadersOnMismatch(t *testing.T) {
+	ws, srv := startWireServer(t)
+	c := connect(t, client.HTTP(srv.URL))
+	res, err := c.CallTool(context.Background(), "regional", map[string]any{"region": "eu-west"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := textOf(t, res); got != "eu-west/0" {
+		t.Fatalf("regional gave %q", got)
+	}
+	var methods []string
+	for _, h := range ws.seen() {
+		methods = append(methods, h.Get("Mcp-Method")+" "+h.Get("Mcp-Param-Region"))
+	}
+	want := []string{"server/discover ", "tools/call ", "tools/list ", "tools/list ", "tools/list ", "tools/call eu-west"}
+	if strings.Join(methods, "|") != strings.Join(want, "|") {
+		t.Fatalf("POSTs %q, want %q", methods, want)
 	}
 }

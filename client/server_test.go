@@ -74,6 +74,49 @@ func newRuntime() (*dispatch.Runtime, error) {
 		}, func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
 			return dispatch.ErrorResult("it went wrong"), nil
 		}),
+		dispatch.WithLimits(dispatch.Limits{PageSize: 3}),
+		dispatch.WithLogging(),
+		dispatch.WithCacheHint(dispatch.CacheTools, time.Minute, dispatch.CachePublic),
+		dispatch.WithCacheHint(dispatch.CacheResources, time.Minute, dispatch.CachePrivate),
+		dispatch.WithTool(dispatch.Tool{
+			Name:        "ask",
+			Description: "Asks the user for a name (multi round-trip), then greets them.",
+		}, func(ctx context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+			if req.Input != nil {
+				if r, ok := req.Input.Elicitation("who"); ok && r.Action == "accept" {
+					state, _ := req.Input.State()
+					return dispatch.TextResult(fmt.Sprintf("hello %v (%s)", r.Content["name"], state)), nil
+				}
+			}
+			return nil, &dispatch.InputRequired{
+				Requests: map[string]dispatch.InputRequest{"who": dispatch.ElicitForm("Your name?",
+					json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`))},
+				State: []byte("round-1"),
+			}
+		}),
+		dispatch.WithTool(dispatch.Tool{
+			Name:        "log",
+			Description: "Logs at info and debug.",
+		}, func(ctx context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+			dispatch.Logger(ctx).Debug("quiet")
+			dispatch.Logger(ctx).Info("loud", "n", 1)
+			return dispatch.TextResult("logged"), nil
+		}),
+		dispatch.WithResource(dispatch.Resource{URI: "file:///notes/a.txt", Name: "a", MimeType: "text/plain"},
+			func(context.Context, *dispatch.ReadResourceRequest) (*dispatch.ReadResourceResult, error) {
+				return &dispatch.ReadResourceResult{Contents: []*dispatch.ResourceContents{dispatch.TextContents("file:///notes/a.txt", "text/plain", "note a")}}, nil
+			}),
+		dispatch.WithResourceTemplate(dispatch.ResourceTemplate{URITemplate: "file:///notes/{name}.md", Name: "note",
+			Complete: map[string]dispatch.CompletionHandler{"name": suggest("alpha", "beta", "gamma")}},
+			func(_ context.Context, req *dispatch.ReadResourceRequest) (*dispatch.ReadResourceResult, error) {
+				return &dispatch.ReadResourceResult{Contents: []*dispatch.ResourceContents{dispatch.TextContents(req.URI, "text/markdown", "# "+req.Vars.Get("name"))}}, nil
+			}),
+		dispatch.WithPrompt(dispatch.Prompt{Name: "greet", Description: "Greets someone.",
+			Arguments: []dispatch.PromptArgument{{Name: "who", Required: true, Complete: suggest("Ada", "Alan", "Grace")}}},
+			func(_ context.Context, req *dispatch.GetPromptRequest) (*dispatch.GetPromptResult, error) {
+				return &dispatch.GetPromptResult{Description: "greeting", Messages: []dispatch.PromptMessage{
+					{Role: dispatch.RoleUser, Content: dispatch.Text("Say hello to " + req.Arguments["who"])}}}, nil
+			}),
 		dispatch.WithTool(dispatch.Tool{
 			Name:        "upper",
 			Description: "Upper-cases its text.",
@@ -122,3 +165,16 @@ func drainSignals() {
 }
 
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
+
+// suggest suggests the values that start with what was typed.
+func suggest(values ...string) dispatch.CompletionHandler {
+	return func(_ context.Context, req *dispatch.CompleteRequest) (*dispatch.Completion, error) {
+		var out []string
+		for _, v := range values {
+			if strings.HasPrefix(v, req.Value) {
+				out = append(out, v)
+			}
+		}
+		return &dispatch.Completion{Values: out}, nil
+	}
+}
