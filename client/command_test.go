@@ -125,6 +125,7 @@ func TestHTTPResponseTooLarge(t *testing.T) {
 func TestHTTPLegacyServer(t *testing.T) {
 	var mu sync.Mutex
 	var sessions []string
+	cancels := make(chan string, 1)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body := make([]byte, 4096)
 		n, _ := r.Body.Read(body)
@@ -142,6 +143,11 @@ func TestHTTPLegacyServer(t *testing.T) {
 			w.Write(b)
 		case r.Header.Get("Mcp-Session-Id") == "":
 			http.Error(w, "session required", http.StatusBadRequest)
+		case msg.Method == "block":
+			<-r.Context().Done()
+		case msg.Method == "notifications/cancelled":
+			cancels <- string(msg.Params)
+			w.WriteHeader(http.StatusAccepted)
 		case msg.Kind == jsonrpc.KindNotification:
 			mu.Lock()
 			sessions = append(sessions, r.Header.Get("Mcp-Session-Id")+" "+r.Header.Get("Mcp-Protocol-Version"))
@@ -151,7 +157,7 @@ func TestHTTPLegacyServer(t *testing.T) {
 			http.Error(w, "gone", http.StatusNotFound)
 		}
 	}))
-	defer srv.Close()
+	t.Cleanup(srv.Close) // after the client's Close, which deletes the session
 	c := connect(t, client.HTTP(srv.URL))
 	if v := c.ProtocolVersion(); v != client.Version20251125 || c.Server().Implementation.Name != "legacy-http" {
 		t.Fatalf("negotiated %q with %+v", v, c.Server())
@@ -160,6 +166,21 @@ func TestHTTPLegacyServer(t *testing.T) {
 	defer mu.Unlock()
 	if len(sessions) != 1 || sessions[0] != "sess-1 2025-11-25" {
 		t.Fatalf("notifications/initialized sent with %q", sessions)
+	}
+	// In the initialize era closing the stream is not a cancellation: the
+	// client posts one on the session.
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	if err := c.Call(ctx, "block", nil, nil); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("want a deadline error, got %v", err)
+	}
+	select {
+	case p := <-cancels:
+		if !strings.Contains(p, `"requestId":`) {
+			t.Fatalf("cancellation %s", p)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no cancellation was posted")
 	}
 	if _, err := c.ListTools(context.Background()); !errors.Is(err, client.ErrSessionExpired) {
 		t.Fatalf("want ErrSessionExpired, got %v", err)

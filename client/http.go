@@ -130,7 +130,9 @@ func (c *httpConn) newRequest(ctx context.Context, out *Outbound) (*http.Request
 	return req, session, nil
 }
 
-// Call implements Conn.
+// Call implements Conn. The POST goes out on the exchange's first Next,
+// so that a request still waiting for its response head is an open
+// exchange the client can cancel like any other.
 func (c *httpConn) Call(ctx context.Context, out *Outbound) (Exchange, error) {
 	c.mu.Lock()
 	if c.closed {
@@ -148,16 +150,22 @@ func (c *httpConn) Call(ctx context.Context, out *Outbound) (Exchange, error) {
 		rcancel()
 		return nil, err
 	}
+	return &httpExchange{c: c, out: out, req: req, session: session, cancel: rcancel, stop: stop}, nil
+}
+
+// send posts the request and reads the response head, and the body when
+// it is a single JSON message.
+func (ex *httpExchange) send() error {
+	c, out := ex.c, ex.out
 	c.trace(true, out.Frame)
-	resp, err := c.hc.Do(req)
+	resp, err := c.hc.Do(ex.req)
 	if err != nil {
-		stop()
-		rcancel()
 		if c.ctx.Err() != nil {
-			return nil, ErrClosed
+			return ErrClosed
 		}
-		return nil, err
+		return err
 	}
+	ex.resp = resp
 	if out.Method == "initialize" {
 		if id := resp.Header.Get(headerSession); id != "" {
 			c.mu.Lock()
@@ -165,24 +173,22 @@ func (c *httpConn) Call(ctx context.Context, out *Outbound) (Exchange, error) {
 			c.mu.Unlock()
 		}
 	}
-	ex := &httpExchange{c: c, out: out, resp: resp, cancel: rcancel, stop: stop}
 	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch {
-	case resp.StatusCode == http.StatusNotFound && session != "":
-		ex.Close(nil)
+	case resp.StatusCode == http.StatusNotFound && ex.session != "":
 		c.mu.Lock()
-		if c.session == session {
+		if c.session == ex.session {
 			c.session = ""
 		}
 		c.mu.Unlock()
-		return nil, ErrSessionExpired
+		return ErrSessionExpired
 	case resp.StatusCode/100 == 2 && ct == "text/event-stream":
 		limit := c.max
 		if out.Stream {
 			limit = 1<<63 - 1 // a listen stream is bounded per event
 		}
 		ex.sse = newSSEReader(&limitReader{r: resp.Body, n: limit}, int(c.max))
-		return ex, nil
+		return nil
 	}
 	// A single JSON body: a result, or an error with any status.
 	body, rerr := io.ReadAll(&limitReader{r: resp.Body, n: c.max})
@@ -190,17 +196,19 @@ func (c *httpConn) Call(ctx context.Context, out *Outbound) (Exchange, error) {
 		c.trace(false, body)
 		if msg, err := jsonrpc.Decode(body); err == nil && msg.Kind == jsonrpc.KindResponse {
 			ex.single = msg
-			return ex, nil
+			return nil
 		}
 	}
-	ex.Close(nil)
 	if errors.Is(rerr, ErrFrameTooLarge) {
-		return nil, ErrFrameTooLarge
+		return ErrFrameTooLarge
+	}
+	if rerr != nil {
+		return rerr
 	}
 	if resp.StatusCode/100 == 2 {
-		return nil, fmt.Errorf("%w: HTTP %d with content type %q and no JSON-RPC response", ErrUnexpectedResult, resp.StatusCode, ct)
+		return fmt.Errorf("%w: HTTP %d with content type %q and no JSON-RPC response", ErrUnexpectedResult, resp.StatusCode, ct)
 	}
-	return nil, &HTTPError{StatusCode: resp.StatusCode, Body: snippet(body)}
+	return &HTTPError{StatusCode: resp.StatusCode, Body: snippet(body)}
 }
 
 func snippet(b []byte) string {
@@ -342,11 +350,14 @@ func (c *httpConn) Close() error {
 // httpExchange is one POST's response: a single JSON message or an event
 // stream.
 type httpExchange struct {
-	c      *httpConn
-	out    *Outbound
-	resp   *http.Response
-	cancel context.CancelFunc
-	stop   func() bool
+	c       *httpConn
+	out     *Outbound
+	req     *http.Request
+	session string // the session the request carries
+	resp    *http.Response
+	sendErr error
+	cancel  context.CancelFunc
+	stop    func() bool
 
 	single *jsonrpc.Message
 	sse    *sseReader
@@ -363,6 +374,18 @@ func (ex *httpExchange) Next(ctx context.Context) (*jsonrpc.Message, error) {
 	ex.mu.Unlock()
 	if answered {
 		return nil, io.EOF
+	}
+	if ex.resp == nil && ex.sendErr == nil {
+		// A read blocked on the response head ends when ctx does.
+		stop := context.AfterFunc(ctx, ex.cancel)
+		ex.sendErr = ex.send()
+		stop()
+		if ex.sendErr != nil && ctx.Err() != nil {
+			ex.sendErr = ctx.Err()
+		}
+	}
+	if ex.sendErr != nil {
+		return nil, ex.sendErr
 	}
 	if ex.single != nil {
 		ex.mu.Lock()
@@ -415,6 +438,14 @@ func (ex *httpExchange) Close(cancel []byte) {
 		ex.mu.Lock()
 		answered := ex.answered
 		ex.mu.Unlock()
+		if ex.resp == nil {
+			ex.stop()
+			ex.cancel()
+			if cancel != nil && !ex.out.Stateless && ex.c.ctx.Err() == nil {
+				ex.postCancel(cancel)
+			}
+			return
+		}
 		if answered && ex.sse != nil {
 			// Let the connection be reused: read the end of a finished
 			// stream, within small bounds of size and time.
@@ -426,9 +457,15 @@ func (ex *httpExchange) Close(cancel []byte) {
 		ex.stop()
 		ex.cancel()
 		if cancel != nil && !answered && !ex.out.Stateless && ex.c.ctx.Err() == nil {
-			ctx, done := context.WithTimeout(ex.c.ctx, 5*time.Second)
-			_ = ex.c.Send(ctx, &Outbound{Frame: cancel, Method: "notifications/cancelled", ProtocolVersion: ex.out.ProtocolVersion})
-			done()
+			ex.postCancel(cancel)
 		}
 	})
+}
+
+// postCancel posts notifications/cancelled on the session (initialize
+// era, where a closed stream is not a cancellation).
+func (ex *httpExchange) postCancel(cancel []byte) {
+	ctx, done := context.WithTimeout(ex.c.ctx, 5*time.Second)
+	defer done()
+	_ = ex.c.Send(ctx, &Outbound{Frame: cancel, Method: "notifications/cancelled", ProtocolVersion: ex.out.ProtocolVersion})
 }

@@ -46,8 +46,8 @@ type Conn interface {
 	Close() error
 }
 
-// Exchange is the server's side of one request. Next and Close may be
-// called from different goroutines.
+// Exchange is the server's side of one request. A Client calls Next and
+// Close from one goroutine at a time, and Close last.
 type Exchange interface {
 	// Next returns the next message for the request. The response is the
 	// last; after it Next returns io.EOF. A transport failure ends the
