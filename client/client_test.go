@@ -11,6 +11,7 @@ import (
 
 	"github.com/snodo-go/snodo/client"
 	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/testkit"
 )
 
 func connect(t *testing.T, tr client.Transport, opts ...client.Option) *client.Client {
@@ -44,7 +45,7 @@ func TestSameCallsEveryTransport(t *testing.T) {
 		t.Run(tr.name, func(t *testing.T) {
 			var log frameLog
 			var logs []client.LogMessage
-			c := connect(t, tr.make(t), client.WithTrace(log.trace), elicitAda(),
+			c := testkit.Connect(t, tr.make(t), client.WithTrace(log.trace), elicitAda(),
 				client.WithLogMessages("info", func(m client.LogMessage) { logs = append(logs, m) }))
 			ctx := context.Background()
 			if v := c.ProtocolVersion(); v != client.Version20260728 {
@@ -179,7 +180,7 @@ func TestSameCallsEveryTransport(t *testing.T) {
 func TestProgressEveryTransport(t *testing.T) {
 	for _, tr := range ourTransports() {
 		t.Run(tr.name, func(t *testing.T) {
-			c := connect(t, tr.make(t))
+			c := testkit.Connect(t, tr.make(t))
 			var got []client.Progress
 			res, err := c.CallTool(context.Background(), "progress", map[string]any{"n": 3},
 				client.WithProgress(func(p client.Progress) { got = append(got, p) }))
@@ -250,7 +251,7 @@ func TestTimeoutCancelsEveryTransport(t *testing.T) {
 		t.Run(tr.name, func(t *testing.T) {
 			drainSignals()
 			var log frameLog
-			c := connect(t, tr.make(t), client.WithRequestTimeout(300*time.Millisecond), client.WithTrace(log.trace))
+			c := testkit.Connect(t, tr.make(t), client.WithRequestTimeout(300*time.Millisecond), client.WithTrace(log.trace))
 			_, err := c.CallTool(context.Background(), "block", nil)
 			if !errors.Is(err, context.DeadlineExceeded) {
 				t.Fatalf("want a deadline error, got %v", err)
@@ -314,7 +315,7 @@ func TestContextCancels(t *testing.T) {
 					}
 				}
 			}
-			c := connect(t, tr.make(t), client.WithTrace(log.trace))
+			c := testkit.Connect(t, tr.make(t), client.WithTrace(log.trace))
 			_, err := c.CallTool(ctx, "block", nil)
 			if !errors.Is(err, context.Canceled) {
 				t.Fatalf("want context.Canceled, got %v", err)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/snodo-go/snodo/client"
+	"github.com/snodo-go/snodo/testkit"
 )
 
 // TestHTTPMirrorsHeaders: every 2026-07-28 POST carries the mirrored
@@ -15,7 +16,7 @@ import (
 // Mcp-Param-* (base64 when not plain ASCII).
 func TestHTTPMirrorsHeaders(t *testing.T) {
 	ws, srv := startWireServer(t)
-	c := connect(t, client.HTTP(srv.URL))
+	c := testkit.Connect(t, client.HTTP(srv.URL))
 	ctx := context.Background()
 	if _, err := c.ListTools(ctx); err != nil {
 		t.Fatal(err)
@@ -69,7 +70,7 @@ func TestHTTPMirrorsHeaders(t *testing.T) {
 // -32020, and the client lists the tools and retries once.
 func TestHTTPLearnsHeadersOnMismatch(t *testing.T) {
 	ws, srv := startWireServer(t)
-	c := connect(t, client.HTTP(srv.URL))
+	c := testkit.Connect(t, client.HTTP(srv.URL))
 	res, err := c.CallTool(context.Background(), "regional", map[string]any{"region": "eu-west"})
 	if err != nil {
 		t.Fatal(err)

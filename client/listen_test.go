@@ -9,6 +9,7 @@ import (
 
 	"github.com/snodo-go/snodo/client"
 	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/testkit"
 )
 
 // TestListenOverflow: a reader that falls behind loses the oldest events
@@ -119,7 +120,7 @@ func TestListenRefused(t *testing.T) {
 func TestListenOnOurServer(t *testing.T) {
 	for _, tr := range ourTransports() {
 		t.Run(tr.name, func(t *testing.T) {
-			c := connect(t, tr.make(t))
+			c := testkit.Connect(t, tr.make(t))
 			_, err := c.Listen(context.Background(), client.SubscriptionFilter{ToolsListChanged: true})
 			var je *jsonrpc.Error
 			if !errors.As(err, &je) {

@@ -224,7 +224,17 @@ func WithoutCache() Option {
 }
 
 // WithTrace passes every frame the client sends or receives to fn, which
-// must not retain it.
+// must not retain it. Several traces are called in the order given.
 func WithTrace(fn func(sent bool, frame []byte)) Option {
-	return func(c *config) error { c.trace = fn; return nil }
+	return func(c *config) error {
+		if fn == nil {
+			return errors.New("client: nil trace")
+		}
+		if prev := c.trace; prev != nil {
+			c.trace = func(sent bool, frame []byte) { prev(sent, frame); fn(sent, frame) }
+		} else {
+			c.trace = fn
+		}
+		return nil
+	}
 }
