@@ -2,6 +2,7 @@ package client
 
 import (
 	"encoding/base64"
+	"go/build"
 	"errors"
 	"io"
 	"strings"
@@ -163,5 +164,20 @@ func TestCacheExpiresAndEvicts(t *testing.T) {
 	k.put(a, []byte(`"a"`), 0)
 	if _, ok := k.get(a); ok {
 		t.Fatal("ttl 0 stored")
+	}
+}
+
+// TestStandsAlone: the client speaks the wire itself; of this module it
+// imports only the wire layer (client/direct is the one part that knows
+// the server).
+func TestStandsAlone(t *testing.T) {
+	pkg, err := build.ImportDir(".", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, imp := range pkg.Imports {
+		if strings.HasPrefix(imp, "github.com/snodo-go/snodo/") && imp != "github.com/snodo-go/snodo/dispatch/jsonrpc" {
+			t.Errorf("client imports %s", imp)
+		}
 	}
 }
