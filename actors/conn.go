@@ -27,11 +27,22 @@ type FrameReader interface {
 // ErrFrameTooLarge reports an inbound frame over the transport's limit.
 var ErrFrameTooLarge = errors.New("actors: frame too large")
 
+// ErrConnStopped is why a connection ended when its supervisor stopped it
+// (the tree was closed) rather than the connection finishing by itself.
+var ErrConnStopped = errors.New("actors: connection stopped by its supervisor")
+
+// DefaultConnMaxSubscriptions bounds the subscription streams one
+// byte-stream connection may hold open.
+const DefaultConnMaxSubscriptions = 32
+
 // ConnConfig describes one byte-stream connection (stdio, or any other
 // stream carrying newline-delimited JSON-RPC).
 type ConnConfig struct {
 	// Prefix names the connection in the tree ("stdio" → snodo/stdio$1).
 	Prefix string
+	// Name, when set, is shown in the tree as the connection's "name"
+	// attribute.
+	Name string
 	// Runtime serves the connection's messages.
 	Runtime *dispatch.Runtime
 	// Executor runs its requests.
@@ -46,17 +57,30 @@ type ConnConfig struct {
 	WriteTimeout time.Duration
 	// RequestTimeout overrides the executor's default deadline.
 	RequestTimeout time.Duration
+	// MaxSubscriptions bounds the subscription streams open at once on
+	// the connection (default 32). Each open stream will be a child actor
+	// of the connection, beside the request actors; the streams
+	// themselves arrive with subscriptions/listen.
+	MaxSubscriptions int
 	// Transport is reported to the Runtime with each message.
 	Transport dispatch.TransportKind
+
+	// execute runs an admitted call; nil means Runtime.Execute. Tests in
+	// this package replace it to fake what a dialect cannot yet produce.
+	execute func(context.Context, *dispatch.Call) dispatch.Outcome
 }
 
-// Conn is the handle of a running connection.
+// Conn is the handle of a running connection. Its methods are safe for
+// concurrent use.
 type Conn struct {
 	s       *System
+	name    string
 	pid     *actor.PID
 	done    <-chan struct{}
 	stopped atomic.Bool
 	version atomic.Pointer[string]
+
+	handlers handlerSet
 
 	mu  sync.Mutex
 	err error
@@ -90,6 +114,62 @@ func (h *Conn) ProtocolVersion() string {
 // is written.
 func (h *Conn) Stop(err error) { h.s.send(h.pid, &stopConn{err: err}) }
 
+// Notify writes one complete frame (a server-to-client notification)
+// through the connection's writer, after the frames already waiting, and
+// returns once it has been written. It fails with ErrConnClosed when the
+// connection is gone or ends normally before the frame's turn; with a
+// *DeliveryError of kind ErrConnDown when the connection fails while the
+// frame waits, or ErrOutputFailed when the frame's own write fails (which
+// is terminal for the connection); and with ctx's error when ctx ends
+// first, in which case the frame may still be written (it is dropped only
+// if its turn comes after ctx ended).
+func (h *Conn) Notify(ctx context.Context, frame []byte) error {
+	if h.stopped.Load() {
+		return ErrConnClosed
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	ack := make(chan error, 1)
+	h.s.send(h.pid, &notifyFrame{f: &writeFrame{frame: frame, ctx: ctx, ack: ack}})
+	select {
+	case err := <-ack:
+		return h.classify(err)
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-h.done:
+		select {
+		case err := <-ack:
+			return h.classify(err)
+		default:
+			return h.downErr()
+		}
+	}
+}
+
+// classify turns a writer acknowledgement into what a Notify caller sees.
+func (h *Conn) classify(err error) error {
+	if errors.Is(err, ErrConnClosed) {
+		return h.downErr()
+	}
+	return err
+}
+
+// downErr is the error for a frame that waited while the connection
+// ended: closed after a normal end, down after an abnormal one.
+func (h *Conn) downErr() error {
+	if err := h.Err(); err != nil {
+		return &DeliveryError{Kind: ErrConnDown, Reason: err}
+	}
+	return ErrConnClosed
+}
+
+// WaitHandlers waits until every application handler started for this
+// connection has returned, or ctx ends, and returns the handlers still
+// running then. Call it after Done to bound shutdown: a handler that
+// ignores cancellation cannot be stopped, only reported and abandoned.
+func (h *Conn) WaitHandlers(ctx context.Context) []HandlerInfo { return h.handlers.wait(ctx) }
+
 func (h *Conn) setErr(err error) {
 	h.mu.Lock()
 	if h.err == nil {
@@ -106,7 +186,13 @@ func (s *System) StartConn(cfg ConnConfig) (*Conn, error) {
 	if cfg.Prefix == "" {
 		cfg.Prefix = "conn"
 	}
-	h := &Conn{s: s}
+	if cfg.MaxSubscriptions <= 0 {
+		cfg.MaxSubscriptions = DefaultConnMaxSubscriptions
+	}
+	if cfg.execute == nil {
+		cfg.execute = cfg.Runtime.Execute
+	}
+	h := &Conn{s: s, name: cfg.Name}
 	props := s.props(func() actor.Actor { return &connActor{s: s, cfg: cfg, h: h} })
 	pid, done, err := s.spawnTop(props, cfg.Prefix)
 	if err != nil {
@@ -116,44 +202,65 @@ func (s *System) StartConn(cfg ConnConfig) (*Conn, error) {
 	return h, nil
 }
 
-// Messages of the connection actor. Those sent by goroutines it owns or
-// by executor callbacks may arrive after it stopped, so they skip
-// dead-letter logging.
+// Messages of the connection actor. Those sent by goroutines it owns, by
+// executor callbacks or by Notify callers may arrive after it stopped, so
+// they skip dead-letter logging.
 type (
-	inboundCall   struct{ call *dispatch.Call }
+	// admitted: the reader submitted a request to the executor.
+	admitted      struct{ entry *reqEntry }
 	cancelRequest struct{ id jsonrpc.ID }
 	readerEOF     struct{ err error }
 	stopConn      struct{ err error }
+	notifyFrame   struct{ f *writeFrame }
 )
 
-func (*inboundCall) IgnoreDeadLetterLogging()   {}
+func (*admitted) IgnoreDeadLetterLogging()      {}
 func (*cancelRequest) IgnoreDeadLetterLogging() {}
 func (*readerEOF) IgnoreDeadLetterLogging()     {}
 func (*stopConn) IgnoreDeadLetterLogging()      {}
+func (*notifyFrame) IgnoreDeadLetterLogging()   {}
 func (*flushed) IgnoreDeadLetterLogging()       {}
 func (*writerFailed) IgnoreDeadLetterLogging()  {}
 
 // connActor owns one connection: its reader goroutine, its writer actor,
-// and a request actor per in-flight request.
+// and a request actor per in-flight request. Reading, decoding, admission
+// and execution happen on other goroutines; the actor only keeps the
+// books (which requests are in flight, whether input has ended) and
+// decides when the connection is finished.
 type connActor struct {
 	s   *System
 	cfg ConnConfig
 	h   *Conn
 
-	ctx      context.Context
-	cancel   context.CancelFunc
-	scope    *Scope
-	writer   *actor.PID
+	// Set in Started, before the reader starts; read-only afterwards, so
+	// the reader and the workers may read them.
+	self   *actor.PID
+	ctx    context.Context
+	cancel context.CancelFunc
+	scope  *Scope
+	writer *actor.PID
+
 	requests map[jsonrpc.ID]*reqEntry
-	eof      bool
-	flushing bool
-	finished bool
+	// dying counts request actors told to stop whose Terminated has not
+	// arrived. The connection asks to be stopped only when it is zero:
+	// stopping it sends Stop to every child still listed, and a Stop that
+	// reaches a child already gone is a dead letter.
+	dying      map[string]bool
+	eof        bool
+	flushing   bool
+	finished   bool
+	released   bool
+	writerGone bool
 }
 
 func (c *connActor) describe() (Kind, map[string]string) {
 	attrs := map[string]string{
-		"transport": c.cfg.Transport.String(),
-		"requests":  itoa(len(c.requests)),
+		"transport":        c.cfg.Transport.String(),
+		"requests":         itoa(len(c.requests)),
+		"maxSubscriptions": itoa(c.cfg.MaxSubscriptions),
+	}
+	if c.cfg.Name != "" {
+		attrs["name"] = c.cfg.Name
 	}
 	if v := c.h.ProtocolVersion(); v != "" {
 		attrs["protocolVersion"] = v
@@ -167,31 +274,40 @@ func (c *connActor) describe() (Kind, map[string]string) {
 func (c *connActor) Receive(ac actor.Context) {
 	switch m := ac.Message().(type) {
 	case *actor.Started:
+		c.self = ac.Self()
 		c.ctx, c.cancel = context.WithCancel(context.Background())
 		c.scope = c.cfg.Executor.NewScope(c.ctx)
 		c.requests = map[jsonrpc.ID]*reqEntry{}
+		c.dying = map[string]bool{}
 		w, err := ac.SpawnNamed(c.s.props(func() actor.Actor { return newWriter(c.s, c.cfg.Output, c.cfg.WriteTimeout) }), "writer")
 		if err != nil {
 			c.finish(ac, fmt.Errorf("actors: starting writer: %w", err))
 			return
 		}
 		c.writer = w
-		go c.readLoop(ac.Self(), w)
-	case *inboundCall:
-		c.admit(ac, m.call)
+		go c.readLoop()
+	case *admitted:
+		c.record(ac, m.entry)
 	case *cancelRequest:
 		if e, ok := c.requests[m.id]; ok {
 			delete(c.requests, m.id)
+			e.cancelled.Store(true)
 			e.ticket.Cancel()
-			ac.Stop(e.pid)
+			c.stopRequest(ac, e)
 			c.checkDrained(ac)
 		}
 	case *requestDone:
 		if e, ok := c.requests[m.entry.id]; ok && e == m.entry {
 			delete(c.requests, m.entry.id)
-			ac.Stop(e.pid)
+			c.stopRequest(ac, e)
 			c.checkDrained(ac)
 		}
+	case *notifyFrame:
+		if c.finished || c.writer == nil {
+			ack(m.f, ErrConnClosed)
+			return
+		}
+		ac.Send(c.writer, m.f)
 	case *readerEOF:
 		c.eof = true
 		if m.err != nil && !errors.Is(m.err, io.EOF) {
@@ -203,58 +319,71 @@ func (c *connActor) Receive(ac actor.Context) {
 			c.finish(ac, nil)
 		}
 	case *writerFailed:
-		c.finish(ac, m.err)
+		c.finish(ac, fmt.Errorf("%w: %w", ErrOutputFailed, m.err))
 	case *stopConn:
 		c.finish(ac, m.err)
 	case *actor.Terminated:
-		if c.writer != nil && m.Who.Id == c.writer.Id && !c.finished {
-			c.finish(ac, errors.New("actors: writer stopped unexpectedly"))
+		if c.writer != nil && m.Who.Id == c.writer.Id {
+			c.writerGone = true // nothing more may be sent to it
+			if !c.finished {
+				c.finish(ac, errors.New("actors: writer stopped unexpectedly"))
+			}
+			return
 		}
+		delete(c.dying, m.Who.Id)
+		c.release(ac)
 	case *actor.Stopping:
-		// Stopped by the parent (or the whole tree closing): the writer's
-		// Terminated that follows is expected, not a failure.
-		c.finished = true
-		c.h.stopped.Store(true)
-		if c.cancel != nil {
-			c.cancel()
+		// Stopped by the parent: after finish, or because the tree is
+		// closing. The children's Terminated that follow are expected, and
+		// the parent needs no more asking.
+		if !c.finished {
+			c.h.setErr(ErrConnStopped)
 		}
+		c.finished, c.released = true, true
+		c.h.stopped.Store(true)
+		c.cancelWork()
 	}
 }
 
-// admit submits an admitted call to the executor and starts its request
-// actor.
-func (c *connActor) admit(ac actor.Context, call *dispatch.Call) {
-	if c.finished {
+// cancelWork drops every job of the connection without delivery: the
+// scope is closed here rather than by its context's callback, so no job
+// can complete and be delivered in between. Then the context ends, which
+// cancels the handlers, stops the reader, and releases anything waiting
+// on the connection.
+func (c *connActor) cancelWork() {
+	if c.scope != nil {
+		c.scope.Close()
+	}
+	if c.cancel != nil {
+		c.cancel()
+	}
+}
+
+// record starts the request actor of a request the reader admitted,
+// unless the request has already been delivered (its worker can beat the
+// admitted message here) or the connection is finishing.
+func (c *connActor) record(ac actor.Context, e *reqEntry) {
+	if c.finished || e.done.Load() {
 		return
 	}
-	id := call.Info.ID
-	e := &reqEntry{id: id, method: call.Info.Method, started: time.Now()}
-	timeout := c.cfg.RequestTimeout
-	if timeout == 0 {
-		timeout = c.cfg.Executor.Config().Timeout
+	if old, ok := c.requests[e.id]; ok {
+		// The same id was reused after its first request was delivered
+		// but before that request's requestDone arrived.
+		c.stopRequest(ac, old)
 	}
-	if timeout > 0 {
-		e.deadline = e.started.Add(timeout)
-	}
-	self, writer, rt := ac.Self(), c.writer, c.cfg.Runtime
-	t, err := c.scope.Submit(id, Job{
-		Timeout: c.cfg.RequestTimeout,
-		Run:     func(ctx context.Context) any { return rt.Execute(ctx, call) },
-		Done:    func(r Result) { c.deliver(self, writer, e, r) },
-	})
-	switch {
-	case errors.Is(err, ErrDuplicate):
-		c.write(ac, jsonrpc.EncodeError(id, errDuplicateID))
-		return
-	case errors.Is(err, ErrOverloaded):
-		c.write(ac, jsonrpc.EncodeError(id, errCapacity))
-		return
-	case err != nil:
-		return // scope closed: the connection is ending
-	}
-	e.ticket = t
 	e.pid = ac.SpawnPrefix(c.s.props(func() actor.Actor { return &requestActor{entry: e} }), "req")
-	c.requests[id] = e
+	c.requests[e.id] = e
+}
+
+// stopRequest stops a request actor the connection no longer tracks.
+// Once the connection has asked to be stopped it leaves them all to that
+// stop, which would otherwise race with this one.
+func (c *connActor) stopRequest(ac actor.Context, e *reqEntry) {
+	if c.released {
+		return
+	}
+	c.dying[e.pid.Id] = true
+	ac.Stop(e.pid)
 }
 
 // JSON-RPC errors of the execution layer.
@@ -263,34 +392,48 @@ var (
 	errCapacity    = jsonrpc.NewError(jsonrpc.CodeInternalError, "Server execution capacity exhausted")
 	errTimedOut    = jsonrpc.NewError(jsonrpc.CodeInternalError, "Request execution timed out")
 	errWorker      = jsonrpc.NewError(jsonrpc.CodeInternalError, "Request worker failed")
+	errTooLarge    = jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request: message exceeds the maximum line length")
 )
 
-// deliver runs on the worker (or deadline timer) goroutine: it sends the
-// response to the writer, then reports to the connection. The writer sees
-// the frame before the connection can ask it to flush.
-func (c *connActor) deliver(self, writer *actor.PID, e *reqEntry, r Result) {
-	var frame []byte
+// deliver runs once per request that was not cancelled: on the worker's
+// goroutine for a completed or failed job, on the deadline timer's for a
+// timed-out one. On the worker it waits for the response's write, so the
+// job's executor slot stays taken until its response is out: output that
+// is slow slows the workers, not memory. The timer must not block, so a
+// timeout's error frame is sent without waiting.
+func (c *connActor) deliver(e *reqEntry, r Result) {
 	switch r.Status {
 	case Completed:
 		out, _ := r.Value.(dispatch.Outcome)
 		if out.NegotiatedVersion != "" {
+			// Recorded before the response is written, so a message the
+			// client sends after reading the response is served under it.
 			v := out.NegotiatedVersion
 			c.h.version.Store(&v)
 		}
-		frame = out.Frame
-	case TimedOut:
-		frame = jsonrpc.EncodeError(e.id, errTimedOut)
+		if out.Frame != nil {
+			c.writeWait(out.Frame, &e.cancelled)
+		}
 	case Failed:
-		frame = jsonrpc.EncodeError(e.id, errWorker)
+		c.writeWait(jsonrpc.EncodeError(e.id, errWorker), &e.cancelled)
+	case TimedOut:
+		c.s.send(c.writer, &writeFrame{frame: jsonrpc.EncodeError(e.id, errTimedOut), cancelled: &e.cancelled})
 	}
-	if frame != nil {
-		c.s.send(writer, &writeFrame{frame: frame})
-	}
-	c.s.send(self, &requestDone{entry: e})
+	e.done.Store(true)
+	c.s.send(c.self, &requestDone{entry: e})
 }
 
-func (c *connActor) write(ac actor.Context, frame []byte) {
-	ac.Send(c.writer, &writeFrame{frame: frame})
+// writeWait writes frame through the writer and waits for the write, or
+// for the connection to end. It reports whether the frame was written.
+func (c *connActor) writeWait(frame []byte, cancelled *atomic.Bool) bool {
+	ack := make(chan error, 1)
+	c.s.send(c.writer, &writeFrame{frame: frame, cancelled: cancelled, ack: ack})
+	select {
+	case err := <-ack:
+		return err == nil
+	case <-c.ctx.Done():
+		return false
+	}
 }
 
 // checkDrained asks the writer to flush once input has ended and no
@@ -311,18 +454,30 @@ func (c *connActor) finish(ac actor.Context, err error) {
 	c.finished = true
 	c.h.setErr(err)
 	c.h.stopped.Store(true)
-	if c.cancel != nil {
-		c.cancel()
+	c.cancelWork()
+	if c.writer != nil && !c.writerGone {
+		ac.Send(c.writer, &closeOutput{})
 	}
-	ac.Send(ac.Parent(), &childFinished{pid: ac.Self()})
+	c.release(ac)
 }
 
-// readLoop is the connection's reader goroutine. It frames, decodes and
-// admits messages (CPU work that needs no actor state), sends error frames
-// straight to the writer, and passes admitted calls and cancellations to
-// the connection.
-func (c *connActor) readLoop(self, writer *actor.PID) {
-	notifier := &connNotifier{s: c.s, writer: writer}
+// release asks the root to stop the finished connection once no request
+// actor is still on its way out.
+func (c *connActor) release(ac actor.Context) {
+	if c.finished && !c.released && len(c.dying) == 0 {
+		c.released = true
+		ac.Send(ac.Parent(), &childFinished{pid: ac.Self()})
+	}
+}
+
+// readLoop is the connection's reader goroutine. It frames, decodes,
+// admits and submits messages (work that needs no actor state), writing
+// error responses itself and waiting for each, so a client that floods
+// the connection with bad input is slowed to the output's pace. Admitted
+// requests and cancellations go to the connection actor.
+func (c *connActor) readLoop() {
+	self := c.self
+	rd := &reader{c: c, self: self, ack: make(chan error, 1), notifier: &connNotifier{s: c.s, writer: c.writer}}
 	for {
 		frame, err := c.cfg.Input.ReadFrame()
 		if c.h.stopped.Load() {
@@ -330,52 +485,111 @@ func (c *connActor) readLoop(self, writer *actor.PID) {
 		}
 		switch {
 		case errors.Is(err, ErrFrameTooLarge):
-			c.s.send(writer, &writeFrame{frame: jsonrpc.EncodeError(jsonrpc.NullID, errTooLarge)})
+			if !rd.write(jsonrpc.EncodeError(jsonrpc.NullID, errTooLarge)) {
+				return
+			}
 			continue
 		case err != nil:
 			c.s.send(self, &readerEOF{err: err})
 			return
 		}
-		c.handleFrame(frame, self, writer, notifier)
+		if !rd.handle(frame) {
+			return
+		}
 	}
 }
 
-var errTooLarge = jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request: message exceeds the maximum line length")
+// reader is the state of the reader goroutine.
+type reader struct {
+	c        *connActor
+	self     *actor.PID
+	ack      chan error // reused: the reader waits for each of its writes
+	notifier dispatch.Notifier
+}
 
-func (c *connActor) handleFrame(frame []byte, self, writer *actor.PID, notifier dispatch.Notifier) {
+// write writes an error frame and waits for it. It reports false when the
+// connection is ending and the reader should stop.
+func (r *reader) write(frame []byte) bool {
+	r.c.s.send(r.c.writer, &writeFrame{frame: frame, ack: r.ack})
+	select {
+	case err := <-r.ack:
+		return err == nil
+	case <-r.c.ctx.Done():
+		return false
+	}
+}
+
+// handle serves one inbound frame up to its submission to the executor.
+func (r *reader) handle(frame []byte) bool {
+	c := r.c
 	msg, err := jsonrpc.Decode(frame)
 	if err != nil {
 		var de *jsonrpc.DecodeError
 		if errors.As(err, &de) && de.Reply {
-			c.s.send(writer, &writeFrame{frame: jsonrpc.EncodeError(de.ID, de.Err)})
+			return r.write(jsonrpc.EncodeError(de.ID, de.Err))
 		}
-		return
+		return true
 	}
 	switch msg.Kind {
 	case jsonrpc.KindNotification:
 		if msg.Method == "notifications/cancelled" {
 			if id, ok := dispatch.CancelledRequestID(msg.Params); ok {
-				c.s.send(self, &cancelRequest{id: id})
+				c.s.send(r.self, &cancelRequest{id: id})
 			}
 		}
-		return
+		return true
 	case jsonrpc.KindResponse:
-		return
+		return true
 	}
 	req := &dispatch.Request{
 		Message:         msg,
 		Transport:       c.cfg.Transport,
 		ProtocolVersion: c.h.ProtocolVersion(),
-		Notifier:        notifier,
+		Notifier:        r.notifier,
 	}
 	call, out := c.cfg.Runtime.Admit(req)
 	if call == nil {
 		if out.Frame != nil {
-			c.s.send(writer, &writeFrame{frame: out.Frame})
+			return r.write(out.Frame)
 		}
-		return
+		return true
 	}
-	c.s.send(self, &inboundCall{call: call})
+	return r.submit(call)
+}
+
+// submit hands an admitted call to the executor under the connection's
+// scope, keyed by its id, and tells the connection actor about it.
+func (r *reader) submit(call *dispatch.Call) bool {
+	c := r.c
+	e := &reqEntry{id: call.Info.ID, method: call.Info.Method, started: time.Now()}
+	timeout := c.cfg.RequestTimeout
+	if timeout == 0 {
+		timeout = c.cfg.Executor.Config().Timeout
+	}
+	if timeout > 0 {
+		e.deadline = e.started.Add(timeout)
+	}
+	execute, handlers := c.cfg.execute, &c.h.handlers
+	t, err := c.scope.Submit(e.id, Job{
+		Timeout: c.cfg.RequestTimeout,
+		Run: func(ctx context.Context) any {
+			handlers.add(e)
+			defer handlers.remove(e)
+			return execute(ctx, call)
+		},
+		Done: func(res Result) { c.deliver(e, res) },
+	})
+	switch {
+	case errors.Is(err, ErrDuplicate):
+		return r.write(jsonrpc.EncodeError(e.id, errDuplicateID))
+	case errors.Is(err, ErrOverloaded):
+		return r.write(jsonrpc.EncodeError(e.id, errCapacity))
+	case err != nil:
+		return false // scope closed: the connection is ending
+	}
+	e.ticket = t
+	c.s.send(r.self, &admitted{entry: e})
+	return true
 }
 
 // connNotifier writes request-scoped notifications through the writer and

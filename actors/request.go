@@ -2,6 +2,7 @@ package actors
 
 import (
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -16,7 +17,10 @@ type requestActor struct {
 	entry *reqEntry
 }
 
-// reqEntry is the parent's record of one in-flight request.
+// reqEntry is the connection's record of one admitted request. It is
+// created by the goroutine that admits the request; after the admitted
+// message reaches the connection actor, ticket and pid belong to that
+// actor.
 type reqEntry struct {
 	id       jsonrpc.ID
 	method   string
@@ -24,6 +28,14 @@ type reqEntry struct {
 	deadline time.Time
 	ticket   *Ticket
 	pid      *actor.PID
+
+	// cancelled is set by the connection when the client cancels the
+	// request; the writer then drops the request's frames still waiting.
+	cancelled atomic.Bool
+	// done is set once the request's outcome has been delivered, before
+	// requestDone is sent, so a connection that learns of the request
+	// late does not record it.
+	done atomic.Bool
 }
 
 func (r *requestActor) describe() (Kind, map[string]string) {

@@ -3,9 +3,9 @@ package actors
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -19,17 +19,57 @@ const DefaultWriteTimeout = 5 * time.Second
 // reached the device, so nothing is retried and nothing more is written.
 var ErrWriteTimeout = errors.New("actors: write timed out")
 
-// maxBatchBytes bounds how many queued frames one write coalesces.
+// Why a frame handed to a connection's writer was not written, or not
+// known to be written. A frame's producer receives one of these (inside a
+// *DeliveryError where a cause exists) in place of a successful write.
+var (
+	// ErrConnClosed: the connection had ended (or was ending) before the
+	// frame's turn came; nothing of it was written.
+	ErrConnClosed = errors.New("actors: connection closed")
+	// ErrConnDown: the connection failed while the frame waited for its
+	// turn; nothing of it was written.
+	ErrConnDown = errors.New("actors: connection stopped abnormally")
+	// ErrOutputFailed: the write carrying the frame failed or timed out.
+	// Some of its bytes may have reached the device. It is terminal for the
+	// connection.
+	ErrOutputFailed = errors.New("actors: output failed")
+)
+
+// DeliveryError is a frame's failed delivery: Kind is ErrConnDown or
+// ErrOutputFailed, Reason the underlying cause (ErrWriteTimeout, the
+// device's error, or why the connection ended).
+type DeliveryError struct {
+	Kind   error
+	Reason error
+}
+
+// Error describes the kind and the reason.
+func (e *DeliveryError) Error() string {
+	if e.Reason == nil {
+		return e.Kind.Error()
+	}
+	return e.Kind.Error() + ": " + e.Reason.Error()
+}
+
+// Unwrap exposes both the kind and the reason to errors.Is and errors.As.
+func (e *DeliveryError) Unwrap() []error { return []error{e.Kind, e.Reason} }
+
+// errFrameDropped acknowledges a frame dropped because its request was
+// cancelled before the frame's turn came.
+var errFrameDropped = errors.New("actors: frame dropped: its request was cancelled")
+
+// maxBatchBytes bounds how many waiting frames one write coalesces.
 const maxBatchBytes = 256 << 10
 
 // writeFrame asks the writer to write one frame (a newline is appended).
-// ctx, when set, drops the frame if it has ended before the frame is
-// written: nothing is sent for a cancelled request. ack, when set, receives
-// the outcome of the write.
+// The frame is dropped, unwritten, if ctx has ended or cancelled is set by
+// the time its turn comes: nothing is sent for a cancelled request. ack,
+// when set, receives the outcome of the write; it must be buffered.
 type writeFrame struct {
-	frame []byte
-	ctx   context.Context
-	ack   chan<- error
+	frame     []byte
+	ctx       context.Context
+	cancelled *atomic.Bool
+	ack       chan<- error
 }
 
 func (*writeFrame) IgnoreDeadLetterLogging() {}
@@ -47,7 +87,7 @@ type writeTimeout struct{ gen uint64 }
 
 func (*writeTimeout) IgnoreDeadLetterLogging() {}
 
-// flush asks the writer to answer flushed once nothing is queued or in
+// flush asks the writer to answer flushed once nothing waits or is in
 // flight.
 type flush struct{}
 
@@ -57,11 +97,21 @@ type flushed struct{}
 // writerFailed reports a terminal output failure to the connection.
 type writerFailed struct{ err error }
 
-// writer is the only owner of a connection's io.Writer. It hands one batch
-// at a time to a pump goroutine it owns and waits, bounded by the write
-// timeout, for the pump to report back; the actor itself never blocks on
-// I/O. Frames that arrive meanwhile are queued in the actor and written
-// together next, each whole, so frames never interleave.
+// closeOutput tells the writer its connection is ending: frames waiting
+// or arriving from now on are refused, unwritten. A write in flight
+// completes.
+type closeOutput struct{}
+
+// writer is the only owner of a connection's io.Writer. One write is in
+// flight at a time, performed by a pump goroutine the writer owns and
+// watches with a timer; the actor itself never blocks on I/O.
+//
+// There is no writer queue in the sense of a buffer: every producer
+// (request worker, reader, Notify caller) waits for its own frame's
+// acknowledgement before producing another, so the frames waiting here are
+// at most one per blocked producer, and the executor's bounds bound them.
+// Waiting frames are written together by the next write, each whole and
+// newline-terminated, so frames never interleave.
 type writer struct {
 	s       *System
 	out     io.Writer
@@ -73,6 +123,7 @@ type writer struct {
 	gen      uint64
 	timer    *time.Timer
 	failed   error
+	closed   bool
 	flushing bool
 	written  int64
 }
@@ -90,11 +141,15 @@ func newWriter(s *System, out io.Writer, timeout time.Duration) *writer {
 }
 
 func (w *writer) describe() (Kind, map[string]string) {
-	return KindWriter, map[string]string{
+	attrs := map[string]string{
 		"pending":  strconv.Itoa(len(w.pending)),
 		"inflight": strconv.Itoa(len(w.inflight)),
 		"written":  strconv.FormatInt(w.written, 10),
 	}
+	if w.failed != nil {
+		attrs["state"] = "failed"
+	}
+	return KindWriter, attrs
 }
 
 func (w *writer) Receive(c actor.Context) {
@@ -104,7 +159,11 @@ func (w *writer) Receive(c actor.Context) {
 		go runPump(w.s, c.Self(), w.out, w.pump)
 	case *writeFrame:
 		if w.failed != nil {
-			ack(m, w.failed)
+			ack(m, &DeliveryError{Kind: ErrConnDown, Reason: w.failed})
+			return
+		}
+		if w.closed {
+			ack(m, ErrConnClosed)
 			return
 		}
 		w.pending = append(w.pending, m)
@@ -119,11 +178,15 @@ func (w *writer) Receive(c actor.Context) {
 		batch := w.inflight
 		w.inflight = nil
 		if m.err != nil {
-			w.fail(c, batch, fmt.Errorf("actors: write failed: %w", m.err))
+			w.fail(c, batch, m.err)
 			return
 		}
 		for _, f := range batch {
 			ack(f, nil)
+		}
+		if w.closed {
+			w.pending = nil // refused already
+			return
 		}
 		w.startWrite(c)
 	case *writeTimeout:
@@ -136,6 +199,12 @@ func (w *writer) Receive(c actor.Context) {
 	case *flush:
 		w.flushing = true
 		w.maybeFlushed(c)
+	case *closeOutput:
+		w.closed = true
+		for _, f := range w.pending {
+			ack(f, ErrConnClosed)
+		}
+		w.pending = nil
 	case *actor.Stopping:
 		if w.timer != nil {
 			w.timer.Stop()
@@ -143,18 +212,17 @@ func (w *writer) Receive(c actor.Context) {
 		// The pump exits once its current write (if any) returns.
 		close(w.pump)
 		for _, f := range w.pending {
-			ack(f, errWriterStopped)
+			ack(f, ErrConnClosed)
 		}
 		for _, f := range w.inflight {
-			ack(f, errWriterStopped)
+			ack(f, ErrConnClosed)
 		}
 		w.pending, w.inflight = nil, nil
 	}
 }
 
-var errWriterStopped = errors.New("actors: connection closed")
-
-// startWrite hands the queued frames (up to maxBatchBytes) to the pump.
+// startWrite hands the waiting frames (up to maxBatchBytes) to the pump,
+// dropping those whose request was cancelled meanwhile.
 func (w *writer) startWrite(c actor.Context) {
 	var buf []byte
 	n := 0
@@ -166,12 +234,19 @@ func (w *writer) startWrite(c actor.Context) {
 			n++
 			continue
 		}
+		if f.cancelled != nil && f.cancelled.Load() {
+			ack(f, errFrameDropped)
+			w.pending[n] = nil
+			n++
+			continue
+		}
 		if len(buf) > 0 && len(buf)+len(f.frame)+1 > maxBatchBytes {
 			break
 		}
 		buf = append(buf, f.frame...)
 		buf = append(buf, '\n')
 		w.inflight = append(w.inflight, f)
+		w.pending[n] = nil
 		n++
 	}
 	w.pending = w.pending[n:]
@@ -197,18 +272,19 @@ func (w *writer) maybeFlushed(c actor.Context) {
 	}
 }
 
-// fail makes the writer terminal: every queued frame fails, nothing is
-// written again, and the connection is told.
-func (w *writer) fail(c actor.Context, batch []*writeFrame, err error) {
-	w.failed = err
+// fail makes the writer terminal: the frames of the failed write get
+// ErrOutputFailed, those still waiting ErrConnDown, nothing is written
+// again, and the connection is told.
+func (w *writer) fail(c actor.Context, batch []*writeFrame, cause error) {
+	w.failed = cause
 	for _, f := range batch {
-		ack(f, err)
+		ack(f, &DeliveryError{Kind: ErrOutputFailed, Reason: cause})
 	}
 	for _, f := range w.pending {
-		ack(f, err)
+		ack(f, &DeliveryError{Kind: ErrConnDown, Reason: cause})
 	}
 	w.pending = nil
-	c.Send(c.Parent(), &writerFailed{err: err})
+	c.Send(c.Parent(), &writerFailed{err: cause})
 }
 
 func ack(f *writeFrame, err error) {

@@ -81,12 +81,24 @@ func TestReadmeCommand(t *testing.T) {
 	if len(lines) != 2 {
 		t.Fatalf("stdout has %d lines, want 2:\n%s", len(lines), stdout.String())
 	}
-	for i, method := range []string{"server/discover", "tools/call"} {
-		if err := testkit.ValidateFrame(testkit.Version, []byte(lines[i]), method); err != nil {
-			t.Fatalf("line %d: %v\n%s", i+1, err, lines[i])
+	// Requests run concurrently, so the responses may come in either
+	// order; each is matched to its request by id.
+	methods := map[string]string{"1": "server/discover", "2": "tools/call"}
+	byID := map[string]string{}
+	for i, line := range lines {
+		var head struct{ ID json.RawMessage }
+		if err := json.Unmarshal([]byte(line), &head); err != nil || methods[string(head.ID)] == "" {
+			t.Fatalf("line %d is not a response to the README's requests: %s", i+1, line)
 		}
+		if err := testkit.ValidateFrame(testkit.Version, []byte(line), methods[string(head.ID)]); err != nil {
+			t.Fatalf("line %d: %v\n%s", i+1, err, line)
+		}
+		byID[string(head.ID)] = line
 	}
-	if !strings.Contains(lines[1], `"text":"hello"`) {
-		t.Fatalf("echo response: %s", lines[1])
+	if len(byID) != 2 {
+		t.Fatalf("the responses do not answer both requests:\n%s", stdout.String())
+	}
+	if !strings.Contains(byID["2"], `"text":"hello"`) {
+		t.Fatalf("echo response: %s", byID["2"])
 	}
 }

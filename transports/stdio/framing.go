@@ -15,14 +15,17 @@ const chunkSize = 64 << 10
 
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
-// lineReader frames newline-delimited messages. It reads in chunks and
-// never holds more than maxLine bytes of one line: a longer line is
-// discarded up to its newline and reported as too large, and the next line
-// is read normally.
+// lineReader frames newline-delimited messages. It reads in chunks of at
+// most chunkSize into one fixed buffer and never holds more than maxLine
+// bytes of one line: a line's bytes are copied out of the buffer into a
+// slice whose capacity is capped at maxLine, and a line that would exceed
+// the limit is discarded chunk by chunk up to its newline and reported as
+// too large. The line after it is read normally.
 type lineReader struct {
 	r       *bufio.Reader
 	maxLine int // counting the newline
 	started bool
+	peak    int // the largest line buffer allocated so far, in bytes
 }
 
 func newLineReader(r io.Reader, maxLine int) *lineReader {
@@ -48,7 +51,8 @@ func (l *lineReader) readLine() ([]byte, error) {
 		chunk, err := l.r.ReadSlice('\n')
 		if !l.started && len(chunk) > 0 {
 			// ReadSlice returns the whole first line (or a full buffer),
-			// so a leading BOM is always entirely in the first chunk.
+			// so a leading BOM is entirely in the first chunk unless the
+			// input ends within three bytes.
 			l.started = true
 			chunk = bytes.TrimPrefix(chunk, utf8BOM)
 		}
@@ -69,22 +73,38 @@ func (l *lineReader) readLine() ([]byte, error) {
 		}
 		if complete {
 			if line == nil {
+				l.peak = max(l.peak, len(body))
 				return bytes.Clone(body), nil
 			}
-			return append(line, body...), nil
+			return l.grow(line, body), nil
 		}
 		switch {
 		case errors.Is(err, bufio.ErrBufferFull):
-			line = append(line, body...)
+			line = l.grow(line, body)
 		case errors.Is(err, io.EOF):
 			if len(line)+len(body) == 0 {
 				return nil, io.EOF
 			}
-			return append(line, body...), nil
+			return l.grow(line, body), nil
 		default:
 			return nil, err
 		}
 	}
+}
+
+// grow appends body to line. The capacity doubles, as append's would, but
+// never beyond maxLine: the caller has checked that the result fits.
+func (l *lineReader) grow(line, body []byte) []byte {
+	need := len(line) + len(body)
+	if need > cap(line) {
+		c := max(2*cap(line), need, chunkSize)
+		c = min(c, l.maxLine)
+		grown := make([]byte, len(line), c)
+		copy(grown, line)
+		line = grown
+		l.peak = max(l.peak, c)
+	}
+	return append(line, body...)
 }
 
 // discardLine skips input up to and including the next newline.

@@ -5,16 +5,23 @@
 // overtakes a slow one; each response is one atomic write through the
 // connection's writer actor; notifications/cancelled stops a request and no
 // late response is written for it; at end of input the transport lets
-// admitted requests finish, writes their responses, and returns.
+// admitted requests finish, writes their responses, and returns. A write
+// that fails, or blocks past the write timeout, ends the connection. Input
+// is read in chunks, and no more than the line limit of one line is ever
+// held in memory.
+//
+// [Serve] runs the transport in the calling goroutine. [Start] runs it in
+// the background, as a child of an application's supervision tree, and
+// returns a [Conn] handle, which is also what [Notify] and [Lookup] work
+// with.
 package stdio
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
-	"os"
+	"sync"
 	"time"
 
 	"github.com/snodo-go/snodo/actors"
@@ -22,172 +29,210 @@ import (
 	"github.com/snodo-go/snodo/supervisor"
 )
 
-// Defaults, as in the seed documents.
-const (
-	DefaultWriteTimeout = 5 * time.Second
-	DefaultMaxLineBytes = 2_000_000
-	DefaultGracePeriod  = 5 * time.Second
-)
+// ErrStopped is why a transport ended when its handle's Stop was called.
+var ErrStopped = errors.New("stdio: transport stopped")
 
-type options struct {
-	input          io.Reader
-	output         io.Writer
-	writeTimeout   time.Duration
-	maxLineBytes   int
-	requestTimeout time.Duration
-	gracePeriod    time.Duration
-	executor       *actors.Executor
-	sup            *supervisor.Supervisor
-	logger         *slog.Logger
-}
+// Conn is the handle of a running stdio transport: one connection, its
+// writer and its in-flight requests in the supervision tree. Its methods
+// are safe for concurrent use.
+type Conn struct {
+	ac      *actors.Conn
+	name    string
+	allowed map[string]bool
+	logger  *slog.Logger
+	grace   time.Duration
 
-// Option configures Serve.
-type Option func(*options) error
+	sup      *supervisor.Supervisor // closed at the end when owned
+	exec     *actors.Executor       // closed at the end when owned
+	ownsSup  bool
+	ownsExec bool
 
-// WithInput sets the input stream (default os.Stdin). It is never closed by
-// the transport.
-func WithInput(r io.Reader) Option {
-	return func(o *options) error { o.input = r; return nil }
-}
+	stopOnce sync.Once
+	stopMu   sync.Mutex
+	stopAt   time.Time // when Stop or the context asked the transport to end
+	stopCtx  func() bool
 
-// WithOutput sets the output stream (default os.Stdout). It is never
-// closed by the transport.
-func WithOutput(w io.Writer) Option {
-	return func(o *options) error { o.output = w; return nil }
-}
-
-// WithWriteTimeout bounds each write (default 5 s). A write that blocks
-// past it, or fails, ends the connection.
-func WithWriteTimeout(d time.Duration) Option {
-	return func(o *options) error {
-		if d <= 0 {
-			return errors.New("stdio: write timeout must be positive")
-		}
-		o.writeTimeout = d
-		return nil
-	}
-}
-
-// WithMaxLineBytes bounds one inbound message, counting its newline
-// (default 2,000,000). A longer line is answered with -32600 and no id
-// without being decoded.
-func WithMaxLineBytes(n int) Option {
-	return func(o *options) error {
-		if n < 2 {
-			return errors.New("stdio: max line bytes must be at least 2")
-		}
-		o.maxLineBytes = n
-		return nil
-	}
-}
-
-// WithRequestTimeout sets each request's deadline (queue wait plus
-// execution), overriding the executor's default of 30 s.
-func WithRequestTimeout(d time.Duration) Option {
-	return func(o *options) error {
-		if d <= 0 {
-			return errors.New("stdio: request timeout must be positive")
-		}
-		o.requestTimeout = d
-		return nil
-	}
-}
-
-// WithGracePeriod bounds how long Serve waits, once its context is
-// cancelled, for handlers that ignore cancellation (default 5 s).
-func WithGracePeriod(d time.Duration) Option {
-	return func(o *options) error {
-		if d <= 0 {
-			return errors.New("stdio: grace period must be positive")
-		}
-		o.gracePeriod = d
-		return nil
-	}
-}
-
-// WithExecutor runs requests on a shared executor instead of the
-// supervisor's.
-func WithExecutor(e *actors.Executor) Option {
-	return func(o *options) error { o.executor = e; return nil }
-}
-
-// WithSupervisor runs the connection under an existing supervision tree,
-// which Serve does not close.
-func WithSupervisor(s *supervisor.Supervisor) Option {
-	return func(o *options) error { o.sup = s; return nil }
-}
-
-// WithLogger sets the logger of the private supervision tree Serve creates
-// when none is given. Default: the Runtime's logger.
-func WithLogger(l *slog.Logger) Option {
-	return func(o *options) error { o.logger = l; return nil }
+	done chan struct{}
+	err  error // set before done closes
 }
 
 // Serve runs the stdio transport until end of input and until admitted
 // requests finish, then returns nil. Cancelling ctx ends the connection at
-// once: running handlers are cancelled and Serve returns ctx's error within
-// the grace period, even if a handler ignores cancellation. A failed or
-// timed-out write ends the connection with an error wrapping
-// actors.ErrWriteTimeout or the write's error.
+// once: running handlers are cancelled and Serve returns an error wrapping
+// ctx's error within the grace period, even if a handler ignores
+// cancellation. A failed or timed-out write ends the connection with an
+// error wrapping actors.ErrOutputFailed and the cause
+// (actors.ErrWriteTimeout, or the write's error).
 func Serve(ctx context.Context, rt *dispatch.Runtime, opts ...Option) error {
-	o := options{
-		input:        os.Stdin,
-		output:       os.Stdout,
-		writeTimeout: DefaultWriteTimeout,
-		maxLineBytes: DefaultMaxLineBytes,
-		gracePeriod:  DefaultGracePeriod,
+	c, err := Start(ctx, rt, opts...)
+	if err != nil {
+		return err
 	}
+	return c.Wait()
+}
+
+// Start starts the stdio transport in the background and returns its
+// handle. The transport runs as a child of the supervision tree given by
+// [WithSupervisor] (a private one otherwise) until input ends and admitted
+// requests finish, until ctx is cancelled, or until [Conn.Stop]; [Conn.Wait]
+// returns what [Serve] would.
+func Start(ctx context.Context, rt *dispatch.Runtime, opts ...Option) (*Conn, error) {
+	o := defaultOptions()
 	for _, opt := range opts {
 		if err := opt(&o); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if rt == nil {
-		return errors.New("stdio: nil Runtime")
+		return nil, errors.New("stdio: nil Runtime")
 	}
-	sup := o.sup
-	if sup == nil {
-		logger := o.logger
-		if logger == nil {
-			logger = rt.Logger()
+	logger := o.logger
+	if logger == nil {
+		logger = rt.Logger()
+	}
+	c := &Conn{name: o.name, logger: logger, grace: o.gracePeriod, sup: o.sup, exec: o.executor, done: make(chan struct{})}
+	c.allowed = make(map[string]bool, len(o.notificationMethods))
+	for _, m := range o.notificationMethods {
+		c.allowed[m] = true
+	}
+	if c.name != "" {
+		if err := names.claim(c.name, c); err != nil {
+			return nil, err
 		}
-		var err error
-		if sup, err = supervisor.New(supervisor.WithLogger(logger), supervisor.WithExecutor(o.executor)); err != nil {
+	}
+	if err := c.start(rt, o); err != nil {
+		if c.name != "" {
+			names.release(c.name, c)
+		}
+		c.closeOwned(false)
+		return nil, err
+	}
+	c.stopCtx = context.AfterFunc(ctx, func() { c.stop(context.Cause(ctx)) })
+	go c.finish()
+	return c, nil
+}
+
+// start creates what the transport needs and starts its connection.
+func (c *Conn) start(rt *dispatch.Runtime, o options) error {
+	if c.exec == nil && c.sup == nil {
+		c.exec = actors.NewExecutor(actors.ExecutorConfig{Logger: c.logger})
+		c.ownsExec = true
+	}
+	if c.sup == nil {
+		sup, err := supervisor.New(supervisor.WithLogger(c.logger), supervisor.WithExecutor(c.exec))
+		if err != nil {
 			return err
 		}
-		defer func() {
-			gctx, cancel := context.WithTimeout(context.Background(), o.gracePeriod)
-			defer cancel()
-			if err := sup.Close(gctx); err != nil {
-				logger.Warn("snodo: stdio shutdown", "error", err)
-			}
-		}()
+		c.sup, c.ownsSup = sup, true
 	}
-	exec := o.executor
-	if exec == nil {
-		exec = sup.Executor()
+	if c.exec == nil {
+		c.exec = c.sup.Executor()
 	}
-	conn, err := sup.System().StartConn(actors.ConnConfig{
-		Prefix:         "stdio",
-		Runtime:        rt,
-		Executor:       exec,
-		Input:          newLineReader(o.input, o.maxLineBytes),
-		Output:         o.output,
-		WriteTimeout:   o.writeTimeout,
-		RequestTimeout: o.requestTimeout,
-		Transport:      dispatch.TransportStdio,
+	ac, err := c.sup.System().StartConn(actors.ConnConfig{
+		Prefix:           "stdio",
+		Name:             c.name,
+		Runtime:          rt,
+		Executor:         c.exec,
+		Input:            newLineReader(o.input, o.maxLineBytes),
+		Output:           o.output,
+		WriteTimeout:     o.writeTimeout,
+		RequestTimeout:   o.requestTimeout,
+		MaxSubscriptions: o.maxSubscriptions,
+		Transport:        dispatch.TransportStdio,
 	})
 	if err != nil {
 		return fmt.Errorf("stdio: %w", err)
 	}
-	select {
-	case <-conn.Done():
-	case <-ctx.Done():
-		conn.Stop(ctx.Err())
-		<-conn.Done()
-	}
-	if err := conn.Err(); err != nil {
-		return fmt.Errorf("stdio: %w", err)
-	}
+	c.ac = ac
 	return nil
+}
+
+// Name returns the name given with [WithName], or "".
+func (c *Conn) Name() string { return c.name }
+
+// ID returns the connection's path in the supervision tree, such as
+// "snodo/stdio$1".
+func (c *Conn) ID() string { return c.ac.ID() }
+
+// ProtocolVersion returns the version a successful initialize negotiated
+// on the connection, or "" (always "" for 2026-07-28 clients, which do not
+// initialize).
+func (c *Conn) ProtocolVersion() string { return c.ac.ProtocolVersion() }
+
+// Done is closed once the transport has ended: every actor of the
+// connection has stopped, handlers have returned or been abandoned after
+// the grace period, and a private supervision tree has been closed.
+func (c *Conn) Done() <-chan struct{} { return c.done }
+
+// Wait blocks until the transport has ended and returns why: nil after a
+// clean end of input, otherwise an error saying what ended it.
+func (c *Conn) Wait() error {
+	<-c.done
+	return c.err
+}
+
+// Stop ends the transport as cancelling its context does: running
+// handlers are cancelled and deliver nothing, nothing more is written, and
+// the transport ends within the grace period. It does not wait; use Wait.
+func (c *Conn) Stop() { c.stop(ErrStopped) }
+
+func (c *Conn) stop(err error) {
+	c.stopOnce.Do(func() {
+		c.stopMu.Lock()
+		c.stopAt = time.Now()
+		c.stopMu.Unlock()
+		c.ac.Stop(err)
+	})
+}
+
+// finish is the handle's goroutine: it waits for the connection to end,
+// then for its handlers (bounded by the grace period, counted from the
+// stop request when there was one), reports those it abandons, and
+// releases what the transport owns.
+func (c *Conn) finish() {
+	<-c.ac.Done()
+	c.stopCtx()
+	c.stopMu.Lock()
+	from := c.stopAt
+	c.stopMu.Unlock()
+	if from.IsZero() {
+		from = time.Now()
+	}
+	deadline := from.Add(c.grace)
+	gctx, cancel := context.WithDeadline(context.Background(), deadline)
+	abandoned := c.ac.WaitHandlers(gctx)
+	for _, h := range abandoned {
+		c.logger.Warn("snodo: handler ignored cancellation past the grace period; abandoning it, its result is discarded",
+			"connection", c.ac.ID(), "id", h.ID, "method", h.Method, "running", time.Since(h.Started).Round(time.Millisecond).String())
+	}
+	cancel()
+	c.closeOwned(len(abandoned) > 0)
+	if c.name != "" {
+		names.release(c.name, c)
+	}
+	if err := c.ac.Err(); err != nil {
+		c.err = fmt.Errorf("stdio: %w", err)
+	}
+	close(c.done)
+}
+
+// closeOwned closes the supervision tree and executor the transport
+// created. When handlers were abandoned the grace period is spent, so the
+// executor is closed without waiting for them again.
+func (c *Conn) closeOwned(abandoned bool) {
+	if c.ownsSup {
+		ctx, cancel := context.WithTimeout(context.Background(), c.grace)
+		if err := c.sup.Close(ctx); err != nil {
+			c.logger.Warn("snodo: stdio shutdown", "error", err)
+		}
+		cancel()
+	}
+	if c.ownsExec {
+		ctx, cancel := context.WithTimeout(context.Background(), c.grace)
+		if abandoned {
+			cancel()
+		}
+		_ = c.exec.Close(ctx) // it logs handlers it abandons
+		cancel()
+	}
 }

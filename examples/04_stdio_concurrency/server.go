@@ -1,0 +1,138 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/transports/stdio"
+)
+
+// transportName registers the server's transport so the announce tool
+// can reach it with stdio.Notify.
+const transportName = "example"
+
+// announcement is the one application notification the server may send.
+const announcement = "notifications/example/announcement"
+
+// server holds the state its tools share.
+type server struct {
+	release     chan struct{} // closed by the release tool
+	releaseOnce sync.Once
+	cancelled   atomic.Int64 // slow calls that saw their cancellation
+	logger      *slog.Logger
+}
+
+func newServer(logger *slog.Logger) *server {
+	return &server{release: make(chan struct{}), logger: logger}
+}
+
+// serve runs the stdio transport on standard input and output.
+func (s *server) serve(ctx context.Context, opts ...stdio.Option) error {
+	rt, err := s.runtime()
+	if err != nil {
+		return err
+	}
+	opts = append([]stdio.Option{
+		stdio.WithName(transportName),
+		stdio.WithNotificationMethods(announcement),
+		stdio.WithLogger(s.logger),
+	}, opts...)
+	return stdio.Serve(ctx, rt, opts...)
+}
+
+func (s *server) runtime() (*dispatch.Runtime, error) {
+	text := json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`)
+	return dispatch.New(
+		dispatch.Implementation{Name: "stdio-concurrency", Version: "0.1.0"},
+		dispatch.WithLogger(s.logger),
+		dispatch.WithTool(dispatch.Tool{Name: "echo", Description: "Returns the text it is given.", InputSchema: text}, s.echo),
+		dispatch.WithTool(dispatch.Tool{Name: "slow", Description: "Waits until the release tool is called, or until cancelled."}, s.slow),
+		dispatch.WithTool(dispatch.Tool{Name: "release", Description: "Lets every slow call finish."}, s.releaseSlow),
+		dispatch.WithTool(dispatch.Tool{Name: "cancellations", Description: "Counts the slow calls that saw their cancellation."}, s.cancellations),
+		dispatch.WithTool(dispatch.Tool{
+			Name:        "sleep",
+			Description: "Waits for ms milliseconds, or until cancelled.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"ms":{"type":"integer","minimum":0}},"required":["ms"]}`),
+		}, s.sleep),
+		dispatch.WithTool(dispatch.Tool{Name: "announce", Description: "Sends the text as an application notification, then answers.", InputSchema: text}, s.announce),
+		dispatch.WithTool(dispatch.Tool{Name: "crash", Description: "Panics: the call gets an error, the server keeps serving."}, s.crash),
+	)
+}
+
+func textArg(req *dispatch.CallToolRequest) (string, error) {
+	var args struct {
+		Text string `json:"text"`
+	}
+	if err := json.Unmarshal(req.Arguments, &args); err != nil {
+		return "", fmt.Errorf("arguments: %w", err)
+	}
+	return args.Text, nil
+}
+
+func (s *server) echo(_ context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+	t, err := textArg(req)
+	if err != nil {
+		return nil, err
+	}
+	return dispatch.TextResult(t), nil
+}
+
+func (s *server) slow(ctx context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+	s.logger.Debug("slow call waiting", "id", req.Info.ID.String())
+	select {
+	case <-s.release:
+		return dispatch.TextResult("released"), nil
+	case <-ctx.Done():
+		s.cancelled.Add(1)
+		s.logger.Debug("slow call cancelled", "id", req.Info.ID.String())
+		return nil, ctx.Err()
+	}
+}
+
+func (s *server) releaseSlow(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+	s.releaseOnce.Do(func() { close(s.release) })
+	return dispatch.TextResult("released"), nil
+}
+
+func (s *server) cancellations(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+	return dispatch.TextResult(fmt.Sprint(s.cancelled.Load())), nil
+}
+
+func (s *server) sleep(ctx context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+	var args struct {
+		MS int64 `json:"ms"`
+	}
+	if err := json.Unmarshal(req.Arguments, &args); err != nil {
+		return nil, fmt.Errorf("arguments: %w", err)
+	}
+	t := time.NewTimer(time.Duration(args.MS) * time.Millisecond)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return dispatch.TextResult(fmt.Sprintf("slept %d ms", args.MS)), nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+func (s *server) announce(ctx context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+	t, err := textArg(req)
+	if err != nil {
+		return nil, err
+	}
+	// Any code of the application can reach the transport by its name.
+	if err := stdio.Notify(ctx, stdio.Name(transportName), announcement, map[string]string{"text": t}); err != nil {
+		return nil, fmt.Errorf("announcing: %w", err)
+	}
+	return dispatch.TextResult("announced"), nil
+}
+
+func (s *server) crash(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+	panic("the crash tool always panics")
+}

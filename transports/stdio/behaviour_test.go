@@ -1,0 +1,391 @@
+package stdio_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/snodo-go/snodo/actors"
+	"github.com/snodo-go/snodo/supervisor"
+	"github.com/snodo-go/snodo/testkit"
+	"github.com/snodo-go/snodo/transports/stdio"
+)
+
+func TestFastRequestOvertakesSlowOne(t *testing.T) {
+	g := newGate()
+	srv := testkit.StartStdio(t, testRuntime(t, g))
+	srv.Send(t, testkit.Request("slow", "tools/call", map[string]any{"name": "hold"}))
+	mustWait(t, g.entered)
+	fast := srv.Client.Call(t, "tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"text": "fast"}})
+	if fast.Error != nil {
+		t.Fatalf("fast call: %s", fast.Raw)
+	}
+	for _, f := range srv.Client.Frames() {
+		if string(f.ID) == `"slow"` {
+			t.Fatalf("the slow call answered before it was released: %s", f.Raw)
+		}
+	}
+	close(g.release)
+	if r := srv.Client.AwaitResponse(t, `"slow"`); !strings.Contains(string(r.Raw), "released") {
+		t.Fatalf("slow call: %s", r.Raw)
+	}
+	frames := srv.Client.Frames()
+	if string(frames[0].ID) == `"slow"` {
+		t.Fatalf("response order: the slow call came first")
+	}
+}
+
+func TestTreeShowsConnectionWriterAndEachRequest(t *testing.T) {
+	g := newGate()
+	srv := testkit.StartStdio(t, testRuntime(t, g), stdio.WithName("tree-test"), stdio.WithMaxSubscriptions(7))
+	for i := range 3 {
+		srv.Send(t, testkit.Request(fmt.Sprintf("r%d", i), "tools/call", map[string]any{"name": "hold"}))
+		mustWait(t, g.entered)
+	}
+	tree := testkit.WaitTree(t, srv.Sup, func(n *supervisor.Node) bool { return n.Count(supervisor.KindRequest) == 3 })
+	conn := testkit.Find(tree, supervisor.KindConnection)
+	if conn == nil || !strings.HasPrefix(conn.ID, "snodo/stdio$") {
+		t.Fatalf("no stdio connection in the tree: %+v", tree)
+	}
+	if conn.Attrs["name"] != "tree-test" || conn.Attrs["maxSubscriptions"] != "7" || conn.Attrs["transport"] != "stdio" {
+		t.Fatalf("connection attributes: %v", conn.Attrs)
+	}
+	ids := map[string]bool{}
+	var writers int
+	for _, ch := range conn.Children {
+		switch ch.Kind {
+		case supervisor.KindWriter:
+			writers++
+		case supervisor.KindRequest:
+			if ch.Attrs["method"] != "tools/call" || ch.Attrs["deadline"] == "" {
+				t.Errorf("request attributes: %v", ch.Attrs)
+			}
+			ids[ch.Attrs["id"]] = true
+		}
+	}
+	if writers != 1 || len(ids) != 3 || !ids[`"r0"`] || !ids[`"r2"`] {
+		t.Fatalf("connection children: writers=%d requests=%v", writers, ids)
+	}
+	close(g.release)
+	testkit.WaitNoRequests(t, srv.Sup)
+	srv.CloseInput()
+	if err := srv.Wait(t); err != nil {
+		t.Fatal(err)
+	}
+	testkit.WaitTree(t, srv.Sup, func(n *supervisor.Node) bool {
+		return n.Count(supervisor.KindConnection) == 0 && n.Count(supervisor.KindWriter) == 0
+	})
+}
+
+func TestOversizeLineThenNormalLine(t *testing.T) {
+	srv := testkit.StartStdio(t, testRuntime(t, newGate()), stdio.WithMaxLineBytes(1000))
+	// 999 bytes plus the newline is exactly the limit: served.
+	pad := strings.Repeat("x", 999-len(`{"jsonrpc":"2.0","method":"notifications/x","params":{"p":""}}`))
+	exact := fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/x","params":{"p":"%s"}}`, pad)
+	if len(exact) != 999 {
+		t.Fatalf("test line is %d bytes", len(exact))
+	}
+	srv.Send(t, []byte(exact))
+	// One byte more is refused before decoding: this line is not even JSON.
+	srv.SendRaw(t, append([]byte(strings.Repeat("{", 1000)), '\n'))
+	resp := srv.Client.Call(t, "tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"text": "next"}})
+	if resp.Error != nil {
+		t.Fatalf("the line after an oversize one: %s", resp.Raw)
+	}
+	frames := srv.Client.Frames()
+	if len(frames) != 2 {
+		t.Fatalf("want the refusal and the response, got %d frames", len(frames))
+	}
+	if f := frames[0]; f.ID != nil || f.Error == nil || f.Error.Code != -32600 {
+		t.Fatalf("oversize line: %s", f.Raw)
+	}
+}
+
+func TestByteOrderMarkIgnored(t *testing.T) {
+	srv := testkit.StartStdio(t, testRuntime(t, newGate()))
+	srv.SendRaw(t, append([]byte("\xEF\xBB\xBF"), append(testkit.Request(1, "server/discover", nil), '\n')...))
+	if r := srv.Client.AwaitResponse(t, "1"); r.Error != nil {
+		t.Fatalf("request after a BOM: %s", r.Raw)
+	}
+	// Only a leading BOM is ignored; one later in the stream is bad JSON.
+	srv.SendRaw(t, append([]byte("\xEF\xBB\xBF"), append(testkit.Request(2, "server/discover", nil), '\n')...))
+	f, err := srv.Client.Await(context.Background(), func(f *testkit.Frame) bool { return f.Error != nil })
+	if err != nil || f.Error.Code != -32700 {
+		t.Fatalf("a BOM inside the stream: %v %v", f, err)
+	}
+}
+
+func TestNonASCIIOutputIsEscaped(t *testing.T) {
+	srv := testkit.StartStdio(t, testRuntime(t, newGate()))
+	resp := srv.Client.Call(t, "tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"text": "h\u00e9llo \u2603 \U0001F600"}})
+	for _, want := range []string{`h\u00e9llo`, `\u2603`, `\ud83d\ude00`} {
+		if !strings.Contains(string(resp.Raw), want) {
+			t.Errorf("response lacks %s: %s", want, resp.Raw)
+		}
+	}
+	for _, b := range resp.Raw {
+		if b >= 0x80 {
+			t.Fatalf("non-ASCII byte in %q", resp.Raw)
+		}
+	}
+}
+
+func TestBlockedOutputEndsTheConnectionWithinTheWriteTimeout(t *testing.T) {
+	t.Cleanup(func() { testkit.VerifyNone(t) })
+	w := newBlockingWriter()
+	c, in := startPiped(t, context.Background(), testRuntime(t, newGate()), w, stdio.WithWriteTimeout(100*time.Millisecond))
+	writeLine(t, in, testkit.Request(1, "tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"text": "x"}}))
+	<-w.entered
+	err := waitDone(t, c)
+	select {
+	case <-w.release:
+		t.Fatal("released too early")
+	default: // the write is still blocked: the connection ended without it returning
+	}
+	if !errors.Is(err, actors.ErrWriteTimeout) || !errors.Is(err, actors.ErrOutputFailed) {
+		t.Fatalf("Wait: %v, want a write timeout", err)
+	}
+	close(w.release)
+	in.Close()
+	if n := w.writes.Load(); n != 1 {
+		t.Fatalf("%d writes; nothing may be written after a terminal failure", n)
+	}
+	if w.closed.Load() {
+		t.Fatal("the transport closed the supplied writer")
+	}
+}
+
+func TestFailedWriteIsTerminalAndNeverRetried(t *testing.T) {
+	boom := errors.New("device gone")
+	w := newFailingWriter(boom, 1)
+	g := newGate()
+	logs := newLogRecorder()
+	c, in := startPiped(t, context.Background(), testRuntime(t, g), w, stdio.WithLogger(slog.New(logs)))
+	writeLine(t, in, testkit.Request(1, "tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"text": "one"}}))
+	<-w.wrote
+	writeLine(t, in, testkit.Request(2, "tools/call", map[string]any{"name": "hold"}))
+	mustWait(t, g.entered)
+	writeLine(t, in, testkit.Request(3, "tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"text": "three"}}))
+	err := waitDone(t, c)
+	if !errors.Is(err, boom) || !errors.Is(err, actors.ErrOutputFailed) {
+		t.Fatalf("Wait: %v, want the write's error", err)
+	}
+	if n := w.writes.Load(); n != 2 {
+		t.Fatalf("%d writes, want the one that worked and the one that failed", n)
+	}
+	if !strings.Contains(w.String(), `"one"`) || strings.Contains(w.String(), `"three"`) {
+		t.Fatalf("output: %s", w.String())
+	}
+	// Wait returned without abandoning anything: the held handler was
+	// cancelled by the failure and returned.
+	if _, abandoned := logs.find("abandoning"); abandoned {
+		t.Fatal("the output failure did not cancel the running handler")
+	}
+}
+
+func TestDuplicateInFlightID(t *testing.T) {
+	g := newGate()
+	srv := testkit.StartStdio(t, testRuntime(t, g))
+	srv.Send(t, testkit.Request("dup", "tools/call", map[string]any{"name": "hold"}))
+	mustWait(t, g.entered)
+	srv.Send(t, testkit.Request("dup", "tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"text": "x"}}))
+	f, err := srv.Client.Await(context.Background(), func(f *testkit.Frame) bool { return f.Error != nil })
+	if err != nil || string(f.ID) != `"dup"` || f.Error.Code != -32600 {
+		t.Fatalf("duplicate id: %v %v", f, err)
+	}
+	close(g.release)
+	r, err := srv.Client.Await(context.Background(), func(f *testkit.Frame) bool { return f.Result != nil })
+	if err != nil || !strings.Contains(string(r.Raw), "released") {
+		t.Fatalf("the first request: %v %v", r, err)
+	}
+	// Once answered, the id may be used again.
+	srv.Send(t, testkit.Request("dup", "tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"text": "again"}}))
+	if _, err := srv.Client.Await(context.Background(), func(f *testkit.Frame) bool { return strings.Contains(string(f.Raw), "again") }); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestEOFDoesNotWaitPastGraceForACancelledStubbornHandler(t *testing.T) {
+	t.Cleanup(func() { testkit.VerifyNone(t) })
+	g := newGate()
+	logs := newLogRecorder()
+	out := newFailingWriter(nil, 1<<30)
+	c, in := startPiped(t, context.Background(), testRuntime(t, g), out, stdio.WithGracePeriod(100*time.Millisecond), stdio.WithLogger(slog.New(logs)))
+	writeLine(t, in, testkit.Request("s", "tools/call", map[string]any{"name": "stubborn"}))
+	mustWait(t, g.entered)
+	writeLine(t, in, testkit.Notification("notifications/cancelled", map[string]any{"requestId": "s"}))
+	in.Close()
+	if err := waitDone(t, c); err != nil { // the handler is still blocked
+		t.Fatal(err)
+	}
+	if attrs, ok := logs.find("abandoning it"); !ok || attrs["id"] != `"s"` {
+		t.Fatalf("the abandoned handler was not reported: %v", attrs)
+	}
+	close(g.release)
+	if out.String() != "" {
+		t.Fatalf("output for a cancelled request: %s", out.String())
+	}
+}
+
+func TestSuppliedStreamsAreNeverClosed(t *testing.T) {
+	inR, inW := io.Pipe()
+	r := &closeRecordingReader{Reader: inR}
+	w := newFailingWriter(errors.New("unused"), 1<<30)
+	closer := &closeRecordingWriter{failingWriter: w}
+	errc := make(chan error, 1)
+	go func() {
+		errc <- stdio.Serve(context.Background(), testRuntime(t, newGate()), stdio.WithInput(r), stdio.WithOutput(closer))
+	}()
+	writeLine(t, inW, testkit.Request(1, "server/discover", nil))
+	inW.Close()
+	if err := <-errc; err != nil {
+		t.Fatal(err)
+	}
+	if r.closed.Load() || closer.closed.Load() {
+		t.Fatal("the transport closed a supplied stream")
+	}
+	if !strings.Contains(w.String(), `"id":1`) {
+		t.Fatalf("output: %s", w.String())
+	}
+}
+
+func TestCancelledContextEndsWithinGraceDespiteStubbornHandler(t *testing.T) {
+	t.Cleanup(func() { testkit.VerifyNone(t) })
+	g := newGate()
+	logs := newLogRecorder()
+	ctx, cancel := context.WithCancel(context.Background())
+	out := newFailingWriter(nil, 1<<30)
+	c, in := startPiped(t, ctx, testRuntime(t, g), out, stdio.WithGracePeriod(150*time.Millisecond), stdio.WithLogger(slog.New(logs)))
+	writeLine(t, in, testkit.Request("s", "tools/call", map[string]any{"name": "stubborn"}))
+	mustWait(t, g.entered)
+	cancel()
+	err := waitDone(t, c) // returns although the handler is still blocked
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Wait: %v, want context.Canceled", err)
+	}
+	attrs, ok := logs.find("abandoning it")
+	if !ok || attrs["id"] != `"s"` || attrs["method"] != "tools/call" {
+		t.Fatalf("the stubborn handler was not reported: %v", attrs)
+	}
+	close(g.release) // the handler finishes now; its result is discarded
+	in.Close()
+	if strings.Contains(out.String(), "finished anyway") {
+		t.Fatalf("a stubborn handler's result was written: %s", out.String())
+	}
+}
+
+func TestStopHandleAndAppSupervisor(t *testing.T) {
+	sup, err := supervisor.New(supervisor.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := sup.Close(context.Background()); err != nil {
+			t.Error(err)
+		}
+	}()
+	g := newGate()
+	out := newFailingWriter(nil, 1<<30)
+	c, in := startPiped(t, context.Background(), testRuntime(t, g), out, stdio.WithSupervisor(sup))
+	writeLine(t, in, testkit.Request(1, "tools/call", map[string]any{"name": "hold"}))
+	mustWait(t, g.entered)
+	tree := testkit.WaitTree(t, sup, func(n *supervisor.Node) bool { return n.Count(supervisor.KindRequest) == 1 })
+	if conn := testkit.Find(tree, supervisor.KindConnection); conn == nil || conn.ID != c.ID() {
+		t.Fatalf("the connection %s is not in the application's tree", c.ID())
+	}
+	c.Stop()
+	if err := waitDone(t, c); !errors.Is(err, stdio.ErrStopped) {
+		t.Fatalf("Wait after Stop: %v", err)
+	}
+	testkit.WaitTree(t, sup, func(n *supervisor.Node) bool { return n.Count(supervisor.KindConnection) == 0 })
+	if strings.Contains(out.String(), `"id":1`) {
+		t.Fatalf("a response was written for work cancelled by Stop: %s", out.String())
+	}
+
+	// Closing the application's tree ends a transport running in it.
+	c2, _ := startPiped(t, context.Background(), testRuntime(t, g), out, stdio.WithSupervisor(sup))
+	testkit.WaitTree(t, sup, func(n *supervisor.Node) bool { return n.Count(supervisor.KindConnection) == 1 })
+	if err := sup.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := waitDone(t, c2); !errors.Is(err, actors.ErrConnStopped) {
+		t.Fatalf("Wait after the supervisor closed: %v", err)
+	}
+	if n := sup.UnexpectedDeadLetters(); n != 0 {
+		t.Fatalf("%d unexpected dead letters", n)
+	}
+}
+
+func TestSharedExecutor(t *testing.T) {
+	exec := actors.NewExecutor(actors.ExecutorConfig{MaxConcurrency: 1, MaxQueue: -1})
+	defer exec.Close(context.Background())
+	g := newGate()
+	srv := testkit.StartStdio(t, testRuntime(t, g), stdio.WithExecutor(exec))
+	srv.Send(t, testkit.Request("held", "tools/call", map[string]any{"name": "hold"}))
+	mustWait(t, g.entered)
+	if st := exec.Stats(); st.Running != 1 {
+		t.Fatalf("the shared executor runs %d jobs, want 1", st.Running)
+	}
+	// Its one slot is taken and it has no queue: the next call is refused.
+	r := srv.Client.Call(t, "tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"text": "x"}})
+	if r.Error == nil || r.Error.Code != -32603 || r.Error.Message != "Server execution capacity exhausted" {
+		t.Fatalf("over capacity: %s", r.Raw)
+	}
+	close(g.release)
+	srv.Client.AwaitResponse(t, `"held"`)
+}
+
+func TestRequestTimeout(t *testing.T) {
+	g := newGate()
+	srv := testkit.StartStdio(t, testRuntime(t, g), stdio.WithRequestTimeout(50*time.Millisecond))
+	r := srv.Client.Call(t, "tools/call", map[string]any{"name": "stubborn"})
+	if r.Error == nil || r.Error.Code != -32603 || r.Error.Message != "Request execution timed out" {
+		t.Fatalf("timed-out request: %s", r.Raw)
+	}
+	close(g.release) // the handler's late result is discarded
+	srv.CloseInput()
+	if err := srv.Wait(t); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, f := range srv.Client.WaitClosed(t) {
+		if string(f.ID) == string(r.ID) {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Fatalf("%d responses for the timed-out request, want exactly 1", n)
+	}
+}
+
+func TestOptionsAreValidated(t *testing.T) {
+	rt := testRuntime(t, newGate())
+	for name, opt := range map[string]stdio.Option{
+		"write timeout":     stdio.WithWriteTimeout(0),
+		"max line":          stdio.WithMaxLineBytes(1),
+		"request timeout":   stdio.WithRequestTimeout(-time.Second),
+		"grace":             stdio.WithGracePeriod(0),
+		"max subscriptions": stdio.WithMaxSubscriptions(0),
+		"name":              stdio.WithName(""),
+		"input":             stdio.WithInput(nil),
+		"output":            stdio.WithOutput(nil),
+		"no prefix":         stdio.WithNotificationMethods("app/ping"),
+		"bare prefix":       stdio.WithNotificationMethods("notifications/"),
+		"progress":          stdio.WithNotificationMethods("notifications/progress"),
+		"cancelled":         stdio.WithNotificationMethods("notifications/cancelled"),
+		"list changed":      stdio.WithNotificationMethods("notifications/tools/list_changed"),
+		"space":             stdio.WithNotificationMethods("notifications/a b"),
+	} {
+		if _, err := stdio.Start(context.Background(), rt, opt); err == nil {
+			t.Errorf("%s: Start accepted an invalid option", name)
+		}
+	}
+	if _, err := stdio.Start(context.Background(), nil); err == nil {
+		t.Error("Start accepted a nil Runtime")
+	}
+}

@@ -1,0 +1,207 @@
+package stdio_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/snodo-go/snodo/actors"
+	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/supervisor"
+	"github.com/snodo-go/snodo/testkit"
+	"github.com/snodo-go/snodo/transports/stdio"
+)
+
+const hint = "notifications/app/hint"
+
+// startWithClient starts a transport over pipes with a test client on its
+// output, and returns the handle, the client and the input.
+func startWithClient(t *testing.T, ctx context.Context, rt *dispatch.Runtime, opts ...stdio.Option) (*stdio.Conn, *testkit.Client, *io.PipeWriter) {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	c, err := stdio.Start(ctx, rt, append([]stdio.Option{stdio.WithInput(inR), stdio.WithOutput(outW)}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := testkit.NewClient(outR, inW)
+	t.Cleanup(func() {
+		inW.Close()
+		c.Stop()
+		waitDone(t, c)
+		outW.Close()
+		client.WaitClosed(t)
+		client.CheckFrames(t)
+	})
+	return c, client, inW
+}
+
+func notifyKind(t *testing.T, err error, want error) *stdio.NotifyError {
+	t.Helper()
+	var ne *stdio.NotifyError
+	if !errors.As(err, &ne) || !errors.Is(err, want) {
+		t.Fatalf("Notify: %v, want %v", err, want)
+	}
+	for _, other := range []error{stdio.ErrClosed, stdio.ErrTransportDown, stdio.ErrOutputFailed, stdio.ErrOutcomeUnknown, stdio.ErrInvalidNotification} {
+		if other != want && errors.Is(err, other) {
+			t.Fatalf("Notify: %v is also %v; the kinds must be distinct", err, other)
+		}
+	}
+	return ne
+}
+
+func TestNotifySendsAllowedNotificationsThroughTheWriter(t *testing.T) {
+	ctx := context.Background()
+	c, client, in := startWithClient(t, ctx, testRuntime(t, newGate()), stdio.WithNotificationMethods(hint), stdio.WithName("notify-test"))
+	if got, ok := stdio.Lookup("notify-test"); !ok || got != c {
+		t.Fatal("Lookup does not find the running transport")
+	}
+	if _, err := stdio.Start(ctx, testRuntime(t, newGate()), stdio.WithName("notify-test"), stdio.WithInput(strings.NewReader("")), stdio.WithOutput(io.Discard)); err == nil {
+		t.Fatal("a second transport took a name in use")
+	}
+
+	if err := stdio.Notify(ctx, c, hint, map[string]any{"text": "caf\u00e9"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := stdio.Notify(ctx, stdio.Name("notify-test"), hint, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client.Await(ctx, func(f *testkit.Frame) bool {
+		return string(f.Raw) == `{"jsonrpc":"2.0","method":"notifications/app/hint","params":{}}`
+	}); err != nil {
+		t.Fatal(err)
+	}
+	frames := client.Frames()
+	if len(frames) != 2 {
+		t.Fatalf("%d frames, want 2", len(frames))
+	}
+	if got := string(frames[0].Raw); got != `{"jsonrpc":"2.0","method":"notifications/app/hint","params":{"text":"caf\u00e9"}}` {
+		t.Fatalf("frame: %s", got)
+	}
+	if got := string(frames[1].Raw); got != `{"jsonrpc":"2.0","method":"notifications/app/hint","params":{}}` {
+		t.Fatalf("frame with nil params: %s", got)
+	}
+
+	// Invalid input writes nothing.
+	notifyKind(t, stdio.Notify(ctx, c, "notifications/app/other", nil), stdio.ErrInvalidNotification)
+	notifyKind(t, stdio.Notify(ctx, c, "notifications/progress", nil), stdio.ErrInvalidNotification)
+	notifyKind(t, stdio.Notify(ctx, c, hint, []int{1, 2}), stdio.ErrInvalidNotification)
+	notifyKind(t, stdio.Notify(ctx, c, hint, "text"), stdio.ErrInvalidNotification)
+	notifyKind(t, stdio.Notify(ctx, c, hint, map[string]any{"c": make(chan int)}), stdio.ErrInvalidNotification)
+	client.Call(t, "server/discover", nil) // a round trip: anything written before it has arrived
+	if n := len(client.Frames()); n != 3 {
+		t.Fatalf("%d frames after invalid notifications, want the 2 sent and one response", n)
+	}
+
+	in.Close()
+	if err := waitDone(t, c); err != nil {
+		t.Fatal(err)
+	}
+	notifyKind(t, stdio.Notify(ctx, c, hint, nil), stdio.ErrClosed)
+	notifyKind(t, stdio.Notify(ctx, stdio.Name("notify-test"), hint, nil), stdio.ErrClosed)
+	notifyKind(t, stdio.Notify(ctx, nil, hint, nil), stdio.ErrClosed)
+	if _, ok := stdio.Lookup("notify-test"); ok {
+		t.Fatal("the name outlived its transport")
+	}
+}
+
+func TestNotifyErrorsWhileOutputIsBlocked(t *testing.T) {
+	t.Cleanup(func() { testkit.VerifyNone(t) })
+	w := newBlockingWriter()
+	c, in := startPiped(t, context.Background(), testRuntime(t, newGate()), w,
+		stdio.WithWriteTimeout(time.Second), stdio.WithNotificationMethods(hint))
+	writeLine(t, in, testkit.Request(1, "tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"text": "x"}}))
+	<-w.entered
+
+	// The caller's own deadline passes while its frame waits behind the
+	// blocked write: the outcome is unknown.
+	short, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
+	defer cancel()
+	ne := notifyKind(t, stdio.Notify(short, c, hint, nil), stdio.ErrOutcomeUnknown)
+	if !errors.Is(ne, context.DeadlineExceeded) {
+		t.Fatalf("the reason should be the caller's deadline: %v", ne)
+	}
+
+	// A caller still waiting when the blocked write times out: the
+	// transport went down while it waited; its frame was never written.
+	ne = notifyKind(t, stdio.Notify(context.Background(), c, hint, nil), stdio.ErrTransportDown)
+	if !errors.Is(ne, actors.ErrWriteTimeout) {
+		t.Fatalf("the reason should be the write timeout: %v", ne)
+	}
+	if err := waitDone(t, c); !errors.Is(err, actors.ErrWriteTimeout) {
+		t.Fatalf("Wait: %v", err)
+	}
+	notifyKind(t, stdio.Notify(context.Background(), c, hint, nil), stdio.ErrClosed)
+	close(w.release)
+	if n := w.writes.Load(); n != 1 {
+		t.Fatalf("%d writes, want only the blocked one", n)
+	}
+}
+
+func TestNotifyOwnWriteFailing(t *testing.T) {
+	t.Run("error", func(t *testing.T) {
+		boom := errors.New("device gone")
+		w := newFailingWriter(boom, 0)
+		c, _ := startPiped(t, context.Background(), testRuntime(t, newGate()), w, stdio.WithNotificationMethods(hint))
+		ne := notifyKind(t, stdio.Notify(context.Background(), c, hint, nil), stdio.ErrOutputFailed)
+		if !errors.Is(ne, boom) {
+			t.Fatalf("reason: %v", ne)
+		}
+		if err := waitDone(t, c); !errors.Is(err, boom) {
+			t.Fatalf("Wait: %v; an output failure is terminal", err)
+		}
+	})
+	t.Run("timeout", func(t *testing.T) {
+		t.Cleanup(func() { testkit.VerifyNone(t) })
+		w := newBlockingWriter()
+		c, _ := startPiped(t, context.Background(), testRuntime(t, newGate()), w,
+			stdio.WithWriteTimeout(50*time.Millisecond), stdio.WithNotificationMethods(hint))
+		ne := notifyKind(t, stdio.Notify(context.Background(), c, hint, nil), stdio.ErrOutputFailed)
+		if !errors.Is(ne, actors.ErrWriteTimeout) {
+			t.Fatalf("reason: %v", ne)
+		}
+		if err := waitDone(t, c); !errors.Is(err, actors.ErrWriteTimeout) {
+			t.Fatalf("Wait: %v", err)
+		}
+		close(w.release)
+	})
+}
+
+func TestNotifyWaitingWhenTheTransportIsStopped(t *testing.T) {
+	t.Cleanup(func() { testkit.VerifyNone(t) })
+	sup, err := supervisor.New(supervisor.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := sup.Close(context.Background()); err != nil {
+			t.Error(err)
+		}
+	})
+	w := newBlockingWriter()
+	ctx, cancel := context.WithCancel(context.Background())
+	c, in := startPiped(t, ctx, testRuntime(t, newGate()), w, stdio.WithSupervisor(sup),
+		stdio.WithWriteTimeout(time.Minute), stdio.WithNotificationMethods(hint))
+	writeLine(t, in, testkit.Request(1, "tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"text": "x"}}))
+	<-w.entered
+	errc := make(chan error, 1)
+	go func() { errc <- stdio.Notify(context.Background(), c, hint, nil) }()
+	// The notification waits behind the blocked write.
+	testkit.WaitTree(t, sup, func(n *supervisor.Node) bool {
+		wr := testkit.Find(n, supervisor.KindWriter)
+		return wr != nil && wr.Attrs["pending"] == "1"
+	})
+	cancel()
+	ne := notifyKind(t, <-errc, stdio.ErrTransportDown)
+	if !errors.Is(ne, context.Canceled) {
+		t.Fatalf("reason: %v", ne)
+	}
+	if err := waitDone(t, c); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Wait: %v", err)
+	}
+	close(w.release)
+}
