@@ -2,8 +2,8 @@ package client
 
 import (
 	"encoding/base64"
-	"go/build"
 	"errors"
+	"go/build"
 	"io"
 	"strings"
 	"testing"
