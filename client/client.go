@@ -43,7 +43,14 @@ type Client struct {
 
 	subsMu sync.Mutex
 	subs   map[*Subscription]struct{} // initialize-era listeners
+
+	// answering bounds the server requests answered at once.
+	answering chan struct{}
 }
+
+// maxAnswering is how many server-to-client requests are answered at
+// once; more are refused with -32603 rather than queued without bound.
+const maxAnswering = 16
 
 var clientSeq atomic.Int64
 
@@ -72,7 +79,8 @@ func New(ctx context.Context, t Transport, opts ...Option) (*Client, error) {
 			return nil, err
 		}
 	}
-	c := &Client{cfg: cfg, transport: t, tools: map[string][]paramHeader{}, subs: map[*Subscription]struct{}{}}
+	c := &Client{cfg: cfg, transport: t, tools: map[string][]paramHeader{}, subs: map[*Subscription]struct{}{},
+		answering: make(chan struct{}, maxAnswering)}
 	c.bg, c.stopBg = context.WithCancel(context.Background())
 	if !cfg.cacheOff {
 		c.cache = cfg.cache
@@ -362,9 +370,19 @@ func (c *Client) inbound(msg *jsonrpc.Message) {
 		if err != nil {
 			return
 		}
+		select {
+		case c.answering <- struct{}{}:
+		default:
+			frame := jsonrpc.EncodeError(msg.ID, jsonrpc.NewError(jsonrpc.CodeInternalError, "The client is answering too many requests"))
+			ctx, cancel := context.WithTimeout(c.bg, c.cfg.requestTimeout)
+			defer cancel()
+			_ = conn.Send(ctx, &Outbound{Frame: frame, ID: msg.ID, ProtocolVersion: version})
+			return
+		}
 		c.wg.Add(1)
 		go func() {
 			defer c.wg.Done()
+			defer func() { <-c.answering }()
 			ctx, cancel := context.WithTimeout(c.bg, c.cfg.requestTimeout)
 			defer cancel()
 			c.answer(ctx, conn, version, msg)

@@ -226,3 +226,40 @@ func TestOptionsValidated(t *testing.T) {
 		t.Error("nil transport accepted")
 	}
 }
+
+// TestServerRequestsBounded: at most 16 server requests are answered at
+// once; more are refused at once with -32603 instead of piling up.
+func TestServerRequestsBounded(t *testing.T) {
+	gate := make(chan struct{})
+	f, tr := startFake(t, legacyServer(client.Version20251125))
+	connect(t, tr, client.WithRoots(func(ctx context.Context) ([]client.Root, error) {
+		select {
+		case <-gate:
+		case <-ctx.Done():
+		}
+		return []client.Root{{URI: "file:///r"}}, nil
+	}))
+	answers := make(chan *jsonrpc.Message, 20)
+	for range 20 {
+		go func() { answers <- f.ask("roots/list", nil) }()
+	}
+	var refused, answered int
+	for range 4 {
+		m := <-answers
+		if m == nil || m.Error == nil {
+			t.Fatalf("before the handlers return only refusals arrive, got %+v", m)
+		}
+		refused++
+	}
+	close(gate)
+	for range 16 {
+		m := <-answers
+		if m == nil || m.Error != nil {
+			t.Fatalf("got %+v", m)
+		}
+		answered++
+	}
+	if refused != 4 || answered != 16 {
+		t.Fatalf("refused %d, answered %d", refused, answered)
+	}
+}
