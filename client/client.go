@@ -44,6 +44,11 @@ type Client struct {
 	subsMu sync.Mutex
 	subs   map[*Subscription]struct{} // initialize-era listeners
 
+	// renewMu serializes renewing an expired HTTP session; sessionGen
+	// counts renewals.
+	renewMu    sync.Mutex
+	sessionGen atomic.Int64
+
 	// answering bounds the server requests answered at once.
 	answering chan struct{}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -120,52 +121,68 @@ func TestHTTPResponseTooLarge(t *testing.T) {
 }
 
 // TestHTTPLegacyServer: a server of the initialize era refuses the probe
-// with a plain 400; the client initializes, keeps the session, and reports
-// an expired session as ErrSessionExpired.
+// with a plain 400; the client initializes and keeps the session, posts
+// cancellations on it, and starts a new session when the server forgets
+// the old one (404).
 func TestHTTPLegacyServer(t *testing.T) {
 	var mu sync.Mutex
-	var sessions []string
+	var initialized []string
+	current, n := "", 0
 	cancels := make(chan string, 1)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body := make([]byte, 4096)
-		n, _ := r.Body.Read(body)
-		msg, err := jsonrpc.Decode(body[:n])
+		k, _ := r.Body.Read(body)
+		msg, err := jsonrpc.Decode(body[:k])
 		if err != nil {
 			http.Error(w, "bad", http.StatusBadRequest)
 			return
 		}
+		reply := func(result any) {
+			w.Header().Set("Content-Type", "application/json")
+			b, _ := jsonrpc.EncodeResult(msg.ID, result)
+			w.Write(b)
+		}
+		mu.Lock()
+		session := r.Header.Get("Mcp-Session-Id")
 		switch {
 		case msg.Method == "initialize":
-			w.Header().Set("Mcp-Session-Id", "sess-1")
-			w.Header().Set("Content-Type", "application/json")
-			b, _ := jsonrpc.EncodeResult(msg.ID, map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{},
+			n++
+			current = fmt.Sprintf("sess-%d", n)
+			mu.Unlock()
+			w.Header().Set("Mcp-Session-Id", current)
+			reply(map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{"tools": map[string]any{}},
 				"serverInfo": map[string]any{"name": "legacy-http", "version": "1"}})
-			w.Write(b)
-		case r.Header.Get("Mcp-Session-Id") == "":
+			return
+		case session == "":
+			mu.Unlock()
 			http.Error(w, "session required", http.StatusBadRequest)
-		case msg.Method == "block":
+			return
+		case session != current:
+			mu.Unlock()
+			http.Error(w, "unknown session", http.StatusNotFound)
+			return
+		case msg.Method == "notifications/initialized":
+			initialized = append(initialized, session+" "+r.Header.Get("Mcp-Protocol-Version"))
+		case msg.Method == "expire":
+			current = ""
+		}
+		mu.Unlock()
+		switch msg.Method {
+		case "block":
 			<-r.Context().Done()
-		case msg.Method == "notifications/cancelled":
+		case "notifications/cancelled":
 			cancels <- string(msg.Params)
 			w.WriteHeader(http.StatusAccepted)
-		case msg.Kind == jsonrpc.KindNotification:
-			mu.Lock()
-			sessions = append(sessions, r.Header.Get("Mcp-Session-Id")+" "+r.Header.Get("Mcp-Protocol-Version"))
-			mu.Unlock()
+		case "notifications/initialized":
 			w.WriteHeader(http.StatusAccepted)
 		default:
-			http.Error(w, "gone", http.StatusNotFound)
+			reply(map[string]any{"tools": []any{}})
 		}
 	}))
 	t.Cleanup(srv.Close) // after the client's Close, which deletes the session
 	c := connect(t, client.HTTP(srv.URL))
 	if v := c.ProtocolVersion(); v != client.Version20251125 || c.Server().Implementation.Name != "legacy-http" {
 		t.Fatalf("negotiated %q with %+v", v, c.Server())
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	if len(sessions) != 1 || sessions[0] != "sess-1 2025-11-25" {
-		t.Fatalf("notifications/initialized sent with %q", sessions)
 	}
 	// In the initialize era closing the stream is not a cancellation: the
 	// client posts one on the session.
@@ -182,7 +199,15 @@ func TestHTTPLegacyServer(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("no cancellation was posted")
 	}
-	if _, err := c.ListTools(context.Background()); !errors.Is(err, client.ErrSessionExpired) {
-		t.Fatalf("want ErrSessionExpired, got %v", err)
+	if err := c.Call(context.Background(), "expire", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.ListTools(context.Background()); err != nil {
+		t.Fatalf("after the session expired: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if strings.Join(initialized, "|") != "sess-1 2025-11-25|sess-2 2025-11-25" {
+		t.Fatalf("sessions initialized: %q", initialized)
 	}
 }

@@ -28,7 +28,8 @@ var (
 	// revision. The error is a *VersionError.
 	ErrNoCommonVersion = errors.New("client: no protocol version in common with the server")
 	// ErrSessionExpired: the server no longer knows the HTTP session
-	// (404 to a request carrying Mcp-Session-Id).
+	// (404 to a request carrying Mcp-Session-Id), and starting a new one
+	// did not help.
 	ErrSessionExpired = errors.New("client: the server ended the session")
 	// ErrUnexpectedResult: a result the client cannot interpret, such as
 	// an unknown resultType.

@@ -122,8 +122,20 @@ func (c *Client) call(ctx context.Context, r *request) (json.RawMessage, error) 
 			return raw, nil
 		}
 	}
+	renewed := false
 	for round := 0; ; round++ {
+		gen := c.sessionGen.Load()
 		raw, err := c.roundTrip(ctx, r)
+		if errors.Is(err, ErrSessionExpired) && !renewed {
+			// The server forgot the session: start a new one and try
+			// once more, as the protocol asks of clients.
+			renewed = true
+			if rerr := c.renewSession(ctx, gen); rerr != nil {
+				return nil, fmt.Errorf("%w (renewing the session: %v)", err, rerr)
+			}
+			round--
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}

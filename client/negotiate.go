@@ -173,6 +173,33 @@ func (c *Client) established(version string, res *DiscoverResult) {
 
 // initialize performs the initialize-era handshake at version.
 func (c *Client) initialize(ctx context.Context, version string) error {
+	if err := c.handshake(ctx, version); err != nil {
+		return c.fail(err)
+	}
+	return nil
+}
+
+// renewSession performs the handshake again after the server ended the
+// HTTP session, unless another call renewed it since gen was read.
+func (c *Client) renewSession(ctx context.Context, gen int64) error {
+	c.renewMu.Lock()
+	defer c.renewMu.Unlock()
+	if c.sessionGen.Load() != gen {
+		return nil
+	}
+	version := c.ProtocolVersion()
+	if err := c.handshake(ctx, version); err != nil {
+		return err
+	}
+	if v := c.ProtocolVersion(); v != version {
+		return fmt.Errorf("client: the renewed session speaks %s, not %s", v, version)
+	}
+	c.sessionGen.Add(1)
+	return nil
+}
+
+// handshake sends initialize and notifications/initialized.
+func (c *Client) handshake(ctx context.Context, version string) error {
 	params := map[string]any{
 		"protocolVersion": version,
 		"capabilities":    c.capabilities(),
@@ -180,7 +207,7 @@ func (c *Client) initialize(ctx context.Context, version string) error {
 	}
 	raw, err := c.roundTrip(ctx, &request{method: "initialize", params: params, noVersion: true})
 	if err != nil {
-		return c.fail(err)
+		return err
 	}
 	var res struct {
 		ProtocolVersion string             `json:"protocolVersion"`
@@ -189,10 +216,10 @@ func (c *Client) initialize(ctx context.Context, version string) error {
 		Instructions    string             `json:"instructions"`
 	}
 	if err := decodeResult("initialize", raw, &res); err != nil {
-		return c.fail(err)
+		return err
 	}
 	if !slices.Contains(c.cfg.versions, res.ProtocolVersion) || stateless(res.ProtocolVersion) {
-		return c.fail(&VersionError{Offered: c.cfg.versions, Supported: []string{res.ProtocolVersion}})
+		return &VersionError{Offered: c.cfg.versions, Supported: []string{res.ProtocolVersion}}
 	}
 	c.mu.Lock()
 	c.version = res.ProtocolVersion
@@ -204,11 +231,11 @@ func (c *Client) initialize(ctx context.Context, version string) error {
 	c.mu.Unlock()
 	frame, _ := jsonrpc.EncodeNotification("notifications/initialized", nil)
 	if err := conn.Send(ctx, &Outbound{Frame: frame, Method: "notifications/initialized", ProtocolVersion: res.ProtocolVersion}); err != nil {
-		return c.fail(fmt.Errorf("client: notifications/initialized: %w", err))
+		return fmt.Errorf("client: notifications/initialized: %w", err)
 	}
 	if c.cfg.logLevel != "" && res.Capabilities.Logging != nil {
-		if err := c.Call(ctx, "logging/setLevel", map[string]any{"level": c.cfg.logLevel}, nil); err != nil {
-			return c.fail(err)
+		if _, err := c.roundTrip(ctx, &request{method: "logging/setLevel", params: map[string]any{"level": c.cfg.logLevel}}); err != nil {
+			return err
 		}
 	}
 	return nil
