@@ -3,8 +3,11 @@ package client_test
 import (
 	"context"
 	"encoding/base64"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/snodo-go/snodo/client"
@@ -85,5 +88,39 @@ func TestHTTPLearnsHeadersOnMismatch(t *testing.T) {
 	want := []string{"server/discover ", "tools/call ", "tools/list ", "tools/list ", "tools/list ", "tools/call eu-west"}
 	if strings.Join(methods, "|") != strings.Join(want, "|") {
 		t.Fatalf("POSTs %q, want %q", methods, want)
+	}
+}
+
+// TestHTTPKeepsConnectionsAlive: requests answered with JSON or with an
+// event stream leave their connection reusable, so sequential calls share
+// one.
+func TestHTTPKeepsConnectionsAlive(t *testing.T) {
+	ws := &wireServer{rt: mustRuntime(t)}
+	srv := httptest.NewUnstartedServer(ws)
+	var mu sync.Mutex
+	opened := 0
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			mu.Lock()
+			opened++
+			mu.Unlock()
+		}
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	c := testkit.Connect(t, client.HTTP(srv.URL))
+	ctx := context.Background()
+	for range 5 {
+		if _, err := c.CallTool(ctx, "echo", map[string]any{"text": "x"}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.CallTool(ctx, "progress", map[string]any{"n": 2}, client.WithProgress(func(client.Progress) {})); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if opened != 1 {
+		t.Fatalf("%d connections for 11 sequential requests, want 1", opened)
 	}
 }
