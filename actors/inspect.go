@@ -17,6 +17,7 @@ const (
 	KindExecutor     Kind = "executor"
 	KindConnection   Kind = "connection"
 	KindListener     Kind = "listener"
+	KindHandler      Kind = "handler"
 	KindWriter       Kind = "writer"
 	KindRequest      Kind = "request"
 	KindSubscription Kind = "subscription"

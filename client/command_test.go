@@ -107,8 +107,8 @@ func TestStreamFrameTooLarge(t *testing.T) {
 }
 
 func TestHTTPResponseTooLarge(t *testing.T) {
-	_, srv := startWireServer(t)
-	h := client.HTTP(srv.URL)
+	_, url := startWireServer(t)
+	h := client.HTTP(url)
 	h.MaxResponseBytes = 1024
 	c := connect(t, h)
 	if _, err := c.CallTool(context.Background(), "echo", map[string]any{"text": strings.Repeat("y", 2048)}); !errors.Is(err, client.ErrFrameTooLarge) {

@@ -18,8 +18,8 @@ import (
 // headers, and arguments annotated with x-mcp-header travel as
 // Mcp-Param-* (base64 when not plain ASCII).
 func TestHTTPMirrorsHeaders(t *testing.T) {
-	ws, srv := startWireServer(t)
-	c := testkit.Connect(t, client.HTTP(srv.URL))
+	ws, url := startWireServer(t)
+	c := testkit.Connect(t, client.HTTP(url))
 	ctx := context.Background()
 	if _, err := c.ListTools(ctx); err != nil {
 		t.Fatal(err)
@@ -72,8 +72,8 @@ func TestHTTPMirrorsHeaders(t *testing.T) {
 // goes out without its Mcp-Param-* headers; the server refuses it with
 // -32020, and the client lists the tools and retries once.
 func TestHTTPLearnsHeadersOnMismatch(t *testing.T) {
-	ws, srv := startWireServer(t)
-	c := testkit.Connect(t, client.HTTP(srv.URL))
+	ws, url := startWireServer(t)
+	c := testkit.Connect(t, client.HTTP(url))
 	res, err := c.CallTool(context.Background(), "regional", map[string]any{"region": "eu-west"})
 	if err != nil {
 		t.Fatal(err)
@@ -95,7 +95,7 @@ func TestHTTPLearnsHeadersOnMismatch(t *testing.T) {
 // event stream leave their connection reusable, so sequential calls share
 // one.
 func TestHTTPKeepsConnectionsAlive(t *testing.T) {
-	ws := &wireServer{rt: mustRuntime(t)}
+	ws := newWireServer(t)
 	srv := httptest.NewUnstartedServer(ws)
 	var mu sync.Mutex
 	opened := 0
@@ -108,7 +108,7 @@ func TestHTTPKeepsConnectionsAlive(t *testing.T) {
 	}
 	srv.Start()
 	t.Cleanup(srv.Close)
-	c := testkit.Connect(t, client.HTTP(srv.URL))
+	c := testkit.Connect(t, client.HTTP(srv.URL+"/mcp"))
 	ctx := context.Background()
 	for range 5 {
 		if _, err := c.CallTool(ctx, "echo", map[string]any{"text": "x"}); err != nil {

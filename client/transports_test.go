@@ -31,6 +31,7 @@ func ourTransports() []transport {
 		{name: "stream", make: streamTransport, inProcess: true},
 		{name: "command", make: commandTransport},
 		{name: "http", make: httpTransport, inProcess: true},
+		{name: "http-listener", make: listenerTransport, inProcess: true},
 	}
 }
 

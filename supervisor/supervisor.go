@@ -29,6 +29,7 @@ const (
 	KindExecutor     = actors.KindExecutor
 	KindConnection   = actors.KindConnection
 	KindListener     = actors.KindListener
+	KindHandler      = actors.KindHandler
 	KindWriter       = actors.KindWriter
 	KindRequest      = actors.KindRequest
 	KindSubscription = actors.KindSubscription

@@ -27,7 +27,7 @@ func TestCheckPasses(t *testing.T) {
 	if err := run(context.Background(), &out, true); err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
-	if !strings.Contains(out.String(), "check: direct and stdio agree") {
+	if !strings.Contains(out.String(), "check: direct, stdio, http agree") {
 		t.Fatalf("output:\n%s", out.String())
 	}
 }
@@ -40,7 +40,7 @@ func TestCheckFails(t *testing.T) {
 	expected.Upper = "something else"
 	var out bytes.Buffer
 	err := run(context.Background(), &out, true)
-	if err == nil || !strings.Contains(err.Error(), "direct, stdio") {
+	if err == nil || !strings.Contains(err.Error(), "direct, stdio, http") {
 		t.Fatalf("err %v\n%s", err, out.String())
 	}
 }

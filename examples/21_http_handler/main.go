@@ -1,0 +1,203 @@
+// Command 21_http_handler mounts MCP in an application's own net/http
+// stack: its mux, its bearer-token middleware, its health endpoint and its
+// http.Server timeouts, with MCP at /mcp.
+//
+//	go run ./examples/21_http_handler -addr 127.0.0.1:8080 -token dev-token
+//
+// With -check it starts on an ephemeral port, exercises the application
+// over real HTTP (health, refused and accepted MCP requests, the
+// principal reaching a tool, the supervision tree) and exits non-zero on
+// any failure:
+//
+//	go run ./examples/21_http_handler -check
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/supervisor"
+	"github.com/snodo-go/snodo/transports/streamablehttp"
+)
+
+func main() {
+	addr := flag.String("addr", "127.0.0.1:8080", "address to listen on")
+	token := flag.String("token", "dev-token", "bearer token accepted for the user \"alice\"")
+	check := flag.Bool("check", false, "start on an ephemeral port, exercise the application over HTTP, and exit")
+	flag.Parse()
+	if *check {
+		*addr = "127.0.0.1:0"
+	}
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	if err := run(logger, *addr, *token, *check); err != nil {
+		fmt.Fprintln(os.Stderr, "error:", err)
+		os.Exit(1)
+	}
+}
+
+func run(logger *slog.Logger, addr, token string, check bool) error {
+	rt, err := dispatch.New(
+		dispatch.Implementation{Name: "app-with-mcp", Version: "0.1.0"},
+		dispatch.WithLogger(logger),
+		dispatch.WithTool(dispatch.Tool{Name: "whoami", Description: "Returns the authenticated user."},
+			func(_ context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+				// The principal comes from the application's middleware,
+				// never from the MCP message.
+				return dispatch.TextResult(fmt.Sprint(req.Info.Principal)), nil
+			}),
+	)
+	if err != nil {
+		return err
+	}
+	// One supervision tree for the application's MCP endpoints; several
+	// handlers (and a stdio transport) could share it and its executor.
+	sup, err := supervisor.New(supervisor.WithLogger(logger))
+	if err != nil {
+		return err
+	}
+	defer sup.Close(context.Background())
+	mcp, err := streamablehttp.NewHandler(rt, streamablehttp.WithSupervisor(sup))
+	if err != nil {
+		return err
+	}
+
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok\n") })
+	mux.Handle("GET /debug/tree", sup.Handler()) // the live supervision tree, as JSON (?format=text)
+	mux.Handle("/mcp", bearer(map[string]string{token: "alice"}, mcp))
+
+	server := &http.Server{
+		Handler:           mux,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       60 * time.Second,
+		// No WriteTimeout: it would cut event streams. The handler bounds
+		// each event-stream write itself.
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("http://%s/mcp\n", ln.Addr())
+	served := make(chan error, 1)
+	go func() { served <- server.Serve(ln) }()
+
+	if check {
+		err = checks("http://"+ln.Addr().String(), token)
+	} else {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		<-ctx.Done()
+		stop()
+	}
+
+	// Stop: MCP drains first (streams complete, requests in flight
+	// finish, new ones get 503), then the server.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err = errors.Join(err, mcp.Shutdown(ctx), server.Shutdown(ctx))
+	if serr := <-served; !errors.Is(serr, http.ErrServerClosed) {
+		err = errors.Join(err, serr)
+	}
+	if err == nil && check {
+		fmt.Println("check passed")
+	}
+	return err
+}
+
+// bearer is the application's authentication: it maps a bearer token to a
+// user and attaches that user to the request for the MCP handler.
+func bearer(users map[string]string, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		user, known := users[tok]
+		if !ok || !known {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="mcp"`)
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(streamablehttp.ContextWithPrincipal(r.Context(), user)))
+	})
+}
+
+// post sends one 2026-07-28 request with the mirrored headers.
+func post(url, token, method string, params map[string]any) (int, []byte, error) {
+	if params == nil {
+		params = map[string]any{}
+	}
+	params["_meta"] = map[string]any{
+		"io.modelcontextprotocol/protocolVersion":    "2026-07-28",
+		"io.modelcontextprotocol/clientCapabilities": map[string]any{},
+	}
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return 0, nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+	req.Header.Set("Mcp-Method", method)
+	if name, ok := params["name"].(string); ok {
+		req.Header.Set("Mcp-Name", name)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, b, err
+}
+
+func get(url string) (int, []byte, error) {
+	resp, err := http.Get(url)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, b, err
+}
+
+func checks(base, token string) error {
+	if status, _, err := get(base + "/healthz"); err != nil || status != 200 {
+		return fmt.Errorf("health: %d %v", status, err)
+	}
+	if status, _, err := post(base+"/mcp", "", "server/discover", nil); err != nil || status != http.StatusUnauthorized {
+		return fmt.Errorf("MCP without a token: want 401, got %d %v", status, err)
+	}
+	if status, _, err := post(base+"/mcp", "wrong", "server/discover", nil); err != nil || status != http.StatusUnauthorized {
+		return fmt.Errorf("MCP with a wrong token: want 401, got %d %v", status, err)
+	}
+	status, body, err := post(base+"/mcp", token, "server/discover", nil)
+	if err != nil || status != 200 || !bytes.Contains(body, []byte(`"supportedVersions"`)) {
+		return fmt.Errorf("server/discover: %d %s %v", status, body, err)
+	}
+	status, body, err = post(base+"/mcp", token, "tools/call", map[string]any{"name": "whoami"})
+	if err != nil || status != 200 || !bytes.Contains(body, []byte(`"text":"alice"`)) {
+		return fmt.Errorf("tools/call whoami: %d %s %v", status, body, err)
+	}
+	status, body, err = get(base + "/debug/tree")
+	var tree supervisor.Node
+	if err != nil || status != 200 || json.Unmarshal(body, &tree) != nil || tree.Count(supervisor.KindHandler) != 1 {
+		return fmt.Errorf("supervision tree: %d %s %v", status, body, err)
+	}
+	fmt.Println("health, authentication, discover, principal and tree: ok")
+	return nil
+}

@@ -1,0 +1,170 @@
+package streamablehttp
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"sync"
+
+	"github.com/snodo-go/snodo/actors"
+	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+)
+
+// exchange connects the worker running a request to the goroutine
+// answering it. It is the request's dispatch.Notifier: a notification is
+// handed over and Notify waits until it is written, so notifications
+// always precede the response.
+type exchange struct {
+	mu     sync.Mutex // one notification outstanding at a time
+	events chan event // at most one notification and the final result
+	acks   chan error
+}
+
+type event struct {
+	frame  []byte
+	result actors.Result
+	final  bool
+}
+
+func newExchange() *exchange {
+	return &exchange{events: make(chan event, 2), acks: make(chan error, 1)}
+}
+
+// Notify implements dispatch.Notifier.
+func (x *exchange) Notify(ctx context.Context, frame []byte) error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return err // cancelled: nothing more is sent for this request
+	}
+	select {
+	case x.events <- event{frame: frame}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case err := <-x.acks:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// deliver is the job's Done callback. It never blocks: the buffer holds
+// the one notification that may still be unread, and the result.
+func (x *exchange) deliver(r actors.Result) { x.events <- event{result: r, final: true} }
+
+// ack reports a notification written (or not).
+func (x *exchange) ack(err error) {
+	select {
+	case x.acks <- err:
+	default:
+	}
+}
+
+// reqKey scopes duplicate ids to one peer (a connection).
+type reqKey struct {
+	peer string
+	id   jsonrpc.ID
+}
+
+// Execute runs a prepared request. It returns a Response, or a
+// StreamResponse once the handler has reported progress (and at once for
+// subscriptions/listen); the caller then writes the stream's events as
+// [StreamResponse.Next] yields them.
+//
+// ctx is the client's side of the request: when it ends (the client went
+// away) the request is cancelled, the handler's context ends, and Execute
+// returns a 204 that need not be written, since nothing more is sent for
+// a cancelled request.
+func (h *Handler) Execute(ctx context.Context, p *Prepared) (*Response, *StreamResponse) {
+	p.mu.Lock()
+	if p.executed {
+		p.mu.Unlock()
+		return errorResponse(http.StatusInternalServerError, p.call.Info.ID, errWorker), nil
+	}
+	p.executed = true
+	p.mu.Unlock()
+
+	call, rt := p.call, h.rt
+	spec := actors.RequestSpec{
+		ID:           call.Info.ID,
+		Method:       call.Info.Method,
+		Peer:         p.peer,
+		Timeout:      h.o.requestTimeout,
+		Subscription: p.release,
+		Run:          func(ctx context.Context) any { return rt.Execute(ctx, call) },
+		Done:         p.x.deliver,
+	}
+	if p.peer != "" {
+		spec.Key = reqKey{p.peer, call.Info.ID}
+	}
+	if p.stream {
+		drain := (<-chan struct{})(h.drainCh)
+		spec.Timeout = -1 // a stream lasts until it completes or the client leaves
+		spec.Run = func(ctx context.Context) any { return rt.Execute(dispatch.WithDrain(ctx, drain), call) }
+	}
+	task, err := h.host.Begin(spec)
+	if err != nil {
+		p.finish()
+		switch {
+		case errors.Is(err, actors.ErrDuplicate):
+			return errorResponse(http.StatusBadRequest, call.Info.ID, errDuplicateID), nil
+		case errors.Is(err, actors.ErrOverloaded):
+			return errorResponse(http.StatusServiceUnavailable, call.Info.ID, errCapacity), nil
+		}
+		return errorResponse(http.StatusServiceUnavailable, call.Info.ID, errShuttingDown), nil
+	}
+	p.mu.Lock()
+	p.task = task
+	p.mu.Unlock()
+
+	if p.stream {
+		task.SetStreaming()
+		return nil, newStream(h, p, nil)
+	}
+	select {
+	case ev := <-p.x.events:
+		if !ev.final {
+			task.SetStreaming()
+			return nil, newStream(h, p, ev.frame)
+		}
+		status, frame := h.final(p, ev.result)
+		p.finish()
+		return &Response{Status: status, ContentType: mediaJSON, Body: frame}, nil
+	case <-ctx.Done():
+		task.Cancel()
+		p.finish()
+		return &Response{Status: http.StatusNoContent}, nil
+	case <-h.host.Context().Done():
+		p.finish()
+		return errorResponse(http.StatusServiceUnavailable, call.Info.ID, errShuttingDown), nil
+	}
+}
+
+// final turns a job's result into the response status and frame.
+func (h *Handler) final(p *Prepared, r actors.Result) (int, []byte) {
+	id := p.call.Info.ID
+	switch r.Status {
+	case actors.Completed:
+		out, _ := r.Value.(dispatch.Outcome)
+		if out.Frame == nil {
+			return http.StatusInternalServerError, encodeError(id, errWorker)
+		}
+		return statusFor(p.call.Dialect.Era(), out.ErrorCode), out.Frame
+	case actors.TimedOut:
+		return http.StatusGatewayTimeout, encodeError(id, errTimedOut)
+	}
+	return http.StatusInternalServerError, encodeError(id, errWorker)
+}
+
+// Handle prepares and executes req in one call, for hosts that need no
+// step between the two.
+func (h *Handler) Handle(ctx context.Context, req *Request) (*Response, *StreamResponse) {
+	p, resp := h.Prepare(req)
+	if resp != nil {
+		return resp, nil
+	}
+	return h.Execute(ctx, p)
+}

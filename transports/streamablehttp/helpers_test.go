@@ -1,0 +1,295 @@
+package streamablehttp_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/testkit"
+)
+
+func TestMain(m *testing.M) { testkit.VerifyTestMain(m) }
+
+// gate lets a test hold a tool call until it releases it, and see when the
+// call's context ends.
+type gate struct {
+	entered   chan string
+	cancelled chan string
+	release   chan struct{}
+}
+
+func newGate() *gate {
+	return &gate{entered: make(chan string, 64), cancelled: make(chan string, 64), release: make(chan struct{})}
+}
+
+func quiet() *slog.Logger { return slog.New(slog.DiscardHandler) }
+
+// testRuntime serves a few tools and, under the test-only revision
+// listenVersion, subscriptions/listen.
+func testRuntime(t testing.TB, g *gate) *dispatch.Runtime {
+	t.Helper()
+	if g == nil {
+		g = newGate()
+	}
+	rt, err := dispatch.New(dispatch.Implementation{Name: "http-test", Version: "1.0.0"},
+		dispatch.WithLogger(quiet()),
+		dispatch.WithDialect(listenDialect{}),
+		dispatch.WithTool(dispatch.Tool{Name: "echo"}, func(_ context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+			var a struct {
+				Text string `json:"text"`
+			}
+			if err := json.Unmarshal(req.Arguments, &a); err != nil {
+				return nil, err
+			}
+			return dispatch.TextResult(a.Text), nil
+		}),
+		dispatch.WithTool(dispatch.Tool{Name: "hold"}, func(ctx context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+			id := req.Info.ID.String()
+			g.entered <- id
+			select {
+			case <-g.release:
+				return dispatch.TextResult("released"), nil
+			case <-ctx.Done():
+				g.cancelled <- id
+				return nil, ctx.Err()
+			}
+		}),
+		dispatch.WithTool(dispatch.Tool{Name: "progress"}, func(ctx context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+			for i := 1; i <= 3; i++ {
+				if err := dispatch.ReportProgress(ctx, dispatch.Progress{Progress: float64(i), Total: 3, Message: fmt.Sprintf("step %d", i)}); err != nil {
+					return nil, err
+				}
+			}
+			return dispatch.TextResult("done"), nil
+		}),
+		dispatch.WithTool(dispatch.Tool{Name: "progress-hold"}, func(ctx context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+			if err := dispatch.ReportProgress(ctx, dispatch.Progress{Progress: 1}); err != nil {
+				return nil, err
+			}
+			id := req.Info.ID.String()
+			g.entered <- id
+			select {
+			case <-g.release:
+				return dispatch.TextResult("released"), nil
+			case <-ctx.Done():
+				g.cancelled <- id
+				return nil, ctx.Err()
+			}
+		}),
+		dispatch.WithTool(dispatch.Tool{Name: "regional", InputSchema: json.RawMessage(`{"type":"object","properties":{
+			"region":{"type":"string","x-mcp-header":"Region"},
+			"shard":{"type":"integer","x-mcp-header":"Shard"}}}`)},
+			func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+				return dispatch.TextResult("ok"), nil
+			}),
+		dispatch.WithTool(dispatch.Tool{Name: "whoami"}, func(_ context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+			return dispatch.TextResult(fmt.Sprint(req.Info.Principal)), nil
+		}),
+		dispatch.WithTool(dispatch.Tool{Name: "fail"}, func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+			return nil, jsonrpc.NewError(-31999, "application refused")
+		}),
+		dispatch.WithTool(dispatch.Tool{Name: "panic"}, func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+			panic("boom")
+		}),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rt
+}
+
+func waitFor(t *testing.T, ch <-chan string) string {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(testkit.DefaultTimeout):
+		t.Fatal("timed out waiting for the handler")
+		return ""
+	}
+}
+
+// call builds a tools/call frame.
+func call(id any, tool string, args map[string]any) []byte {
+	p := map[string]any{"name": tool}
+	if args != nil {
+		p["arguments"] = args
+	}
+	return testkit.Request(id, "tools/call", p)
+}
+
+// progressCall is a tools/call frame asking for progress.
+func progressCall(id any, tool string) []byte {
+	return testkit.Request(id, "tools/call", map[string]any{"name": tool, "_meta": map[string]any{"progressToken": "tok"}})
+}
+
+// listenVersion is a test-only revision that serves subscriptions/listen
+// until the stream is cancelled or the transport drains, the way the
+// subscriptions work will: an acknowledgement first, then events, then a
+// final result on graceful completion.
+const listenVersion = "2099-01-01"
+
+func listenFrame(id any) []byte {
+	return testkit.Request(id, "subscriptions/listen", map[string]any{
+		"notifications": map[string]any{"toolsListChanged": true},
+		"_meta":         map[string]any{"io.modelcontextprotocol/protocolVersion": listenVersion},
+	})
+}
+
+type listenDialect struct{}
+
+func (listenDialect) Version() string   { return listenVersion }
+func (listenDialect) Era() dispatch.Era { return dispatch.EraStateless }
+func (listenDialect) ShapeError(_ *dispatch.Runtime, _ *dispatch.Call, e *jsonrpc.Error) *jsonrpc.Error {
+	return e
+}
+
+func (listenDialect) Detect(req *dispatch.Request, metaVersion string) dispatch.Match {
+	if metaVersion == listenVersion {
+		return dispatch.MatchExact
+	}
+	return dispatch.MatchNone
+}
+
+func (d listenDialect) Admit(_ *dispatch.Runtime, req *dispatch.Request) (*dispatch.Call, *jsonrpc.Error) {
+	if req.Message.Method != "subscriptions/listen" {
+		return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "Method not found")
+	}
+	return &dispatch.Call{
+		Info:     dispatch.RequestInfo{ID: req.Message.ID, Method: req.Message.Method, ProtocolVersion: listenVersion, Principal: req.Principal},
+		Params:   req.Message.Params,
+		Dialect:  d,
+		Op:       listenOp,
+		Notifier: req.Notifier,
+	}, nil
+}
+
+func (listenDialect) ShapeResult(rt *dispatch.Runtime, c *dispatch.Call, _ any) (any, error) {
+	return map[string]any{
+		"resultType": "complete",
+		"_meta": map[string]any{
+			dispatch.MetaSubscriptionID: c.Info.ID,
+			dispatch.MetaServerInfo:     rt.Info(),
+		},
+	}, nil
+}
+
+func listenOp(ctx context.Context, _ *dispatch.Runtime, c *dispatch.Call) (any, error) {
+	ack, err := jsonrpc.EncodeNotification("notifications/subscriptions/acknowledged", map[string]any{
+		"notifications": map[string]any{"toolsListChanged": true},
+		"_meta":         map[string]any{dispatch.MetaSubscriptionID: c.Info.ID},
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := c.Notifier.Notify(ctx, ack); err != nil {
+		return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "cancelled")
+	}
+	select {
+	case <-ctx.Done():
+		return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "cancelled")
+	case <-dispatch.Draining(ctx):
+		return struct{}{}, nil
+	}
+}
+
+// rawConn is a plain TCP connection to a listener, for tests of the
+// bounds net/http's client would hide.
+type rawConn struct {
+	net.Conn
+	br *bufio.Reader
+}
+
+func dial(t *testing.T, addr string) *rawConn {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return &rawConn{Conn: c, br: bufio.NewReader(c)}
+}
+
+// rawRequest renders an HTTP/1.1 POST of body with the MCP headers for
+// frame (body may differ from frame to test mismatches).
+func rawRequest(path string, frame []byte, extra ...string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "POST %s HTTP/1.1\r\nHost: 127.0.0.1\r\n", path)
+	for k, vs := range testkit.HTTPHeaders(frame) {
+		for _, v := range vs {
+			fmt.Fprintf(&b, "%s: %s\r\n", k, v)
+		}
+	}
+	for _, e := range extra {
+		b.WriteString(e + "\r\n")
+	}
+	return b.String()
+}
+
+// readResponse reads one HTTP response from the connection.
+func (c *rawConn) readResponse(t *testing.T) *http.Response {
+	t.Helper()
+	_ = c.SetReadDeadline(time.Now().Add(testkit.DefaultTimeout))
+	resp, err := http.ReadResponse(c.br, nil)
+	if err != nil {
+		t.Fatalf("reading response: %v", err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("reading response body: %v", err)
+	}
+	resp.Body = io.NopCloser(strings.NewReader(string(body)))
+	return resp
+}
+
+// readHead reads one response's status line and headers only (the server
+// may reset the connection before its body arrives).
+func (c *rawConn) readHead(t *testing.T) *http.Response {
+	t.Helper()
+	_ = c.SetReadDeadline(time.Now().Add(testkit.DefaultTimeout))
+	resp, err := http.ReadResponse(c.br, nil)
+	if err != nil {
+		t.Fatalf("reading response: %v", err)
+	}
+	return resp
+}
+
+// waitClosed reads until the server closes the connection and returns
+// what it sent before closing.
+func (c *rawConn) waitClosed(t *testing.T) []byte {
+	t.Helper()
+	_ = c.SetReadDeadline(time.Now().Add(testkit.DefaultTimeout))
+	b, err := io.ReadAll(c.br)
+	var ne net.Error
+	if err != nil && !(isReset(err)) {
+		if ok := asNetError(err, &ne); ok && ne.Timeout() {
+			t.Fatalf("the server did not close the connection")
+		}
+	}
+	return b
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+func isReset(err error) bool {
+	return err != nil && (strings.Contains(err.Error(), "connection reset") || strings.Contains(err.Error(), "broken pipe"))
+}
+
+func asNetError(err error, target *net.Error) bool {
+	ne, ok := err.(net.Error)
+	if ok {
+		*target = ne
+	}
+	return ok
+}

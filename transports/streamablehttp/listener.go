@@ -1,0 +1,203 @@
+package streamablehttp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+
+	"github.com/snodo-go/snodo/actors"
+	"github.com/snodo-go/snodo/dispatch"
+)
+
+// Server is the native Streamable HTTP listener: it owns its
+// net.Listener and a net/http server bounded as the seed describes, and
+// serves one endpoint path. Its node in the supervision tree (kind
+// listener) is a child of the root supervisor and owns the accept loop;
+// every request is a request actor under it.
+//
+// Keep-alive is allowed (Go clients reuse connections), and every bound
+// holds per request: the head timeout restarts at each request's first
+// byte, the body timeout at the end of each head, and the read timeout
+// bounds each read of both.
+type Server struct {
+	h     *Handler
+	srv   *http.Server
+	ln    *boundedListener
+	url   string
+	done  chan struct{} // closed when the accept loop has returned
+	ready chan struct{} // closed when Listen has filled in the server
+
+	shutdownOnce sync.Once
+}
+
+// Listen binds the listener (127.0.0.1 on an ephemeral port unless
+// [WithAddr] says otherwise) and starts serving rt in the background.
+// Stop it with [Server.Shutdown] or [Server.Close], or by closing the
+// supervisor it runs under.
+func Listen(rt *dispatch.Runtime, opts ...Option) (*Server, error) {
+	o := defaultOptions()
+	for _, opt := range opts {
+		if err := opt(&o); err != nil {
+			return nil, err
+		}
+	}
+	if rt == nil {
+		return nil, errors.New("streamablehttp: nil Runtime")
+	}
+	nl, err := net.Listen("tcp", o.addr)
+	if err != nil {
+		return nil, fmt.Errorf("streamablehttp: %w", err)
+	}
+	s := &Server{
+		ln:    newBoundedListener(nl, o.maxConnections, o.readTimeout),
+		done:  make(chan struct{}),
+		ready: make(chan struct{}),
+		url:   "http://" + nl.Addr().String() + o.path,
+	}
+	logger := o.logger
+	if logger == nil {
+		logger = rt.Logger()
+	}
+	// net/http adds 4 KiB of read-ahead slack to MaxHeaderBytes; take it
+	// off so the whole head is bounded by the option.
+	maxHeader := max(o.maxHeaderBytes-4096, 1024)
+	s.srv = &http.Server{
+		ReadHeaderTimeout: o.headTimeout,
+		IdleTimeout:       o.idleTimeout,
+		MaxHeaderBytes:    maxHeader,
+		ConnState:         s.ln.connState,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	h, err := newHandler(rt, o, o.path)
+	if err != nil {
+		nl.Close()
+		return nil, err
+	}
+	h.boundAllWrites = true
+	s.h = h
+	s.srv.Handler = h
+	// The node's actor starts the accept loop, which waits for ready.
+	err = h.start(actors.HostConfig{
+		Prefix: "http",
+		Kind:   actors.KindListener,
+		Attrs:  s.describe,
+		Run:    s.acceptLoop,
+		Halt:   func() { _ = s.srv.Close() },
+	})
+	if err != nil {
+		nl.Close()
+		return nil, err
+	}
+	close(s.ready)
+	return s, nil
+}
+
+// acceptLoop runs on the goroutine the listener's actor owns.
+func (s *Server) acceptLoop() {
+	defer close(s.done)
+	<-s.ready
+	err := s.srv.Serve(s.ln)
+	if err != nil && !errors.Is(err, http.ErrServerClosed) && !errors.Is(err, net.ErrClosed) {
+		s.h.sup.System().Logger().Error("snodo: HTTP listener stopped accepting", "addr", s.ln.Addr().String(), "error", err)
+	}
+}
+
+func (s *Server) describe(attrs map[string]string) {
+	s.h.describe(attrs)
+	attrs["addr"] = s.ln.Addr().String()
+	attrs["connections"] = strconv.FormatInt(s.ln.open.n.Load(), 10)
+	attrs["refused"] = strconv.FormatInt(s.ln.refused.Load(), 10)
+}
+
+// URL returns the endpoint's URL, such as "http://127.0.0.1:38123/mcp".
+func (s *Server) URL() string { return s.url }
+
+// Addr returns the address the listener is bound to.
+func (s *Server) Addr() net.Addr { return s.ln.Addr() }
+
+// Handler returns the server's handler, whose Prepare, Execute and Handle
+// serve the same endpoint.
+func (s *Server) Handler() *Handler { return s.h }
+
+// Done is closed once the listener's node has left the supervision tree.
+func (s *Server) Done() <-chan struct{} { return s.h.host.Done() }
+
+// Shutdown drains the listener: it stops accepting, lets requests in
+// flight finish, asks open streams to complete (they send their final
+// result), and closes each connection once its response is sent;
+// requests that arrive meanwhile get 503. Once nothing is being served,
+// every connection still open (its next request not read yet) is answered
+// 503 and closed. At the drain timeout, or when ctx ends, it closes what
+// is left (cancelling its requests) and returns an error wrapping
+// context.DeadlineExceeded.
+func (s *Server) Shutdown(ctx context.Context) error { return s.shutdown(ctx, true) }
+
+// Close stops the listener at once: connections are closed and requests
+// in flight cancelled; nothing more is written for them.
+func (s *Server) Close() error { return s.shutdown(context.Background(), false) }
+
+func (s *Server) shutdown(ctx context.Context, drain bool) error {
+	err := errAlreadyStopped
+	s.shutdownOnce.Do(func() {
+		err = nil
+		s.h.beginDrain()
+		s.srv.SetKeepAlivesEnabled(false) // also closes idle connections
+		_ = s.ln.Close()
+		if drain {
+			dctx, cancel := context.WithTimeout(ctx, s.h.o.drainTimeout)
+			defer cancel()
+			// Requests being served finish, streams complete; then the
+			// connections serving nothing get 503 and close.
+			werr := s.ln.busy.wait(dctx)
+			if werr == nil {
+				s.ln.refuseUnread(s.h.o.writeTimeout)
+				werr = s.ln.open.wait(dctx)
+			}
+			if werr != nil {
+				err = fmt.Errorf("streamablehttp: drain gave up with requests in flight: %w", werr)
+			}
+		}
+		err = errors.Join(err, s.stop())
+	})
+	if err == errAlreadyStopped {
+		<-s.h.host.Done()
+		return nil
+	}
+	return err
+}
+
+// errAlreadyStopped marks a second Shutdown or Close.
+var errAlreadyStopped = errors.New("streamablehttp: already stopped")
+
+// stop closes the HTTP server and removes the listener from the tree.
+func (s *Server) stop() error {
+	err := s.srv.Close()
+	if errors.Is(err, net.ErrClosed) {
+		err = nil // the listener was closed first, to stop accepting
+	}
+	<-s.done
+	return errors.Join(err, s.h.Close())
+}
+
+// Serve runs the native listener until ctx ends, then drains it as
+// [Server.Shutdown] does (bounded by the drain timeout) and returns
+// Shutdown's result: nil after a clean drain. It returns at once if the listener cannot bind.
+// When the supervisor the listener runs under is closed first, Serve
+// returns as soon as the listener has stopped.
+func Serve(ctx context.Context, rt *dispatch.Runtime, opts ...Option) error {
+	s, err := Listen(rt, opts...)
+	if err != nil {
+		return err
+	}
+	select {
+	case <-ctx.Done():
+		return s.Shutdown(context.Background())
+	case <-s.Done():
+		return s.Close()
+	}
+}

@@ -1,0 +1,166 @@
+package streamablehttp
+
+import (
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+)
+
+// boundedListener is the native listener's net.Listener: it caps open
+// connections (a connection accepted at the cap is closed without being
+// read), gives each connection a per-read timeout, and knows each
+// connection's state for the drain.
+type boundedListener struct {
+	net.Listener
+	max         int64
+	readTimeout time.Duration
+	open        tracker // connections open
+	busy        tracker // connections serving a request (StateActive)
+	refused     atomic.Int64
+
+	mu    sync.Mutex
+	conns map[*boundedConn]struct{}
+}
+
+func newBoundedListener(l net.Listener, max int, readTimeout time.Duration) *boundedListener {
+	return &boundedListener{Listener: l, max: int64(max), readTimeout: readTimeout, conns: map[*boundedConn]struct{}{}}
+}
+
+func (l *boundedListener) Accept() (net.Conn, error) {
+	for {
+		c, err := l.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		if l.open.n.Load() >= l.max {
+			c.Close()
+			l.refused.Add(1)
+			continue
+		}
+		bc := &boundedConn{Conn: c, l: l}
+		l.open.enter()
+		l.mu.Lock()
+		l.conns[bc] = struct{}{}
+		l.mu.Unlock()
+		return bc, nil
+	}
+}
+
+// connState is the http.Server's ConnState hook.
+func (l *boundedListener) connState(c net.Conn, st http.ConnState) {
+	bc, ok := c.(*boundedConn)
+	if !ok {
+		return
+	}
+	bc.stateMu.Lock()
+	prev := bc.state
+	bc.state = st
+	bc.stateMu.Unlock()
+	if st == http.StateIdle {
+		bc.idle.Store(true) // waiting for the next request: no read bound
+	}
+	switch {
+	case st == http.StateActive && prev != http.StateActive:
+		l.busy.enter()
+	case prev == http.StateActive && st != http.StateActive:
+		l.busy.leave()
+	}
+}
+
+// shuttingDown is what a connection whose request has not been read gets
+// when the listener drains.
+var shuttingDown = func() []byte {
+	body := encodeError(jsonrpc.NullID, errShuttingDown)
+	return []byte("HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: " +
+		strconv.Itoa(len(body)) + "\r\n\r\n" + string(body))
+}()
+
+// refuseUnread answers every connection that is not serving a request
+// (new, or kept alive between requests) with 503 and closes it: its next
+// request, if one is on its way, is answered without being read.
+func (l *boundedListener) refuseUnread(writeTimeout time.Duration) {
+	l.mu.Lock()
+	conns := make([]*boundedConn, 0, len(l.conns))
+	for c := range l.conns {
+		conns = append(conns, c)
+	}
+	l.mu.Unlock()
+	for _, c := range conns {
+		// Holding the state lock keeps net/http from making the
+		// connection active (and answering it too) meanwhile.
+		c.stateMu.Lock()
+		if c.state == http.StateNew || c.state == http.StateIdle {
+			_ = c.SetWriteDeadline(time.Now().Add(writeTimeout))
+			_, _ = c.Conn.Write(shuttingDown)
+			_ = c.Close()
+		}
+		c.stateMu.Unlock()
+	}
+}
+
+// boundedConn applies the read timeout to each read of a request's head
+// and body. net/http sets a connection's read deadline for the head and
+// the handler sets one for the body; each read then waits at most the read
+// timeout, within that deadline. With no deadline set (net/http's
+// background read while a handler runs, which is how a disconnect is
+// noticed) and while a kept-alive connection waits for its next request
+// (bounded by the idle timeout), reads are not bounded.
+type boundedConn struct {
+	net.Conn
+	l *boundedListener
+
+	mu    sync.Mutex // orders our deadline updates with net/http's
+	outer time.Time  // the read deadline net/http or the handler asked for
+	idle  atomic.Bool
+	once  sync.Once
+
+	stateMu sync.Mutex
+	state   http.ConnState // as net/http reports it
+}
+
+func (c *boundedConn) Read(p []byte) (int, error) {
+	if c.l.readTimeout > 0 && !c.idle.Load() {
+		c.mu.Lock()
+		if !c.outer.IsZero() {
+			if d := time.Now().Add(c.l.readTimeout); d.Before(c.outer) {
+				_ = c.Conn.SetReadDeadline(d)
+			}
+		}
+		c.mu.Unlock()
+	}
+	n, err := c.Conn.Read(p)
+	if n > 0 {
+		c.idle.Store(false) // the next request has begun: bound its reads
+	}
+	return n, err
+}
+
+func (c *boundedConn) SetReadDeadline(t time.Time) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.outer = t
+	return c.Conn.SetReadDeadline(t)
+}
+
+func (c *boundedConn) SetDeadline(t time.Time) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.outer = t
+	return c.Conn.SetDeadline(t)
+}
+
+func (c *boundedConn) Close() error {
+	err := c.Conn.Close()
+	c.once.Do(func() {
+		c.l.mu.Lock()
+		delete(c.l.conns, c)
+		c.l.mu.Unlock()
+		c.l.open.leave()
+	})
+	return err
+}

@@ -1,0 +1,199 @@
+package streamablehttp
+
+import (
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"sync"
+
+	"github.com/snodo-go/snodo/actors"
+	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+)
+
+// Prepared is a request that passed every check and was admitted by the
+// Runtime, ready for [Handler.Execute]. No application code has run yet.
+// A Prepared that will not be executed must be discarded, which returns
+// what it holds (a subscription slot).
+type Prepared struct {
+	h       *Handler
+	call    *dispatch.Call
+	x       *exchange
+	peer    string
+	release func() // subscription slot, for subscriptions/listen
+	stream  bool
+
+	mu       sync.Mutex
+	executed bool
+	finished bool
+	task     *actors.HostRequest
+}
+
+// Method returns the JSON-RPC method of the request.
+func (p *Prepared) Method() string { return p.call.Info.Method }
+
+// Discard gives up a prepared request that will not be executed.
+func (p *Prepared) Discard() {
+	p.mu.Lock()
+	executed := p.executed
+	p.executed = true
+	p.mu.Unlock()
+	if !executed {
+		p.finish()
+	}
+}
+
+// finish ends the exchange once: its request actor stops, its
+// subscription slot returns, and the handler stops counting it.
+func (p *Prepared) finish() {
+	p.mu.Lock()
+	if p.finished {
+		p.mu.Unlock()
+		return
+	}
+	p.finished = true
+	task := p.task
+	p.mu.Unlock()
+	if task != nil {
+		task.End()
+	} else if p.release != nil {
+		p.release()
+	}
+	p.h.active.leave()
+}
+
+// Prepare checks req with the transport's rules, reads its body, decodes
+// it and admits it, without running any application code. It returns
+// either a Prepared to pass to [Handler.Execute], or the finished Response
+// to send (a refusal, or 202 for a notification or a JSON-RPC response).
+func (h *Handler) Prepare(req *Request) (*Prepared, *Response) {
+	if resp := h.checkHead(req); resp != nil {
+		return nil, resp
+	}
+	body, resp := h.readBody(req)
+	if resp != nil {
+		return nil, resp
+	}
+	return h.admit(req, body)
+}
+
+// checkHead applies the rules that need only the request head, in order.
+func (h *Handler) checkHead(req *Request) *Response {
+	switch {
+	case h.path != "" && req.Path != h.path:
+		return &Response{Status: http.StatusNotFound, ContentType: "text/plain; charset=utf-8", Body: []byte("404 page not found\n")}
+	case req.Method != http.MethodPost:
+		r := errorResponse(http.StatusMethodNotAllowed, jsonrpc.NullID, errMethodNotAllowed)
+		r.Header = http.Header{"Allow": allowPost}
+		return r
+	case h.draining.Load():
+		return errorResponse(http.StatusServiceUnavailable, jsonrpc.NullID, errShuttingDown)
+	case !originAllowed(h.originRules, req.Header["Origin"]):
+		return errorResponse(http.StatusForbidden, jsonrpc.NullID, errOrigin)
+	case h.hostRules != nil && !hostAllowed(h.hostRules, hostOf(req)):
+		return errorResponse(http.StatusForbidden, jsonrpc.NullID, errHost)
+	case !contentTypeOK(req.Header["Content-Type"]):
+		return errorResponse(http.StatusUnsupportedMediaType, jsonrpc.NullID, errContentType)
+	case !acceptOK(req.Header["Accept"]):
+		return errorResponse(http.StatusNotAcceptable, jsonrpc.NullID, errAccept)
+	case len(req.TransferEncoding) > 0 || req.Header["Transfer-Encoding"] != nil || req.ContentLength < 0:
+		return errorResponse(http.StatusLengthRequired, jsonrpc.NullID, errLength)
+	case req.ContentLength > h.o.maxBodyBytes:
+		return errorResponse(http.StatusRequestEntityTooLarge, jsonrpc.NullID, errTooLarge)
+	}
+	return nil
+}
+
+func hostOf(req *Request) string {
+	if req.Host != "" {
+		return req.Host
+	}
+	return req.Header.Get("Host")
+}
+
+// errBodyDeadline is a body read past the body timeout.
+var errBodyDeadline = errors.New("streamablehttp: body timeout")
+
+// readBody reads exactly the declared length, then expects the end of the
+// body: a body longer than declared is refused.
+func (h *Handler) readBody(req *Request) ([]byte, *Response) {
+	body := make([]byte, req.ContentLength)
+	r := req.Body
+	if r == nil {
+		r = http.NoBody
+	}
+	if _, err := io.ReadFull(r, body); err != nil {
+		return nil, bodyError(err)
+	}
+	// Reading the end also lets net/http notice a client disconnect
+	// from here on.
+	var one [1]byte
+	switch _, err := io.ReadFull(r, one[:]); {
+	case err == nil:
+		return nil, errorResponse(http.StatusRequestEntityTooLarge, jsonrpc.NullID, errTooLarge)
+	case err != io.EOF:
+		return nil, bodyError(err)
+	}
+	return body, nil
+}
+
+func bodyError(err error) *Response {
+	var ne net.Error
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.Is(err, errBodyDeadline), errors.Is(err, os.ErrDeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
+		return errorResponse(http.StatusRequestTimeout, jsonrpc.NullID, errBodyTimeout)
+	case errors.As(err, &mbe):
+		return errorResponse(http.StatusRequestEntityTooLarge, jsonrpc.NullID, errTooLarge)
+	}
+	return errorResponse(http.StatusBadRequest, jsonrpc.NullID, errBodyRead)
+}
+
+// admit decodes the body and admits it through the Runtime.
+func (h *Handler) admit(req *Request, body []byte) (*Prepared, *Response) {
+	msg, err := jsonrpc.Decode(body)
+	if err != nil {
+		var de *jsonrpc.DecodeError
+		if !errors.As(err, &de) {
+			return nil, errorResponse(http.StatusBadRequest, jsonrpc.NullID, errBodyRead)
+		}
+		// A malformed notification gets no JSON-RPC answer, but HTTP
+		// needs a status: 400 with the id-less error.
+		return nil, errorResponse(http.StatusBadRequest, de.ID, de.Err)
+	}
+	if msg.Kind != jsonrpc.KindRequest {
+		// Notifications and JSON-RPC responses are accepted and ignored:
+		// 2026-07-28 defines none a client sends over HTTP.
+		return nil, &Response{Status: http.StatusAccepted}
+	}
+	x := newExchange()
+	call, out := h.rt.Admit(&dispatch.Request{
+		Message:   msg,
+		Transport: dispatch.TransportHTTP,
+		Header:    req.Header,
+		Principal: req.Principal,
+		Notifier:  x,
+	})
+	if call == nil {
+		if out.Frame == nil {
+			return nil, &Response{Status: http.StatusAccepted}
+		}
+		return nil, &Response{Status: admissionStatus(out.ErrorCode), ContentType: mediaJSON, Body: out.Frame}
+	}
+	p := &Prepared{h: h, call: call, x: x, peer: req.Peer}
+	if call.Info.Method == methodListen {
+		release, ok := h.exec.AcquireSubscription()
+		if !ok {
+			return nil, errorResponse(http.StatusServiceUnavailable, call.Info.ID, errSubscriptionCap)
+		}
+		p.release, p.stream = release, true
+	}
+	h.active.enter()
+	return p, nil
+}
+
+// methodListen opens a subscription stream: it answers with an event
+// stream from the start, holds a subscription slot, and has no deadline.
+const methodListen = "subscriptions/listen"

@@ -1,0 +1,75 @@
+package streamablehttp
+
+import (
+	"net/http"
+
+	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+)
+
+// statusFor maps a JSON-RPC error code to the HTTP status of a 2026-07-28
+// response; 0 means a result. Initialize-era revisions answer execution
+// errors with 200.
+func statusFor(era dispatch.Era, code int64) int {
+	if code == 0 {
+		return http.StatusOK
+	}
+	if era == dispatch.EraSession {
+		return http.StatusOK
+	}
+	return admissionStatus(code)
+}
+
+// admissionStatus maps the code of a refusal to its HTTP status.
+func admissionStatus(code int64) int {
+	switch code {
+	case 0:
+		return http.StatusOK
+	case jsonrpc.CodeMethodNotFound:
+		return http.StatusNotFound
+	case jsonrpc.CodeInvalidParams, jsonrpc.CodeHeaderMismatch, jsonrpc.CodeMissingRequiredClientCapability,
+		jsonrpc.CodeUnsupportedProtocolVersion, jsonrpc.CodeInvalidRequest, jsonrpc.CodeParseError:
+		return http.StatusBadRequest
+	case jsonrpc.CodeInternalError:
+		return http.StatusInternalServerError
+	}
+	return http.StatusOK
+}
+
+// Errors the transport answers with itself.
+var (
+	errMethodNotAllowed = jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request: use POST")
+	errOrigin           = jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request: Origin not allowed")
+	errHost             = jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request: Host not allowed")
+	errContentType      = jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request: Content-Type must be application/json")
+	errAccept           = jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request: Accept must list application/json and text/event-stream")
+	errLength           = jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request: a Content-Length is required and Transfer-Encoding is not supported")
+	errTooLarge         = jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request: body exceeds the maximum size")
+	errBodyTimeout      = jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request: body not received in time")
+	errBodyRead         = jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request: body could not be read")
+	errShuttingDown     = jsonrpc.NewError(jsonrpc.CodeInternalError, "Server is shutting down")
+	errCapacity         = jsonrpc.NewError(jsonrpc.CodeInternalError, "Server execution capacity exhausted")
+	errSubscriptionCap  = jsonrpc.NewError(jsonrpc.CodeInternalError, "Subscription limit reached")
+	errDuplicateID      = jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request: a request with this id is already in flight")
+	errTimedOut         = jsonrpc.NewError(jsonrpc.CodeInternalError, "Request execution timed out")
+	errWorker           = jsonrpc.NewError(jsonrpc.CodeInternalError, "Request worker failed")
+)
+
+// Header values shared by every response; net/http only reads them.
+var (
+	jsonContentType = []string{mediaJSON}
+	sseContentType  = []string{mediaSSE}
+	noCache         = []string{"no-cache"}
+	noBuffering     = []string{"no"}
+	allowPost       = []string{http.MethodPost}
+	connectionClose = []string{"close"}
+)
+
+// encodeError encodes an error response; an id that could not be read
+// leaves the id member out, as 2026-07-28 requires.
+func encodeError(id jsonrpc.ID, e *jsonrpc.Error) []byte { return jsonrpc.EncodeError(id, e) }
+
+// errorResponse is a JSON-RPC error with its HTTP status.
+func errorResponse(status int, id jsonrpc.ID, e *jsonrpc.Error) *Response {
+	return &Response{Status: status, ContentType: mediaJSON, Body: encodeError(id, e)}
+}

@@ -1,0 +1,73 @@
+package streamablehttp_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/supervisor"
+	"github.com/snodo-go/snodo/testkit"
+	"github.com/snodo-go/snodo/transports/streamablehttp"
+)
+
+// endpoint is a running MCP endpoint: the native listener, or a Handler
+// mounted in a net/http mux under httptest.Server.
+type endpoint struct {
+	url      string
+	addr     string // host:port for raw connections
+	sup      *supervisor.Supervisor
+	kind     supervisor.Kind             // the node requests live under
+	shutdown func(context.Context) error // graceful drain
+}
+
+type target struct {
+	name  string
+	start func(t *testing.T, rt *dispatch.Runtime, opts ...streamablehttp.Option) *endpoint
+}
+
+// targets are the two ways in. Every shared test runs against both, with
+// the same expectations: the rules exist once.
+var targets = []target{
+	{"listener", startListener},
+	{"handler", startHandler},
+}
+
+func startListener(t *testing.T, rt *dispatch.Runtime, opts ...streamablehttp.Option) *endpoint {
+	t.Helper()
+	srv := testkit.StartHTTP(t, rt, opts...)
+	return &endpoint{url: srv.URL(), addr: srv.Addr().String(), sup: srv.Sup, kind: supervisor.KindListener, shutdown: srv.Shutdown}
+}
+
+// startHandler mounts a Handler at the root of a mux (so its own path
+// rule answers other paths) and serves it with httptest.
+func startHandler(t *testing.T, rt *dispatch.Runtime, opts ...streamablehttp.Option) *endpoint {
+	t.Helper()
+	h, err := streamablehttp.NewHandler(rt, append([]streamablehttp.Option{streamablehttp.WithPath("/mcp")}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/", h)
+	ts := httptest.NewServer(mux)
+	t.Cleanup(func() {
+		ts.Close()
+		if n := h.Supervisor().UnexpectedDeadLetters(); n != 0 {
+			t.Errorf("%d unexpected dead letters", n)
+		}
+	})
+	t.Cleanup(func() {
+		if err := h.Close(); err != nil {
+			t.Errorf("closing handler: %v", err)
+		}
+	})
+	return &endpoint{url: ts.URL + "/mcp", addr: ts.Listener.Addr().String(), sup: h.Supervisor(), kind: supervisor.KindHandler, shutdown: h.Shutdown}
+}
+
+// forEachTarget runs f as a subtest against both targets.
+func forEachTarget(t *testing.T, f func(t *testing.T, tg target)) {
+	for _, tg := range targets {
+		t.Run(tg.name, func(t *testing.T) { f(t, tg) })
+	}
+}
