@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/http/httptest"
 	"sync"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/snodo-go/snodo/dispatch/jsonrpc"
 	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/transports/stdio"
+	"github.com/snodo-go/snodo/transports/streamablehttp"
 )
 
 // FrameChecker validates every frame a server sends to a client.Client
@@ -168,4 +170,25 @@ func ConnectStdio(t testing.TB, rt *dispatch.Runtime, opts ...client.Option) *cl
 		}
 	})
 	return Connect(t, client.Stream(outR, inW), opts...)
+}
+
+// ConnectHTTP serves rt with the streamablehttp handler on an httptest
+// server at 127.0.0.1 and connects a client.Client to it (see Connect).
+// The handler and the server are closed when the test ends, after the
+// client.
+func ConnectHTTP(t testing.TB, rt *dispatch.Runtime, opts ...client.Option) *client.Client {
+	t.Helper()
+	h, err := streamablehttp.NewHandler(rt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	// Registered first, so it runs after the client's Close.
+	t.Cleanup(func() {
+		srv.Close()
+		if err := h.Close(); err != nil {
+			t.Errorf("testkit: closing the HTTP handler: %v", err)
+		}
+	})
+	return Connect(t, client.HTTP(srv.URL+"/mcp"), opts...)
 }

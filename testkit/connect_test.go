@@ -30,10 +30,11 @@ func echoRuntime(t *testing.T) *dispatch.Runtime {
 	return rt
 }
 
-func TestConnectDirectAndStdio(t *testing.T) {
+func TestConnectEveryTransport(t *testing.T) {
 	for name, connect := range map[string]func(testing.TB, *dispatch.Runtime, ...client.Option) *client.Client{
 		"direct": testkit.ConnectDirect,
 		"stdio":  testkit.ConnectStdio,
+		"http":   testkit.ConnectHTTP,
 	} {
 		t.Run(name, func(t *testing.T) {
 			c := connect(t, echoRuntime(t))

@@ -17,7 +17,7 @@
 //	}
 //
 // For tests that want a full client rather than raw frames, Connect,
-// ConnectDirect and ConnectStdio return a client.Client whose every
+// ConnectDirect, ConnectStdio and ConnectHTTP return a client.Client whose every
 // received frame is checked against the schema of its revision
 // (FrameChecker), closed when the test ends.
 package testkit
