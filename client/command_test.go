@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -209,5 +210,73 @@ func TestHTTPLegacyServer(t *testing.T) {
 	defer mu.Unlock()
 	if strings.Join(initialized, "|") != "sess-1 2025-11-25|sess-2 2025-11-25" {
 		t.Fatalf("sessions initialized: %q", initialized)
+	}
+}
+
+// TestHTTPLegacyResumesStream: a 2025-11-25 server may close a request's
+// event stream after an event id and a retry field; the client asks for
+// the rest with GET and Last-Event-ID, on the session.
+func TestHTTPLegacyResumesStream(t *testing.T) {
+	var mu sync.Mutex
+	var gets []string
+	var callID jsonrpc.ID
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			mu.Lock()
+			gets = append(gets, r.Header.Get("Mcp-Session-Id")+" "+r.Header.Get("Last-Event-ID"))
+			id := callID
+			mu.Unlock()
+			w.Header().Set("Content-Type", "text/event-stream")
+			b, _ := jsonrpc.EncodeResult(jsonrpc.StringID("not-ours"), map[string]any{})
+			fmt.Fprintf(w, "id: e2\ndata: %s\n\n", b)
+			b, _ = jsonrpc.EncodeNotification("notifications/progress", map[string]any{"progressToken": "x", "progress": 1})
+			fmt.Fprintf(w, "id: e3\ndata: %s\n\n", b)
+			b, _ = jsonrpc.EncodeResult(id, map[string]any{"content": []any{map[string]any{"type": "text", "text": "resumed"}}})
+			fmt.Fprintf(w, "id: e4\ndata: %s\n\n", b)
+			return
+		}
+		if r.Method == http.MethodDelete {
+			return
+		}
+		body := make([]byte, 4096)
+		k, _ := r.Body.Read(body)
+		msg, err := jsonrpc.Decode(body[:k])
+		if err != nil {
+			http.Error(w, "bad", http.StatusBadRequest)
+			return
+		}
+		switch {
+		case msg.Method == "initialize":
+			w.Header().Set("Mcp-Session-Id", "s1")
+			w.Header().Set("Content-Type", "application/json")
+			b, _ := jsonrpc.EncodeResult(msg.ID, map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{},
+				"serverInfo": map[string]any{"name": "resumable", "version": "1"}})
+			w.Write(b)
+		case msg.Kind == jsonrpc.KindNotification:
+			w.WriteHeader(http.StatusAccepted)
+		case msg.Method == "tools/call":
+			mu.Lock()
+			callID = msg.ID
+			mu.Unlock()
+			// A priming event, the delay, and the stream ends.
+			w.Header().Set("Content-Type", "text/event-stream")
+			io.WriteString(w, "id: e1\nretry: 5\ndata: \n\n")
+		default:
+			http.Error(w, "no", http.StatusBadRequest)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	c := connect(t, client.HTTP(srv.URL), client.WithProtocolVersions(client.Version20251125))
+	res, err := c.CallTool(context.Background(), "slow", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := textOf(t, res); got != "resumed" {
+		t.Fatalf("got %q", got)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(gets) != 1 || gets[0] != "s1 e1" {
+		t.Fatalf("GETs %q", gets)
 	}
 }

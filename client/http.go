@@ -356,6 +356,7 @@ type httpExchange struct {
 	session string // the session the request carries
 	resp    *http.Response
 	sendErr error
+	resumes int
 	cancel  context.CancelFunc
 	stop    func() bool
 
@@ -406,7 +407,10 @@ func (ex *httpExchange) Next(ctx context.Context) (*jsonrpc.Message, error) {
 				return nil, ErrFrameTooLarge
 			}
 			if errors.Is(err, io.EOF) {
-				return nil, fmt.Errorf("%w: the event stream ended before the response", ErrClosed)
+				if rerr := ex.resume(ctx); rerr != nil {
+					return nil, fmt.Errorf("%w: the event stream ended before the response: %v", ErrClosed, rerr)
+				}
+				continue
 			}
 			if ex.c.ctx.Err() != nil {
 				return nil, ErrClosed
@@ -422,12 +426,75 @@ func (ex *httpExchange) Next(ctx context.Context) (*jsonrpc.Message, error) {
 			continue
 		}
 		if msg.Kind == jsonrpc.KindResponse {
+			if ex.resumes > 0 && msg.ID != ex.out.ID {
+				continue // a resumed stream may carry others' responses
+			}
 			ex.mu.Lock()
 			ex.answered = true
 			ex.mu.Unlock()
 		}
 		return msg, nil
 	}
+}
+
+// maxResumes bounds how often one request's event stream is resumed.
+const maxResumes = 5
+
+// resume continues an event stream the server closed before the response
+// (2025-11-25 lets a server do that once it has sent an event id or a
+// retry field): after the retry delay it asks for the rest with GET on
+// the session, with Last-Event-ID when there was an id. 2026-07-28
+// streams are never resumed: there a closed stream is a cancellation.
+func (ex *httpExchange) resume(ctx context.Context) error {
+	if ex.out.Stateless || ex.sse.lastID == "" && !ex.sse.retrySet {
+		return errors.New("the stream cannot be resumed")
+	}
+	if ex.resumes >= maxResumes {
+		return fmt.Errorf("resumed %d times already", ex.resumes)
+	}
+	ex.resumes++
+	delay := min(ex.sse.retry, 5*time.Second)
+	t := time.NewTimer(delay)
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+		t.Stop()
+		return ctx.Err()
+	}
+	req, err := http.NewRequestWithContext(ex.req.Context(), http.MethodGet, ex.c.t.URL, nil)
+	if err != nil {
+		return err
+	}
+	for k, vs := range ex.c.t.Header {
+		for _, v := range vs {
+			req.Header.Add(k, v)
+		}
+	}
+	req.Header.Set("Accept", "text/event-stream")
+	if ex.sse.lastID != "" {
+		req.Header.Set("Last-Event-ID", ex.sse.lastID)
+	}
+	if ex.session != "" {
+		req.Header.Set(headerSession, ex.session)
+	}
+	if ex.out.ProtocolVersion != "" {
+		req.Header.Set(headerProtocolVersion, ex.out.ProtocolVersion)
+	}
+	resp, err := ex.c.hc.Do(req)
+	if err != nil {
+		return err
+	}
+	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if resp.StatusCode != http.StatusOK || ct != "text/event-stream" {
+		resp.Body.Close()
+		return &HTTPError{StatusCode: resp.StatusCode}
+	}
+	ex.resp.Body.Close()
+	ex.resp = resp
+	last, retry, set := ex.sse.lastID, ex.sse.retry, ex.sse.retrySet
+	ex.sse = newSSEReader(&limitReader{r: resp.Body, n: ex.c.max}, int(ex.c.max))
+	ex.sse.lastID, ex.sse.retry, ex.sse.retrySet = last, retry, set
+	return nil
 }
 
 // Close implements Exchange. Closing the stream before the response is

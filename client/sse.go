@@ -5,15 +5,22 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"strconv"
+	"time"
 )
 
 // sseReader reads Server-Sent Events incrementally, holding at most
-// maxEvent bytes of one event's data. It keeps only what MCP uses: the
-// event type and the data lines; ids, retry fields and comments (keep-
-// alives) are skipped.
+// maxEvent bytes of one event's data. It keeps what MCP uses: the event
+// type and the data lines, and the last id and retry delay for resuming;
+// comments (keep-alives) are skipped.
 type sseReader struct {
 	r        *bufio.Reader
 	maxEvent int
+	// lastID is the last event id seen and retry the last reconnection
+	// delay the server asked for, for resuming a stream (initialize era).
+	lastID   string
+	retry    time.Duration
+	retrySet bool
 }
 
 func newSSEReader(r io.Reader, maxEvent int) *sseReader {
@@ -64,6 +71,14 @@ func (s *sseReader) next() (event string, data []byte, err error) {
 			hasData = true
 		case "event":
 			event = string(value)
+		case "id":
+			if bytes.IndexByte(value, 0) < 0 {
+				s.lastID = string(value)
+			}
+		case "retry":
+			if ms, err := strconv.ParseUint(string(value), 10, 32); err == nil {
+				s.retry, s.retrySet = time.Duration(ms)*time.Millisecond, true
+			}
 		}
 	}
 }
