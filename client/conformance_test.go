@@ -158,6 +158,7 @@ func everythingCases() []everythingCase {
 func TestEverythingServer(t *testing.T) {
 	for _, tc := range everythingCases() {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel() // each case has its own server process
 			opts := handlers()
 			if tc.versions != nil {
 				opts = append(opts, client.WithProtocolVersions(tc.versions...))
