@@ -34,7 +34,7 @@ func (s *wireServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.h.ServeHTTP(w, r)
 }
 
-func newWireServer(t *testing.T) *wireServer {
+func newWireServer(t testing.TB) *wireServer {
 	t.Helper()
 	h, err := streamablehttp.NewHandler(mustRuntime(t))
 	if err != nil {
@@ -50,20 +50,20 @@ func newWireServer(t *testing.T) *wireServer {
 
 // startWireServer serves the test runtime on 127.0.0.1 through the
 // handler, and returns the MCP endpoint's URL.
-func startWireServer(t *testing.T) (*wireServer, string) {
+func startWireServer(t testing.TB) (*wireServer, string) {
 	ws := newWireServer(t)
 	srv := httptest.NewServer(ws)
 	t.Cleanup(srv.Close)
 	return ws, srv.URL + "/mcp"
 }
 
-func httpTransport(t *testing.T) client.Transport {
+func httpTransport(t testing.TB) client.Transport {
 	_, url := startWireServer(t)
 	return client.HTTP(url)
 }
 
 // listenerTransport uses the native listener.
-func listenerTransport(t *testing.T) client.Transport {
+func listenerTransport(t testing.TB) client.Transport {
 	srv, err := streamablehttp.Listen(mustRuntime(t))
 	if err != nil {
 		t.Fatal(err)

@@ -19,7 +19,7 @@ import (
 // transport makes a fresh transport to the test server for one test.
 type transport struct {
 	name string
-	make func(t *testing.T) client.Transport
+	make func(t testing.TB) client.Transport
 	// inProcess servers report cancellations on the cancelled channel.
 	inProcess bool
 }
@@ -44,13 +44,13 @@ func mustRuntime(t testing.TB) *dispatch.Runtime {
 	return rt
 }
 
-func directTransport(t *testing.T) client.Transport {
+func directTransport(t testing.TB) client.Transport {
 	return direct.New(mustRuntime(t))
 }
 
 // streamTransport serves the runtime with transports/stdio over in-memory
 // pipes in this process.
-func streamTransport(t *testing.T) client.Transport {
+func streamTransport(t testing.TB) client.Transport {
 	rt := mustRuntime(t)
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
@@ -76,7 +76,7 @@ func streamTransport(t *testing.T) client.Transport {
 }
 
 // commandTransport runs this test binary as a stdio server process.
-func commandTransport(t *testing.T) client.Transport {
+func commandTransport(t testing.TB) client.Transport {
 	return serverCommand(t, "stdio")
 }
 
