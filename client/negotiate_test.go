@@ -132,8 +132,10 @@ func TestLegacyListen(t *testing.T) {
 // with notifications/cancelled.
 func TestLegacyCancelSendsNotification(t *testing.T) {
 	f, tr := startFake(t, legacyServer(client.Version20251125))
-	c := connect(t, tr, client.WithRequestTimeout(200*time.Millisecond))
-	err := c.Call(context.Background(), "block", nil, nil)
+	c := connect(t, tr)
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	err := c.Call(ctx, "block", nil, nil)
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("want a deadline error, got %v", err)
 	}
