@@ -115,16 +115,25 @@ func TestListenRefused(t *testing.T) {
 	}
 }
 
-// TestListenOnOurServer: our server has no subscriptions yet; every
-// transport reports that as a protocol error.
+// TestListenOnOurServer: until our server serves subscriptions/listen,
+// every transport reports -32601; once it does, the subscription is
+// acknowledged with no more than was asked and closes cleanly.
 func TestListenOnOurServer(t *testing.T) {
 	for _, tr := range ourTransports() {
 		t.Run(tr.name, func(t *testing.T) {
 			c := testkit.Connect(t, tr.make(t))
-			_, err := c.Listen(context.Background(), client.SubscriptionFilter{ToolsListChanged: true})
-			var je *jsonrpc.Error
-			if !errors.As(err, &je) {
-				t.Fatalf("want a protocol error, got %v", err)
+			sub, err := c.Listen(context.Background(), client.SubscriptionFilter{ToolsListChanged: true})
+			if err != nil {
+				if !errors.Is(err, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound}) {
+					t.Fatalf("want -32601 or a subscription, got %v", err)
+				}
+				return
+			}
+			if a := sub.Acknowledged(); a.PromptsListChanged || a.ResourcesListChanged || len(a.ResourceSubscriptions) > 0 {
+				t.Fatalf("acknowledged more than asked: %+v", a)
+			}
+			if err := sub.Close(); err != nil || !errors.Is(sub.Err(), client.ErrClosed) {
+				t.Fatalf("close: %v, %v", err, sub.Err())
 			}
 		})
 	}
