@@ -139,10 +139,10 @@ func TestLegacyCancelSendsNotification(t *testing.T) {
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("want a deadline error, got %v", err)
 	}
-	cancel := f.await(t, "notifications/cancelled")
+	note := f.await(t, "notifications/cancelled")
 	var id jsonrpc.ID
-	if !param(cancel, "requestId", &id) || id != f.received("block")[0].ID {
-		t.Fatalf("cancelled %s", cancel.Params)
+	if !param(note, "requestId", &id) || id != f.received("block")[0].ID {
+		t.Fatalf("cancelled %s", note.Params)
 	}
 }
 
