@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -164,73 +166,80 @@ func TestEverythingServer(t *testing.T) {
 				opts = append(opts, client.WithProtocolVersions(tc.versions...))
 			}
 			c := connect(t, tc.transport(t), opts...)
-			ctx := context.Background()
-			if got := c.ProtocolVersion(); got != tc.version {
-				t.Fatalf("negotiated %q, want %q", got, tc.version)
-			}
-			if name := c.Server().Implementation.Name; name != "mcp-conformance-test-server" {
-				t.Fatalf("server name %q", name)
-			}
-			tools, err := c.ListTools(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !hasTool(tools, "test_simple_text") || !hasTool(tools, "test_tool_with_progress") {
-				t.Fatalf("tools/list lacks the conformance tools: %d tools", len(tools))
-			}
-			res, err := c.CallTool(ctx, "test_simple_text", nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := textOf(t, res); got != "This is a simple text response for testing." {
-				t.Fatalf("test_simple_text: %q", got)
-			}
-			var progress []client.Progress
-			if _, err := c.CallTool(ctx, "test_tool_with_progress", nil, client.WithProgress(func(p client.Progress) { progress = append(progress, p) })); err != nil {
-				t.Fatal(err)
-			}
-			if len(progress) < 3 || progress[len(progress)-1].Progress != 100 {
-				t.Fatalf("progress: %+v", progress)
-			}
-			res, err = c.CallTool(ctx, "test_error_handling", nil)
-			if err != nil || !res.IsError {
-				t.Fatalf("test_error_handling: %+v, %v", res, err)
-			}
-			rr, err := c.ReadResource(ctx, "test://static-text")
-			if err != nil || len(rr.Contents) != 1 || rr.Contents[0].Text != "This is the content of the static text resource." {
-				t.Fatalf("resources/read: %+v, %v", rr, err)
-			}
-			rr, err = c.ReadResource(ctx, "test://template/123/data")
-			if err != nil || len(rr.Contents) != 1 || !strings.Contains(rr.Contents[0].Text, "123") {
-				t.Fatalf("template read: %+v, %v", rr, err)
-			}
-			resources, err := c.ListResources(ctx)
-			if err != nil || len(resources) == 0 {
-				t.Fatalf("resources/list: %d, %v", len(resources), err)
-			}
-			templates, err := c.ListResourceTemplates(ctx)
-			if err != nil || len(templates) == 0 {
-				t.Fatalf("resources/templates/list: %d, %v", len(templates), err)
-			}
-			prompts, err := c.ListPrompts(ctx)
-			if err != nil || len(prompts) == 0 {
-				t.Fatalf("prompts/list: %d, %v", len(prompts), err)
-			}
-			gp, err := c.GetPrompt(ctx, "test_prompt_with_arguments", map[string]string{"arg1": "alpha", "arg2": "beta"})
-			if err != nil || len(gp.Messages) == 0 || !strings.Contains(gp.Messages[0].Content.Text, "alpha") || !strings.Contains(gp.Messages[0].Content.Text, "beta") {
-				t.Fatalf("prompts/get: %+v, %v", gp, err)
-			}
-			cr, err := c.Complete(ctx, client.PromptRef("test_prompt_with_arguments"), "arg1", "a", nil)
-			if err != nil || cr.Completion.Values == nil {
-				t.Fatalf("completion/complete: %+v, %v", cr, err)
-			}
-			if tc.version == client.Version20260728 {
-				checkInputRequired(t, c)
-			} else {
-				checkServerRequests(t, c)
-			}
+			checkEverything(t, c, tc.version, "mcp-conformance-test-server", sdkInputTexts)
 			checkResourceSubscription(t, c)
 		})
+	}
+}
+
+// checkEverything makes the calls the conformance fixtures answer alike:
+// the official Go SDK's and ours (examples/everything).
+func checkEverything(t *testing.T, c *client.Client, version, server string, inputTexts map[string][]string) {
+	t.Helper()
+	ctx := context.Background()
+	if got := c.ProtocolVersion(); got != version {
+		t.Fatalf("negotiated %q, want %q", got, version)
+	}
+	if name := c.Server().Implementation.Name; name != server {
+		t.Fatalf("server name %q", name)
+	}
+	tools, err := c.ListTools(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !hasTool(tools, "test_simple_text") || !hasTool(tools, "test_tool_with_progress") {
+		t.Fatalf("tools/list lacks the conformance tools: %d tools", len(tools))
+	}
+	res, err := c.CallTool(ctx, "test_simple_text", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := textOf(t, res); got != "This is a simple text response for testing." {
+		t.Fatalf("test_simple_text: %q", got)
+	}
+	var progress []client.Progress
+	if _, err := c.CallTool(ctx, "test_tool_with_progress", nil, client.WithProgress(func(p client.Progress) { progress = append(progress, p) })); err != nil {
+		t.Fatal(err)
+	}
+	if len(progress) < 3 || progress[len(progress)-1].Progress != 100 {
+		t.Fatalf("progress: %+v", progress)
+	}
+	res, err = c.CallTool(ctx, "test_error_handling", nil)
+	if err != nil || !res.IsError {
+		t.Fatalf("test_error_handling: %+v, %v", res, err)
+	}
+	rr, err := c.ReadResource(ctx, "test://static-text")
+	if err != nil || len(rr.Contents) != 1 || rr.Contents[0].Text != "This is the content of the static text resource." {
+		t.Fatalf("resources/read: %+v, %v", rr, err)
+	}
+	rr, err = c.ReadResource(ctx, "test://template/123/data")
+	if err != nil || len(rr.Contents) != 1 || !strings.Contains(rr.Contents[0].Text, "123") {
+		t.Fatalf("template read: %+v, %v", rr, err)
+	}
+	resources, err := c.ListResources(ctx)
+	if err != nil || len(resources) == 0 {
+		t.Fatalf("resources/list: %d, %v", len(resources), err)
+	}
+	templates, err := c.ListResourceTemplates(ctx)
+	if err != nil || len(templates) == 0 {
+		t.Fatalf("resources/templates/list: %d, %v", len(templates), err)
+	}
+	prompts, err := c.ListPrompts(ctx)
+	if err != nil || len(prompts) == 0 {
+		t.Fatalf("prompts/list: %d, %v", len(prompts), err)
+	}
+	gp, err := c.GetPrompt(ctx, "test_prompt_with_arguments", map[string]string{"arg1": "alpha", "arg2": "beta"})
+	if err != nil || len(gp.Messages) == 0 || !strings.Contains(gp.Messages[0].Content.Text, "alpha") || !strings.Contains(gp.Messages[0].Content.Text, "beta") {
+		t.Fatalf("prompts/get: %+v, %v", gp, err)
+	}
+	cr, err := c.Complete(ctx, client.PromptRef("test_prompt_with_arguments"), "arg1", "a", nil)
+	if err != nil || cr.Completion.Values == nil {
+		t.Fatalf("completion/complete: %+v, %v", cr, err)
+	}
+	if version == client.Version20260728 {
+		checkInputRequired(t, c, inputTexts)
+	} else {
+		checkServerRequests(t, c)
 	}
 }
 
@@ -243,25 +252,36 @@ func hasTool(tools []client.Tool, name string) bool {
 	return false
 }
 
+// sdkInputTexts are what the Go SDK's fixture answers to the multi
+// round-trip tools once the handlers have answered.
+var sdkInputTexts = map[string][]string{
+	"test_input_required_result_elicitation":     {"Hello, Ada!"},
+	"test_input_required_result_sampling":        {"Bonjour"},
+	"test_input_required_result_list_roots":      {"Client exposed 1 root(s): file:///tmp/project"},
+	"test_input_required_result_request_state":   {"state-ok"},
+	"test_input_required_result_multiple_inputs": {"Bonjour Ada"},
+	"test_input_required_result_multi_round":     {"Multi-round complete"},
+}
+
 // checkInputRequired runs the multi round-trip tools: the registered
-// handlers answer every round.
-func checkInputRequired(t *testing.T, c *client.Client) {
+// handlers answer every round, and each result contains the texts want
+// names.
+func checkInputRequired(t *testing.T, c *client.Client, want map[string][]string) {
 	t.Helper()
 	ctx := context.Background()
-	for tool, want := range map[string]string{
-		"test_input_required_result_elicitation":     "Hello, Ada!",
-		"test_input_required_result_sampling":        "Bonjour",
-		"test_input_required_result_list_roots":      "Client exposed 1 root(s): file:///tmp/project",
-		"test_input_required_result_request_state":   "state-ok",
-		"test_input_required_result_multiple_inputs": "Bonjour Ada",
-		"test_input_required_result_multi_round":     "Multi-round complete",
-	} {
+	for _, tool := range slices.Sorted(maps.Keys(sdkInputTexts)) {
 		res, err := c.CallTool(ctx, tool, nil)
 		if err != nil {
 			t.Fatalf("%s: %v", tool, err)
 		}
-		if got := textOf(t, res); !strings.Contains(got, want) {
-			t.Fatalf("%s: %q, want it to contain %q", tool, got, want)
+		got := textOf(t, res)
+		if len(want[tool]) == 0 {
+			t.Fatalf("%s: no expectation for %q", tool, got)
+		}
+		for _, w := range want[tool] {
+			if !strings.Contains(got, w) {
+				t.Fatalf("%s: %q, want it to contain %q", tool, got, w)
+			}
 		}
 	}
 	gp, err := c.GetPrompt(ctx, "test_input_required_result_prompt", nil)
