@@ -115,7 +115,7 @@ func Start(ctx context.Context, rt *dispatch.Runtime, opts ...Option) (*Conn, er
 // start creates what the transport needs and starts its connection.
 func (c *Conn) start(rt *dispatch.Runtime, o options) error {
 	if c.exec == nil && c.sup == nil {
-		c.exec = actors.NewExecutor(actors.ExecutorConfig{Logger: c.logger})
+		c.exec = actors.NewExecutor(actors.ExecutorConfig{Logger: c.logger, Sink: rt.Instrumentation()})
 		c.ownsExec = true
 	}
 	if c.sup == nil {
