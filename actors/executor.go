@@ -294,6 +294,25 @@ func (t *Ticket) Cancel() bool { return t.j.abort() }
 // Context returns the job's context.
 func (t *Ticket) Context() context.Context { return t.j.ctx }
 
+// State describes where the job is, for the supervision tree: "queued",
+// "running", or how it ended ("completed", "timed_out", "failed",
+// "cancelled").
+func (t *Ticket) State() string {
+	switch t.j.state.Load() {
+	case stateQueued:
+		return "queued"
+	case stateRunning:
+		return "running"
+	case stateCompleted:
+		return "completed"
+	case stateTimedOut:
+		return "timed_out"
+	case stateFailed:
+		return "failed"
+	}
+	return "cancelled"
+}
+
 func (j *job) abort() bool {
 	for {
 		st := j.state.Load()

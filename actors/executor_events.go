@@ -35,17 +35,7 @@ func (e *Executor) emitStarted(j *job) {
 // emitFinished reports the job's terminal state, which the caller has
 // just won.
 func (e *Executor) emitFinished(j *job, running, queued int) {
-	var status string
-	switch j.state.Load() {
-	case stateCompleted:
-		status = "completed"
-	case stateTimedOut:
-		status = "timed_out"
-	case stateFailed:
-		status = "failed"
-	case stateCancelled:
-		status = "cancelled"
-	}
+	status := (&Ticket{j: j}).State()
 	e.sink.Executor(instrumentation.ExecutorEvent{
 		Kind: instrumentation.ExecutorFinished, Status: status, Duration: time.Since(j.admitted),
 		Running: running, QueueDepth: queued,

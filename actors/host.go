@@ -288,6 +288,7 @@ func (a *hostRequestActor) describe() (Kind, map[string]string) {
 	if r.streaming.Load() {
 		attrs["response"] = "text/event-stream"
 	}
+	attrs["state"] = r.ticket.State()
 	return KindRequest, attrs
 }
 
