@@ -222,3 +222,43 @@ func BenchmarkInstrumentation(b *testing.B) {
 		})
 	}
 }
+
+func TestHubEvents(t *testing.T) {
+	events := &testkit.Events{}
+	hub := dispatch.NewHub(dispatch.HubOptions{MaxBuffer: 1, Sink: events})
+	l := hub.Attach(dispatch.SubscriptionFilter{ToolsListChanged: true, ResourceSubscriptions: []string{"file:///secret-uri"}}, func() {})
+	defer l.Close()
+	hub.ToolsListChanged()
+	hub.ToolsListChanged() // the buffer holds one: this drops the oldest
+	hub.PromptsListChanged()
+	subs := testkit.EventsOf[instrumentation.SubscriptionEvent](events)
+	type row struct {
+		kind             instrumentation.SubscriptionEventKind
+		topic            string
+		matched, dropped int
+	}
+	var got []row
+	for _, e := range subs {
+		got = append(got, row{e.Kind, e.Topic, e.Matched, e.Dropped})
+		if e.Open != 1 {
+			t.Errorf("open %d, want 1", e.Open)
+		}
+	}
+	want := []row{
+		{instrumentation.SubscriptionPublished, "notifications/tools/list_changed", 1, 0},
+		{instrumentation.SubscriptionPublished, "notifications/tools/list_changed", 1, 0},
+		{instrumentation.SubscriptionOverflowed, "notifications/tools/list_changed", 0, 1},
+		{instrumentation.SubscriptionPublished, "notifications/prompts/list_changed", 0, 0},
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("hub events:\n got %v\nwant %v", got, want)
+	}
+	if _, err := hub.Publish(dispatch.Event{Kind: dispatch.EventResourceUpdated, URI: "file:///secret-uri"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range events.All() {
+		if strings.Contains(fmt.Sprintf("%+v", e), "secret-uri") {
+			t.Fatalf("a resource URI reached the sink: %+v", e)
+		}
+	}
+}

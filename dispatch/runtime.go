@@ -84,6 +84,7 @@ type Runtime struct {
 	authorizer   Authorizer      // nil: everything is visible and usable
 	state        stateSealer
 	extRoutes    map[string]*extensionRoute
+	source       SubscriptionSource   // nil: subscriptions/listen is unknown
 	sink         instrumentation.Sink // nil: no events are built
 }
 
@@ -101,6 +102,7 @@ type builder struct {
 	templates  []*templateEntry
 	extensions map[string]*Extension
 	extRoutes  map[string]*extensionRoute
+	registry   *Registry
 }
 
 // WithInstructions sets the natural-language guidance returned by
@@ -209,6 +211,9 @@ func New(info Implementation, opts ...Option) (*Runtime, error) {
 	}
 	if snap.canComplete() {
 		rt.capabilities.Completions = &struct{}{}
+	}
+	if err := b.finishSubscriptions(); err != nil {
+		return nil, err
 	}
 	for id, e := range b.extensions {
 		for _, v := range e.Versions {

@@ -1,8 +1,8 @@
 // Package instrumentation is snodo's event interface: a small [Sink] the
-// application sets once (with dispatch.WithInstrumentation on the Runtime
-// and supervisor.WithInstrumentation on the tree) and that then hears
-// about every admitted call, every executor decision and every
-// subscription stream.
+// application sets once (with dispatch.WithInstrumentation on the Runtime,
+// supervisor.WithInstrumentation on the tree, and HubOptions.Sink on a
+// subscription hub) and that then hears about every admitted call, every
+// executor decision and every subscription stream.
 //
 // It has no dependencies beyond the standard library, so the core imports
 // it freely; adapters to tracing and metrics systems live elsewhere (the

@@ -193,9 +193,10 @@ type SubscriptionEventKind uint8
 const (
 	// SubscriptionOpened: a stream took a subscription slot.
 	SubscriptionOpened SubscriptionEventKind = iota + 1
-	// SubscriptionPublished: an event was queued for the stream.
+	// SubscriptionPublished: an event was published to the streams
+	// whose filter names it (Matched says how many).
 	SubscriptionPublished
-	// SubscriptionOverflowed: the stream's buffer was full and events
+	// SubscriptionOverflowed: a publish found full buffers and events
 	// were dropped (Dropped says how many).
 	SubscriptionOverflowed
 	// SubscriptionClosed: the stream ended and gave its slot back.
@@ -220,11 +221,16 @@ func (k SubscriptionEventKind) String() string {
 type SubscriptionEvent struct {
 	Kind SubscriptionEventKind
 	// Open is the number of subscription slots taken just after the
-	// event.
+	// event (on SubscriptionOpened and SubscriptionClosed, from the
+	// executor), or of streams attached to the publishing hub (on
+	// SubscriptionPublished and SubscriptionOverflowed).
 	Open int
-	// Topic names what was published (a notification method such as
-	// "notifications/resources/updated"); set on SubscriptionPublished
-	// and SubscriptionOverflowed when known.
+	// Matched is set on SubscriptionPublished: the streams whose filter
+	// named the event.
+	Matched int
+	// Topic names what was published: the notification method, such as
+	// "notifications/resources/updated" (never the resource URI); set on
+	// SubscriptionPublished and SubscriptionOverflowed.
 	Topic string
 	// Dropped is set on SubscriptionOverflowed.
 	Dropped int

@@ -16,13 +16,18 @@ import (
 )
 
 // TestRenderLiveServer renders the tree of a server with requests in
-// flight on stdio and over HTTP, as JSON and as text, and checks what an
-// operator needs to read in it.
+// flight on stdio and over HTTP and a subscription stream open, as JSON
+// and as text, and checks what an operator needs to read in it.
 func TestRenderLiveServer(t *testing.T) {
 	sup := newSupervisor(t)
 	entered := make(chan string, 8)
 	release := make(chan struct{})
+	hub := dispatch.NewHub(dispatch.HubOptions{})
 	rt, err := dispatch.New(dispatch.Implementation{Name: "tree", Version: "1"},
+		dispatch.WithSubscriptions(hub),
+		dispatch.WithResource(dispatch.Resource{URI: "file:///a", Name: "a"}, func(_ context.Context, req *dispatch.ReadResourceRequest) (*dispatch.ReadResourceResult, error) {
+			return &dispatch.ReadResourceResult{Contents: []*dispatch.ResourceContents{dispatch.TextContents(req.URI, "text/plain", "a")}}, nil
+		}),
 		dispatch.WithTool(dispatch.Tool{Name: "hold"}, func(ctx context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
 			entered <- req.Info.ID.String()
 			select {
@@ -46,12 +51,17 @@ func TestRenderLiveServer(t *testing.T) {
 		defer wg.Done()
 		testkit.PostMCP(t, &http.Client{Timeout: testkit.DefaultTimeout}, web.URL(), testkit.Request(3, "tools/call", map[string]any{"name": "hold"}), nil)
 	}()
+	srv.Send(t, testkit.Request("sub", dispatch.MethodListen, map[string]any{"notifications": map[string]any{
+		"toolsListChanged": true, "resourceSubscriptions": []string{"file:///a", "file:///b"},
+	}}))
 	for range 3 {
 		<-entered
 	}
 	// Every handler has started, but a request actor may lag its job by
-	// one message: wait until the tree shows all three.
-	testkit.WaitTree(t, sup, func(n *supervisor.Node) bool { return n.Count(supervisor.KindRequest) == 3 })
+	// one message: wait until the tree shows all three, and the stream.
+	testkit.WaitTree(t, sup, func(n *supervisor.Node) bool {
+		return n.Count(supervisor.KindRequest) == 3 && n.Count(supervisor.KindSubscription) == 1
+	})
 
 	var js bytes.Buffer
 	if err := sup.Render(&js, supervisor.FormatJSON); err != nil {
@@ -91,6 +101,10 @@ func TestRenderLiveServer(t *testing.T) {
 	if r := testkit.Find(listener, supervisor.KindRequest); r == nil || !strings.HasPrefix(r.Attrs["peer"], "127.0.0.1:") {
 		t.Fatalf("HTTP request without its peer: %+v", listener)
 	}
+	sub := testkit.Find(conn, supervisor.KindSubscription)
+	if sub == nil || sub.Attrs["id"] != `"sub"` || sub.Attrs["toolsListChanged"] != "true" || sub.Attrs["resourceSubscriptions"] != "2" || sub.Attrs["age"] == "" {
+		t.Fatalf("subscription node under the connection, with its filter: %+v", sub)
+	}
 
 	var text bytes.Buffer
 	if err := sup.Render(&text, supervisor.FormatText); err != nil {
@@ -117,6 +131,9 @@ func TestRenderLiveServer(t *testing.T) {
 	if requestLines != 3 {
 		t.Fatalf("%d request lines, want 3:\n%s", requestLines, text.String())
 	}
+	if !strings.Contains(text.String(), "── subscription ") || !strings.Contains(text.String(), "toolsListChanged=true") {
+		t.Fatalf("no subscription line with its filter:\n%s", text.String())
+	}
 	if err := sup.Render(&text, "yaml"); err == nil {
 		t.Fatal("an unknown format rendered")
 	}
@@ -126,6 +143,9 @@ func TestRenderLiveServer(t *testing.T) {
 	srv.Client.AwaitResponse(t, "1")
 	srv.Client.AwaitResponse(t, `"two"`)
 	testkit.WaitNoRequests(t, sup)
+	// The stream ends when its client cancels it.
+	srv.Send(t, testkit.Notification("notifications/cancelled", map[string]any{"requestId": "sub"}))
+	testkit.WaitTree(t, sup, func(n *supervisor.Node) bool { return n.Count(supervisor.KindSubscription) == 0 })
 	srv.CloseInput()
 	if err := srv.Wait(t); err != nil {
 		t.Fatal(err)
