@@ -114,6 +114,13 @@ func (c *Client) Listen(ctx context.Context, filter SubscriptionFilter, opts ...
 	case <-s.acked:
 		return s, nil
 	case <-s.done:
+		select {
+		case <-s.acked:
+			// Acknowledged, then ended at once: the caller learns the end
+			// from Next, as with any other stream.
+			return s, nil
+		default:
+		}
 		s.Close()
 		return nil, s.Err()
 	case <-ctx.Done():
