@@ -42,14 +42,15 @@ type spawnRequests struct{ n int }
 // actor and, once the request is done, stop it. The next one starts when
 // the previous one has terminated; done closes after the last.
 type spawner struct {
-	s    *System
-	left int
-	done chan struct{}
+	s     *System
+	left  int
+	done  chan struct{}
+	props requestSpawner
 }
 
 func (p *spawner) spawnOne(c actor.Context) {
 	e := &reqEntry{method: "tools/call", started: time.Now()}
-	pid := c.SpawnPrefix(p.s.leafProps(func() actor.Actor { return &requestActor{entry: e} }), "req")
+	pid := p.props.spawn(p.s, c, &requestActor{s: p.s, entry: e})
 	c.Stop(pid)
 }
 
@@ -79,8 +80,10 @@ func BenchmarkSpawnRequestActor(b *testing.B) {
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu := startCPU()
 	s.send(pid, &spawnRequests{n: b.N})
 	<-p.done
+	cpu.report(b)
 }
 
 // BenchmarkWriter is the writer path: a frame sent to the writer actor,
@@ -228,6 +231,7 @@ func BenchmarkConnEcho(b *testing.B) {
 			}
 			b.ReportAllocs()
 			b.ResetTimer()
+			cpu := startCPU()
 			for i := range b.N {
 				if i >= c {
 					<-out.tokens
@@ -237,6 +241,7 @@ func BenchmarkConnEcho(b *testing.B) {
 			for range min(c, b.N) {
 				<-out.tokens
 			}
+			cpu.report(b)
 			b.StopTimer()
 			close(in)
 			<-conn.Done()

@@ -242,6 +242,7 @@ type connActor struct {
 	writer *actor.PID
 
 	requests map[jsonrpc.ID]*reqEntry
+	spawner  requestSpawner
 	subs     map[jsonrpc.ID]*subEntry
 	// subCount counts the streams holding a slot of the connection's cap:
 	// the reader adds one before it sends openSubscription, a stream's
@@ -399,7 +400,7 @@ func (c *connActor) record(ac actor.Context, e *reqEntry) {
 		// but before that request's requestDone arrived.
 		c.stopRequest(ac, old)
 	}
-	e.pid = ac.SpawnPrefix(c.s.leafProps(func() actor.Actor { return &requestActor{entry: e} }), "req")
+	e.pid = c.spawner.spawn(c.s, ac, &requestActor{s: c.s, entry: e})
 	c.requests[e.id] = e
 }
 

@@ -242,6 +242,7 @@ func (*finishHost) IgnoreDeadLetterLogging()       {}
 type hostActor struct {
 	h        *Host
 	requests map[*HostRequest]*actor.PID
+	spawner  requestSpawner
 	finished bool // no more requests: finishing or stopping
 	reported bool // childFinished sent
 	stopping bool // the runtime is stopping our children: never stop one twice
@@ -283,7 +284,7 @@ func (a *hostActor) Receive(ac actor.Context) {
 			m.r.Cancel()
 			return
 		}
-		a.requests[m.r] = ac.SpawnPrefix(a.h.s.leafProps(func() actor.Actor { return &hostRequestActor{r: m.r} }), "req")
+		a.requests[m.r] = a.spawner.spawn(a.h.s, ac, &hostRequestActor{r: m.r})
 	case *endHostRequest:
 		if pid, ok := a.requests[m.r]; ok {
 			delete(a.requests, m.r)
@@ -352,6 +353,11 @@ func (a *hostRequestActor) describe() (Kind, map[string]string) {
 }
 
 func (a *hostRequestActor) Receive(ac actor.Context) {
+	s := a.r.h.s
+	defer s.logPanic(ac)
+	if s.leafReceive(ac, a) {
+		return
+	}
 	switch ac.Message().(type) {
 	case *actor.Started:
 		if spec := a.r.stream; spec != nil {

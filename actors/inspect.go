@@ -84,15 +84,22 @@ func inspection(next actor.ReceiverFunc) actor.ReceiverFunc {
 			return
 		}
 		ac, _ := c.(actor.Context)
-		var r inspected
-		if d, ok := c.Actor().(describer); ok {
-			r.kind, r.attrs = d.describe()
-		}
-		if ac != nil {
-			r.children = slices.Clone(ac.Children())
-		}
-		q.reply <- r
+		d, _ := c.Actor().(describer)
+		answerInspect(ac, d, q)
 	}
+}
+
+// answerInspect answers q with d's description and c's children; either
+// may be nil.
+func answerInspect(c actor.Context, d describer, q *inspect) {
+	var r inspected
+	if d != nil {
+		r.kind, r.attrs = d.describe()
+	}
+	if c != nil {
+		r.children = slices.Clone(c.Children())
+	}
+	q.reply <- r
 }
 
 // inspectTimeout bounds the wait for one actor's answer.

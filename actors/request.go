@@ -14,6 +14,7 @@ import (
 // for whatever reason (a notifications/cancelled, a client disconnect, the
 // owner's death), cancels the work, and the executor then delivers nothing.
 type requestActor struct {
+	s     *System
 	entry *reqEntry
 }
 
@@ -55,6 +56,10 @@ func (r *requestActor) describe() (Kind, map[string]string) {
 }
 
 func (r *requestActor) Receive(c actor.Context) {
+	defer r.s.logPanic(c)
+	if r.s.leafReceive(c, r) {
+		return
+	}
 	if _, ok := c.Message().(*actor.Stopping); ok && r.entry.ticket != nil {
 		r.entry.ticket.Cancel()
 	}

@@ -152,18 +152,66 @@ func (s *System) props(producer actor.Producer, opts ...actor.PropsOption) *acto
 	return actor.PropsFromProducer(producer, append(base, opts...)...)
 }
 
-// leafProps builds props for a short-lived actor without children (a
+// leafProps builds props for a short-lived actor that only keeps books (a
 // request): it runs on the goroutine of whoever sends it a message instead
-// of a goroutine of its own. Such an actor only keeps books (its Receive
-// never blocks), so running it inline costs a function call where the
-// default dispatcher would start a goroutine for its Started and again for
-// its Stop: a quarter of the CPU of a small tool call.
+// of a goroutine of its own. Its Receive never blocks, so running it
+// inline costs a function call where the default dispatcher would start a
+// goroutine for its Started and again for its Stop: a quarter of the CPU
+// of a small tool call. It has no receiver middleware either: each
+// message through the middleware chain allocates an envelope, and the
+// chain needs a context with extras allocated per actor, so a leaf
+// answers inspection and logs its panics in its own Receive (leafReceive).
 func (s *System) leafProps(producer actor.Producer) *actor.Props {
 	return actor.PropsFromProducer(producer,
-		actor.WithReceiverMiddleware(s.panicLogging, inspection),
 		actor.WithSupervisor(s.strategy),
 		actor.WithDispatcher(inlineDispatcher),
 	)
+}
+
+// leafReceive does for a leaf what the middleware of props does for other
+// actors: it answers inspection and logs a panic's stack before
+// supervision sees it. It returns true when the message was an
+// inspection, which the leaf must not handle itself.
+func (s *System) leafReceive(c actor.Context, d describer) bool {
+	if q, ok := c.Message().(*inspect); ok {
+		answerInspect(c, d, q)
+		return true
+	}
+	return false
+}
+
+// logPanic is deferred by a leaf's Receive: it logs a panic with its
+// stack, then re-panics so supervision still runs.
+func (s *System) logPanic(c actor.Context) {
+	if r := recover(); r != nil {
+		s.logger.Error("snodo: actor panicked", "actor", c.Self().Id, "message", fmt.Sprintf("%T", c.Message()),
+			"panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+		panic(r)
+	}
+}
+
+// requestSpawner starts an actor's request actors from props it builds
+// once, rather than once per request (props carry the middleware chain,
+// a handful of allocations each time). The props' producer returns the
+// actor handed to spawn: protoactor calls the producer inside SpawnPrefix,
+// on the spawning actor's goroutine, so the hand-over needs no lock.
+// Request actors are never restarted (the strategy stops a failing
+// child), so the producer runs once per spawn.
+type requestSpawner struct {
+	props *actor.Props
+	next  actor.Actor
+}
+
+func (r *requestSpawner) spawn(s *System, ac actor.Context, a actor.Actor) *actor.PID {
+	if r.props == nil {
+		r.props = s.leafProps(func() actor.Actor {
+			a := r.next
+			r.next = nil
+			return a
+		})
+	}
+	r.next = a
+	return ac.SpawnPrefix(r.props, "req")
 }
 
 // inlineDispatcher processes a mailbox on the sending goroutine.
