@@ -56,6 +56,7 @@ func startStdio(t testing.TB, sup *supervisor.Supervisor, ownsSup bool, rt *disp
 	}()
 	s.Client = NewClient(outR, inW)
 	t.Cleanup(func() {
+		s.Client.ExpectStop()
 		cancel()
 		inW.Close()
 		inR.Close()
