@@ -18,10 +18,11 @@ import (
 // many transports it runs) needs exactly one: creating one costs about 3 MB
 // and a few milliseconds.
 type System struct {
-	sys      *actor.ActorSystem
-	root     *actor.PID
-	logger   *slog.Logger
-	strategy actor.SupervisorStrategy // stop, never restart; shared by every actor
+	sys       *actor.ActorSystem
+	root      *actor.PID
+	logger    *slog.Logger
+	strategy  actor.SupervisorStrategy // stop, never restart; shared by every actor
+	mailboxes *mailboxPool             // dispatcher of every actor with a mailbox goroutine
 
 	deadLetters atomic.Int64 // dead letters that were not expected
 	deadSub     *eventstream.Subscription
@@ -50,7 +51,7 @@ func NewSystem(cfg SystemConfig) (*System, error) {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	s := &System{logger: logger, strategy: stopStrategy(logger)}
+	s := &System{logger: logger, strategy: stopStrategy(logger), mailboxes: newMailboxPool()}
 	libLogger := slog.New(infoAsDebug{logger.Handler()}).With("component", "protoactor")
 	s.sys = actor.NewActorSystem(
 		actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return libLogger }),
@@ -68,6 +69,7 @@ func NewSystem(cfg SystemConfig) (*System, error) {
 	pid, err := s.sys.Root.SpawnNamed(s.props(func() actor.Actor { return newRootActor(s) }, actor.WithGuardian(stopStrategy(logger))), "snodo")
 	if err != nil {
 		s.sys.EventStream.Unsubscribe(s.deadSub)
+		s.mailboxes.close()
 		return nil, fmt.Errorf("actors: starting root supervisor: %w", err)
 	}
 	s.root = pid
@@ -125,6 +127,7 @@ func (s *System) Close(ctx context.Context) error {
 	}
 	s.sys.EventStream.Unsubscribe(s.deadSub)
 	s.sys.Shutdown()
+	s.mailboxes.close()
 	return err
 }
 
@@ -143,11 +146,13 @@ func (s *System) Registered() int {
 }
 
 // props builds props for one of our actors: panic stacks logged, failing
-// children stopped, inspection answered.
+// children stopped, inspection answered, the mailbox run by the system's
+// pool of goroutines.
 func (s *System) props(producer actor.Producer, opts ...actor.PropsOption) *actor.Props {
 	base := []actor.PropsOption{
 		actor.WithReceiverMiddleware(s.panicLogging, inspection),
 		actor.WithSupervisor(s.strategy),
+		actor.WithDispatcher(s.mailboxes),
 	}
 	return actor.PropsFromProducer(producer, append(base, opts...)...)
 }

@@ -1,0 +1,92 @@
+package actors
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// mailboxPool is the dispatcher of our actors that process their mailbox
+// on a goroutine of their own (the root, connections, writers, hosts,
+// subscriptions). protoactor's default dispatcher starts a goroutine each
+// time an idle mailbox receives a message, and that goroutine's stack then
+// grows through the actor's Receive: on a busy connection the writer and
+// the connection actor go idle and wake once per response, and the stack
+// copying alone was about 8% of a small tool call's CPU. The pool instead
+// hands a mailbox's run to a goroutine parked after an earlier run, whose
+// stack has already grown, and starts a goroutine only when none is
+// parked.
+//
+// Mailbox semantics do not change: protoactor still runs one mailbox on at
+// most one goroutine at a time; the pool only chooses which goroutine.
+// At most maxParked goroutines wait between runs, each for at most
+// mailboxIdle, and all of them leave when the system closes.
+type mailboxPool struct {
+	throughput int
+	maxParked  int32
+	handoff    chan func()
+	parked     atomic.Int32
+	quit       chan struct{}
+	quitOnce   sync.Once
+}
+
+// mailboxIdle is how long a pool goroutine waits for another mailbox run
+// before it exits.
+const mailboxIdle = 2 * time.Second
+
+func newMailboxPool() *mailboxPool {
+	return &mailboxPool{
+		throughput: 300, // protoactor's default
+		maxParked:  int32(4 * runtime.GOMAXPROCS(0)),
+		handoff:    make(chan func()),
+		quit:       make(chan struct{}),
+	}
+}
+
+// Schedule implements actor.Dispatcher.
+func (p *mailboxPool) Schedule(fn func()) {
+	select {
+	case p.handoff <- fn:
+	default:
+		go p.run(fn)
+	}
+}
+
+// Throughput implements actor.Dispatcher: the messages a mailbox processes
+// before yielding the processor.
+func (p *mailboxPool) Throughput() int { return p.throughput }
+
+// run runs fn, then parks for further runs while fewer than maxParked
+// goroutines wait.
+func (p *mailboxPool) run(fn func()) {
+	var idle *time.Timer
+	for {
+		fn()
+		if p.parked.Add(1) > p.maxParked {
+			p.parked.Add(-1)
+			return
+		}
+		if idle == nil {
+			idle = time.NewTimer(mailboxIdle)
+		} else {
+			idle.Reset(mailboxIdle)
+		}
+		select {
+		case fn = <-p.handoff:
+			p.parked.Add(-1)
+			idle.Stop()
+		case <-idle.C:
+			p.parked.Add(-1)
+			return
+		case <-p.quit:
+			p.parked.Add(-1)
+			idle.Stop()
+			return
+		}
+	}
+}
+
+// close makes parked goroutines exit; runs scheduled later still happen,
+// each on a goroutine that exits after its run.
+func (p *mailboxPool) close() { p.quitOnce.Do(func() { close(p.quit) }) }
