@@ -64,10 +64,6 @@ type ConnConfig struct {
 	MaxSubscriptions int
 	// Transport is reported to the Runtime with each message.
 	Transport dispatch.TransportKind
-
-	// execute runs an admitted call; nil means Runtime.Execute. Tests in
-	// this package replace it to fake what a dialect cannot yet produce.
-	execute func(context.Context, *dispatch.Call) dispatch.Outcome
 }
 
 // Conn is the handle of a running connection. Its methods are safe for
@@ -188,9 +184,6 @@ func (s *System) StartConn(cfg ConnConfig) (*Conn, error) {
 	}
 	if cfg.MaxSubscriptions <= 0 {
 		cfg.MaxSubscriptions = DefaultConnMaxSubscriptions
-	}
-	if cfg.execute == nil {
-		cfg.execute = cfg.Runtime.Execute
 	}
 	h := &Conn{s: s, name: cfg.Name}
 	props := s.props(func() actor.Actor { return &connActor{s: s, cfg: cfg, h: h} })
@@ -569,7 +562,7 @@ func (r *reader) submit(call *dispatch.Call) bool {
 	if timeout > 0 {
 		e.deadline = e.started.Add(timeout)
 	}
-	execute, handlers := c.cfg.execute, &c.h.handlers
+	execute, handlers := c.cfg.Runtime.Execute, &c.h.handlers
 	t, err := c.scope.Submit(e.id, Job{
 		Timeout: c.cfg.RequestTimeout,
 		Run: func(ctx context.Context) any {
