@@ -75,6 +75,9 @@ type Conn struct {
 	done    <-chan struct{}
 	stopped atomic.Bool
 	version atomic.Pointer[string]
+	// session is the connection's initialize-era state: on a byte
+	// stream the connection is the session.
+	session *dispatch.Session
 
 	handlers handlerSet
 
@@ -104,6 +107,10 @@ func (h *Conn) ProtocolVersion() string {
 	}
 	return ""
 }
+
+// Session returns the connection's initialize-era session (negotiated
+// version, client capabilities, log level, server-to-client requests).
+func (h *Conn) Session() *dispatch.Session { return h.session }
 
 // Stop ends the connection at once with err (nil is allowed): running
 // work is cancelled and delivers nothing, the reader stops, nothing more
@@ -185,7 +192,7 @@ func (s *System) StartConn(cfg ConnConfig) (*Conn, error) {
 	if cfg.MaxSubscriptions <= 0 {
 		cfg.MaxSubscriptions = DefaultConnMaxSubscriptions
 	}
-	h := &Conn{s: s, name: cfg.Name}
+	h := &Conn{s: s, name: cfg.Name, session: dispatch.NewSession()}
 	props := s.props(func() actor.Actor { return &connActor{s: s, cfg: cfg, h: h} })
 	pid, done, err := s.spawnTop(props, cfg.Prefix)
 	if err != nil {
@@ -350,6 +357,7 @@ func (c *connActor) cancelWork() {
 	if c.cancel != nil {
 		c.cancel()
 	}
+	c.h.session.Close() // server-to-client requests still waiting fail
 }
 
 // record starts the request actor of a request the reader admitted,
@@ -483,6 +491,8 @@ func (c *connActor) readLoop() {
 			}
 			continue
 		case err != nil:
+			// No answer to a server-to-client request can arrive now.
+			c.h.session.Close()
 			c.s.send(self, &readerEOF{err: err})
 			return
 		}
@@ -523,6 +533,13 @@ func (r *reader) handle(frame []byte) bool {
 		}
 		return true
 	}
+	req := &dispatch.Request{
+		Message:         msg,
+		Transport:       c.cfg.Transport,
+		ProtocolVersion: c.h.ProtocolVersion(),
+		Session:         c.h.session,
+		Notifier:        r.notifier,
+	}
 	switch msg.Kind {
 	case jsonrpc.KindNotification:
 		if msg.Method == "notifications/cancelled" {
@@ -530,15 +547,13 @@ func (r *reader) handle(frame []byte) bool {
 				c.s.send(r.self, &cancelRequest{id: id})
 			}
 		}
+		c.cfg.Runtime.Admit(req) // notifications/initialized reaches the session
 		return true
 	case jsonrpc.KindResponse:
+		// The answer to a server-to-client request; one matching nothing
+		// is ignored.
+		c.h.session.Deliver(msg)
 		return true
-	}
-	req := &dispatch.Request{
-		Message:         msg,
-		Transport:       c.cfg.Transport,
-		ProtocolVersion: c.h.ProtocolVersion(),
-		Notifier:        r.notifier,
 	}
 	call, out := c.cfg.Runtime.Admit(req)
 	if call == nil {

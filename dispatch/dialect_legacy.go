@@ -117,6 +117,10 @@ func (d legacyDialect) Admit(rt *Runtime, req *Request) (*Call, *jsonrpc.Error) 
 			return nil, jerr
 		}
 	}
+	op := entry.op
+	if mrtrMethods[msg.Method] {
+		op = d.withClientRequests(op)
+	}
 	caps := sess.ClientCapabilities()
 	if ext != nil && entry.capability == "" {
 		if jerr := admitExtension(ext, caps); jerr != nil {
@@ -138,7 +142,7 @@ func (d legacyDialect) Admit(rt *Runtime, req *Request) (*Call, *jsonrpc.Error) 
 		},
 		Params:   msg.Params,
 		Dialect:  d,
-		Op:       entry.op,
+		Op:       op,
 		Notifier: req.Notifier,
 		Session:  sess,
 	}, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
@@ -676,4 +677,131 @@ func TestLegacyPanicsStayIsolated(t *testing.T) {
 		t.Fatal("the panic was not logged")
 	}
 	resultOf(t, c.call("ping", nil))
+}
+
+// answeringClient is the client side of a session in a dispatch-level
+// test: every server-to-client request written through it is answered
+// by answer (nil: left unanswered) through Session.Deliver, and every
+// frame is validated against version's schema.
+type answeringClient struct {
+	t       *testing.T
+	version string
+	sess    *dispatch.Session
+	answer  func(method string, params json.RawMessage) []byte // a whole response frame for id 0, re-ided
+	rec     *testkit.Recorder
+	asked   chan string
+}
+
+func (a *answeringClient) Notify(ctx context.Context, frame []byte) error {
+	var head struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Params json.RawMessage `json:"params"`
+	}
+	if err := json.Unmarshal(frame, &head); err != nil {
+		a.t.Errorf("frame: %v", err)
+		return nil
+	}
+	if head.ID == nil {
+		return a.rec.Notify(ctx, frame)
+	}
+	if err := testkit.ValidateFrame(a.version, frame, ""); err != nil {
+		a.t.Errorf("server-to-client request fails the %s schema: %v\n%s", a.version, err, frame)
+	}
+	if a.asked != nil {
+		a.asked <- head.Method
+	}
+	if resp := a.answer(head.Method, head.Params); resp != nil {
+		msg, err := jsonrpc.Decode([]byte(strings.Replace(string(resp), `"id":0`, `"id":`+string(head.ID), 1)))
+		if err != nil {
+			a.t.Errorf("response: %v", err)
+			return nil
+		}
+		go a.sess.Deliver(msg) // answered later, from another goroutine, as a transport would
+	}
+	return nil
+}
+
+func TestLegacyInputLoopAtDispatch(t *testing.T) {
+	rounds := 0
+	rt := legacyRuntime(t, nil, dispatch.WithTool(dispatch.Tool{Name: "insatiable"}, func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		rounds++
+		return nil, &dispatch.InputRequired{Requests: map[string]dispatch.InputRequest{"r": &dispatch.ListRootsRequest{}}}
+	}), dispatch.WithTool(dispatch.Tool{Name: "ask_once"}, func(_ context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		e, ok := req.Input.Elicitation("who")
+		if !ok {
+			return nil, &dispatch.InputRequired{State: []byte("kept"), Requests: map[string]dispatch.InputRequest{
+				"who": dispatch.ElicitForm("Who?", json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}}}`)),
+			}}
+		}
+		state, _ := req.Input.State()
+		return dispatch.TextResult(fmt.Sprintf("%v/%s", e.Content["name"], state)), nil
+	}))
+	for _, v := range legacyVersions {
+		c, _ := initialize(t, rt, v, map[string]any{"elicitation": map[string]any{}, "roots": map[string]any{}})
+		client := &answeringClient{t: t, version: v, sess: c.sess, rec: testkit.NewRecorderFor(t, v), answer: func(method string, _ json.RawMessage) []byte {
+			if method == "roots/list" {
+				return []byte(`{"jsonrpc":"2.0","id":0,"result":{"roots":[]}}`)
+			}
+			return []byte(`{"jsonrpc":"2.0","id":0,"result":{"action":"accept","content":{"name":"Grace"}}}`)
+		}}
+		// Before notifications/initialized the server sends no request.
+		rpcError(t, c.callWith("tools/call", map[string]any{"name": "ask_once"}, client), jsonrpc.CodeInternalError)
+		c.notify("notifications/initialized")
+		// The answer and the handler's state reach the second round.
+		if text, isErr := toolText(t, c.callWith("tools/call", map[string]any{"name": "ask_once"}, client)); isErr || text != "Grace/kept" {
+			t.Fatalf("%s: %q", v, text)
+		}
+		// A handler that never completes is stopped after MaxInputRounds.
+		rounds = 0
+		rpcError(t, c.callWith("tools/call", map[string]any{"name": "insatiable"}, client), jsonrpc.CodeInternalError)
+		if rounds != dispatch.MaxInputRounds+1 {
+			t.Fatalf("%s: the handler ran %d times, want %d", v, rounds, dispatch.MaxInputRounds+1)
+		}
+		if n := c.sess.Outstanding(); n != 0 {
+			t.Fatalf("%s: %d requests still outstanding", v, n)
+		}
+	}
+}
+
+func TestSessionRequestsEndWithTheSession(t *testing.T) {
+	rt := legacyRuntime(t, nil)
+	c, _ := initialize(t, rt, "2025-11-25", map[string]any{"elicitation": map[string]any{}})
+	c.notify("notifications/initialized")
+	client := &answeringClient{t: t, version: c.version, sess: c.sess, rec: testkit.NewRecorderFor(t, c.version),
+		asked: make(chan string, 1), answer: func(string, json.RawMessage) []byte { return nil }}
+	done := make(chan *testkit.Frame, 1)
+	go func() { done <- c.callWith("tools/call", map[string]any{"name": "ask"}, client) }()
+	if m := <-client.asked; m != "elicitation/create" {
+		t.Fatalf("asked %s", m)
+	}
+	// Responses that match nothing are ignored.
+	for _, raw := range []string{
+		`{"jsonrpc":"2.0","id":999,"result":{}}`,
+		`{"jsonrpc":"2.0","id":"1","result":{}}`,
+	} {
+		msg, err := jsonrpc.Decode([]byte(raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.sess.Deliver(msg) {
+			t.Fatalf("%s matched a request", raw)
+		}
+	}
+	if n := c.sess.Outstanding(); n != 1 {
+		t.Fatalf("outstanding = %d", n)
+	}
+	c.sess.Close()
+	f := <-done
+	rpcError(t, f, jsonrpc.CodeInternalError)
+	if n := c.sess.Outstanding(); n != 0 {
+		t.Fatalf("outstanding after close = %d", n)
+	}
+	// Later requests fail at once.
+	rpcError(t, c.callWith("tools/call", map[string]any{"name": "ask"}, client), jsonrpc.CodeInternalError)
+	select {
+	case m := <-client.asked:
+		t.Fatalf("a closed session sent %s", m)
+	default:
+	}
 }

@@ -24,6 +24,12 @@ type Session struct {
 	info        *Implementation
 	initialized bool
 	logLevel    string
+
+	// Server-to-client requests (session_requests.go).
+	lastID  int64
+	pending map[int64]chan clientReply
+	closed  bool
+	done    chan struct{} // closed by Close; made with pending
 }
 
 // NewSession returns a session on which nothing has been negotiated yet.
