@@ -285,6 +285,9 @@ func (c *connActor) Receive(ac actor.Context) {
 			return
 		}
 		c.writer = w
+		// Notifications that answer no request (list_changed) go to the
+		// writer like any other frame.
+		c.h.session.SetNotifier(&connNotifier{s: c.s, writer: w})
 		go c.readLoop()
 	case *admitted:
 		c.record(ac, m.entry)

@@ -1,6 +1,7 @@
 package dispatch
 
 import (
+	"context"
 	"strings"
 
 	"github.com/snodo-go/snodo/dispatch/jsonrpc"
@@ -112,12 +113,10 @@ func (d legacyDialect) Admit(rt *Runtime, req *Request) (*Call, *jsonrpc.Error) 
 			return nil, invalidParams("Invalid params: inputResponses and requestState are not part of protocol version " + d.version)
 		}
 	}
-	if msg.Method == "tools/call" {
-		if jerr := legacyToolCallable(rt, msg.Params); jerr != nil {
-			return nil, jerr
-		}
-	}
 	op := entry.op
+	if msg.Method == "tools/call" {
+		op = legacyToolsCall
+	}
 	if mrtrMethods[msg.Method] {
 		op = d.withClientRequests(op)
 	}
@@ -148,15 +147,15 @@ func (d legacyDialect) Admit(rt *Runtime, req *Request) (*Call, *jsonrpc.Error) 
 	}, nil
 }
 
-// legacyToolCallable refuses a tools/call for a tool the initialize-era
-// revisions cannot carry, with the error an unknown tool gets.
-func legacyToolCallable(rt *Runtime, params []byte) *jsonrpc.Error {
-	raw, _ := jsonrpc.Member(params, "name")
+// legacyToolsCall refuses a tool the initialize-era revisions cannot
+// carry with the error an unknown tool gets, and calls any other.
+func legacyToolsCall(ctx context.Context, rt *Runtime, c *Call) (any, error) {
+	raw, _ := jsonrpc.Member(c.Params, "name")
 	name, _ := jsonrpc.Unquote(raw)
 	if e, ok := rt.catalog.snapshot().tools[name]; ok && !legacyCarries(&e.tool) {
-		return unknownTool(name)
+		return nil, unknownTool(name)
 	}
-	return nil
+	return opToolsCall(ctx, rt, c)
 }
 
 // legacyCarries reports whether an initialize-era client can be shown a

@@ -23,6 +23,11 @@ type Outcome struct {
 	// initialize (its result is a [HandshakeResult]): the transport
 	// records it for the connection, or issues a session for it.
 	NegotiatedVersion string
+	// Era is the era of the dialect that refused a request in
+	// [Runtime.Admit], or 0 when no dialect did (or nothing was refused).
+	// An HTTP transport chooses the status of a refusal by it: for an
+	// initialize-era client, 404 means its session is gone.
+	Era Era
 }
 
 // ErrorOutcome returns the Outcome that answers id with e.
@@ -69,7 +74,9 @@ func (rt *Runtime) Admit(req *Request) (*Call, Outcome) {
 	}
 	call, jerr := d.Admit(rt, req)
 	if jerr != nil {
-		return nil, ErrorOutcome(msg.ID, jerr)
+		out := ErrorOutcome(msg.ID, jerr)
+		out.Era = d.Era()
+		return nil, out
 	}
 	return call, Outcome{}
 }

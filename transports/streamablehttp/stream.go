@@ -72,7 +72,19 @@ func (s *StreamResponse) Next(ctx context.Context) ([]byte, error) {
 	} else {
 		s.timer.Reset(s.h.o.keepAlive)
 	}
+	// A session's GET stream has no final event: it ends with its
+	// session, or when the handler drains.
+	var sessionEnded, draining <-chan struct{}
+	if s.p.get {
+		sessionEnded, draining = s.p.sess.endCh, s.h.drainCh
+	}
 	select {
+	case <-sessionEnded:
+		s.Close()
+		return nil, io.EOF
+	case <-draining:
+		s.Close()
+		return nil, io.EOF
 	case ev := <-s.p.x.events:
 		if !ev.final {
 			s.needAck = true
