@@ -375,7 +375,7 @@ func (c *connActor) record(ac actor.Context, e *reqEntry) {
 		// but before that request's requestDone arrived.
 		c.stopRequest(ac, old)
 	}
-	e.pid = ac.SpawnPrefix(c.s.props(func() actor.Actor { return &requestActor{entry: e} }), "req")
+	e.pid = ac.SpawnPrefix(c.s.leafProps(func() actor.Actor { return &requestActor{entry: e} }), "req")
 	c.requests[e.id] = e
 }
 

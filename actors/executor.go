@@ -65,7 +65,18 @@ type Executor struct {
 	queue   list.List // of *job, FIFO
 	subs    int
 	closed  bool
-	workers sync.WaitGroup
+
+	// busy counts taken slots (it mirrors running): Close waits on it.
+	busy sync.WaitGroup
+	// Worker goroutines outlive their jobs and park between them, so a job
+	// runs on a goroutine whose stack has already grown: starting one per
+	// job cost a fifth of the CPU of a small tool call. A free slot's job
+	// is handed to a parked worker when there is one; a worker parked for
+	// workerIdle, or told to quit by Close, exits.
+	handoff    chan *job
+	quit       chan struct{}
+	quitOnce   sync.Once
+	goroutines sync.WaitGroup
 
 	submitted, rejected, timedOut, cancelled, failed atomic.Int64
 }
@@ -89,8 +100,11 @@ func NewExecutor(cfg ExecutorConfig) *Executor {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	return &Executor{cfg: cfg, logger: cfg.Logger}
+	return &Executor{cfg: cfg, logger: cfg.Logger, handoff: make(chan *job), quit: make(chan struct{})}
 }
+
+// workerIdle is how long a worker parks without work before it exits.
+const workerIdle = 10 * time.Second
 
 // Config returns the executor's bounds, defaults applied.
 func (e *Executor) Config() ExecutorConfig { return e.cfg }
@@ -223,8 +237,8 @@ func (s *Scope) Submit(key any, spec Job) (*Ticket, error) {
 	start := e.running < e.cfg.MaxConcurrency
 	if start {
 		e.running++
+		e.busy.Add(1)
 		j.state.Store(stateRunning)
-		e.workers.Add(1)
 	} else {
 		j.elem = e.queue.PushBack(j)
 	}
@@ -234,7 +248,7 @@ func (s *Scope) Submit(key any, spec Job) (*Ticket, error) {
 	e.mu.Unlock()
 	e.submitted.Add(1)
 	if start {
-		go j.work()
+		e.dispatch(j)
 	}
 	return &Ticket{j: j}, nil
 }
@@ -328,12 +342,41 @@ func (j *job) deliver(r Result) {
 	}
 }
 
-func (j *job) work() {
-	e := j.e
-	defer e.workers.Done()
-	for j != nil {
-		j.run()
-		j = e.release()
+// dispatch runs a job that holds a slot: on a parked worker if one is
+// waiting, else on a new one.
+func (e *Executor) dispatch(j *job) {
+	select {
+	case e.handoff <- j:
+	default:
+		e.goroutines.Add(1)
+		go e.worker(j)
+	}
+}
+
+// worker runs jobs: the one it was started with, then queued ones while
+// there are any, then whatever is handed to it while it parks.
+func (e *Executor) worker(j *job) {
+	defer e.goroutines.Done()
+	var idle *time.Timer
+	for {
+		for j != nil {
+			j.run()
+			j = e.release()
+		}
+		if idle == nil {
+			idle = time.NewTimer(workerIdle)
+		} else {
+			idle.Reset(workerIdle)
+		}
+		select {
+		case j = <-e.handoff:
+			idle.Stop()
+		case <-idle.C:
+			return
+		case <-e.quit:
+			idle.Stop()
+			return
+		}
 	}
 }
 
@@ -389,6 +432,7 @@ func (e *Executor) release() *job {
 		}
 	}
 	e.running--
+	e.busy.Done()
 	return nil
 }
 
@@ -413,22 +457,27 @@ func (e *Executor) AcquireSubscription() (release func(), ok bool) {
 }
 
 // Close stops admitting work and waits until every job's goroutine has
-// returned or ctx ends. Jobs still running at that point are reported
-// through the logger and abandoned: Go cannot stop a goroutine that ignores
-// its context.
+// returned or ctx ends, then ends the parked workers. Jobs still running at
+// that point are reported through the logger and abandoned: Go cannot stop
+// a goroutine that ignores its context.
 func (e *Executor) Close(ctx context.Context) error {
 	e.mu.Lock()
 	e.closed = true
 	e.mu.Unlock()
 	done := make(chan struct{})
 	go func() {
-		e.workers.Wait()
+		e.busy.Wait()
 		close(done)
 	}()
 	select {
 	case <-done:
+		e.quitOnce.Do(func() { close(e.quit) })
+		e.goroutines.Wait()
 		return nil
 	case <-ctx.Done():
+		// Parked workers still go; the stuck ones exit when their
+		// handler returns and finds quit closed.
+		e.quitOnce.Do(func() { close(e.quit) })
 		st := e.Stats()
 		e.logger.Warn("snodo: handlers ignored cancellation; abandoning them", "running", st.Running)
 		return fmt.Errorf("actors: %d handler(s) still running after the grace period: %w", st.Running, ctx.Err())

@@ -226,7 +226,7 @@ func (a *hostActor) Receive(ac actor.Context) {
 			m.r.Cancel()
 			return
 		}
-		a.requests[m.r] = ac.SpawnPrefix(a.h.s.props(func() actor.Actor { return &hostRequestActor{r: m.r} }), "req")
+		a.requests[m.r] = ac.SpawnPrefix(a.h.s.leafProps(func() actor.Actor { return &hostRequestActor{r: m.r} }), "req")
 	case *endHostRequest:
 		if pid, ok := a.requests[m.r]; ok {
 			delete(a.requests, m.r)

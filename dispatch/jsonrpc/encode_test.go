@@ -73,3 +73,24 @@ func TestErrorIsAndAs(t *testing.T) {
 		t.Fatal("Error.Is does not compare codes")
 	}
 }
+
+// Raw JSON passed through with line breaks must not split a stdio frame.
+func TestMarshalNeverEmitsLineBreaks(t *testing.T) {
+	v := map[string]any{
+		"schema": json.RawMessage("{\n  \"type\": \"object\",\r\n  \"description\": \"line\\nbreak\"\n}"),
+		"text":   "a\nb",
+	}
+	b, err := Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range b {
+		if c == '\n' || c == '\r' {
+			t.Fatalf("frame has a raw line break: %q", b)
+		}
+	}
+	var back map[string]any
+	if err := json.Unmarshal(b, &back); err != nil || back["text"] != "a\nb" || back["schema"].(map[string]any)["description"] != "line\nbreak" {
+		t.Fatalf("values changed: %s (%v)", b, err)
+	}
+}
