@@ -33,8 +33,8 @@ func (d legacyDialect) withClientRequests(op Operation) Operation {
 				return res, err
 			}
 			switch {
-			case c.Session == nil || c.Notifier == nil || !c.Session.Initialized():
-				return nil, rt.internal(c, "input_required", errNoInputChannel)
+			case !canAskClient(c):
+				return nil, rt.internal(c, "input_required", ErrNoClientChannel)
 			case round > MaxInputRounds:
 				return nil, rt.internal(c, "input_required", fmt.Errorf("the handler asked for input more than %d times", MaxInputRounds))
 			}

@@ -2,7 +2,6 @@ package dispatch
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/snodo-go/snodo/dispatch/jsonrpc"
@@ -54,11 +53,6 @@ type (
 		Meta              map[string]any `json:"_meta,omitempty"`
 	}
 )
-
-// errNoInputChannel is why an input request cannot be served to an
-// initialize-era client yet: it needs a server-to-client request over the
-// connection.
-var errNoInputChannel = errors.New("the connection cannot carry a server-to-client request")
 
 func (d legacyDialect) ShapeResult(rt *Runtime, _ *Call, result any) (any, error) {
 	old := d.version == Version20250618
@@ -122,7 +116,8 @@ func (d legacyDialect) ShapeResult(rt *Runtime, _ *Call, result any) (any, error
 	case *extensionResult:
 		return json.RawMessage(r.body), nil
 	case *inputRequiredResult:
-		return nil, errNoInputChannel
+		// withClientRequests serves these; none reaches shaping.
+		return nil, ErrNoClientChannel
 	}
 	return nil, fmt.Errorf("dispatch: no %s shape for %T", d.version, result)
 }

@@ -805,3 +805,45 @@ func TestSessionRequestsEndWithTheSession(t *testing.T) {
 	default:
 	}
 }
+
+func TestPingClient(t *testing.T) {
+	rt := legacyRuntime(t, nil, dispatch.WithTool(dispatch.Tool{Name: "pinger"}, func(ctx context.Context, _ *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		err := dispatch.PingClient(ctx)
+		var ce *dispatch.ClientError
+		switch {
+		case err == nil:
+			return dispatch.TextResult("pong"), nil
+		case errors.Is(err, dispatch.ErrNoClientChannel):
+			return dispatch.TextResult("no channel"), nil
+		case errors.As(err, &ce):
+			return dispatch.TextResult(fmt.Sprintf("client error %d", ce.Err.Code)), nil
+		}
+		return nil, err
+	}))
+	if text, _ := toolText(t, call(t, rt, "tools/call", map[string]any{"name": "pinger"})); text != "no channel" {
+		t.Fatalf("2026-07-28: %q", text)
+	}
+	c, _ := initialize(t, rt, "2025-11-25", map[string]any{})
+	refuse := false
+	client := &answeringClient{t: t, version: c.version, sess: c.sess, rec: testkit.NewRecorderFor(t, c.version), asked: make(chan string, 4),
+		answer: func(method string, _ json.RawMessage) []byte {
+			if refuse {
+				return []byte(`{"jsonrpc":"2.0","id":0,"error":{"code":-32601,"message":"no"}}`)
+			}
+			return []byte(`{"jsonrpc":"2.0","id":0,"result":{}}`)
+		}}
+	if text, _ := toolText(t, c.callWith("tools/call", map[string]any{"name": "pinger"}, client)); text != "no channel" {
+		t.Fatalf("before notifications/initialized: %q", text)
+	}
+	c.notify("notifications/initialized")
+	if text, _ := toolText(t, c.callWith("tools/call", map[string]any{"name": "pinger"}, client)); text != "pong" {
+		t.Fatalf("ping: %q", text)
+	}
+	if m := <-client.asked; m != "ping" {
+		t.Fatalf("sent %s", m)
+	}
+	refuse = true
+	if text, _ := toolText(t, c.callWith("tools/call", map[string]any{"name": "pinger"}, client)); text != "client error -32601" {
+		t.Fatalf("refused ping: %q", text)
+	}
+}

@@ -19,6 +19,35 @@ import (
 // expired) before the client answered.
 var ErrSessionClosed = errors.New("dispatch: session closed")
 
+// ErrNoClientChannel is why a server-to-client request cannot be sent for
+// the request being served: it is a 2026-07-28 request (that revision has
+// none; handlers ask through *InputRequired), or an initialize-era
+// request without a session (HTTP with sessions off), or one whose client
+// has not yet sent notifications/initialized.
+var ErrNoClientChannel = errors.New("dispatch: the request cannot carry a server-to-client request")
+
+// PingClient sends ping to the client of the initialize-era request ctx
+// serves, on that request's stream, and waits for its (empty) answer. It
+// fails with ErrNoClientChannel when the request cannot carry it, with
+// ctx's error when ctx ends first, with ErrSessionClosed when the session
+// ends first, and with a *ClientError when the client answers with an
+// error.
+func PingClient(ctx context.Context) error {
+	s := stateFrom(ctx)
+	if s == nil || !canAskClient(s.call) {
+		return ErrNoClientChannel
+	}
+	_, err := s.call.Session.request(ctx, s.call.Notifier, "ping", nil)
+	return err
+}
+
+// canAskClient reports whether a call can carry server-to-client
+// requests: an initialize-era call in an initialized session, with a
+// stream to write them on.
+func canAskClient(c *Call) bool {
+	return c.Dialect != nil && c.Dialect.Era() == EraSession && c.Session != nil && c.Notifier != nil && c.Session.Initialized()
+}
+
 // clientReply is a client's response to a server-to-client request.
 type clientReply struct {
 	result []byte
