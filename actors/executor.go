@@ -253,6 +253,39 @@ func (s *Scope) Submit(key any, spec Job) (*Ticket, error) {
 	return &Ticket{j: j}, nil
 }
 
+// Reserve claims key in the scope for work that runs outside the
+// executor, such as a subscription stream: while the key is held, Submit
+// or Reserve under it fails with ErrDuplicate. It takes no execution
+// slot. It fails with ErrDuplicate, or ErrScopeClosed once the scope has
+// ended. The returned release frees the key; it is idempotent. A nil key
+// reserves nothing.
+func (s *Scope) Reserve(key any) (release func(), err error) {
+	e := s.e
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	switch {
+	case s.closed || e.closed || s.ctx.Err() != nil:
+		return nil, ErrScopeClosed
+	case key == nil:
+		return func() {}, nil
+	case s.keys[key] != nil:
+		e.rejected.Add(1)
+		return nil, ErrDuplicate
+	}
+	holder := &job{e: e, scope: s, key: key}
+	s.keys[key] = holder
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			e.mu.Lock()
+			if s.keys[key] == holder {
+				delete(s.keys, key)
+			}
+			e.mu.Unlock()
+		})
+	}, nil
+}
+
 // Close ends the scope: queued jobs are dropped, running jobs cancelled,
 // nothing is delivered for any of them, and later Submits fail.
 func (s *Scope) Close() {

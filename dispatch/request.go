@@ -111,6 +111,10 @@ type Call struct {
 	Input *Input
 	// Session is the request's initialize-era session, if any.
 	Session *Session
+
+	// listenFilter is a subscriptions/listen's filter, parsed at
+	// admission.
+	listenFilter *SubscriptionFilter
 }
 
 // Operation serves one admitted call and returns a protocol-neutral result

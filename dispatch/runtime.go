@@ -86,6 +86,7 @@ type Runtime struct {
 	authorizer   Authorizer      // nil: everything is visible and usable
 	state        stateSealer
 	extRoutes    map[string]*extensionRoute
+	source       SubscriptionSource // nil: subscriptions/listen is unknown
 }
 
 // Option configures a Runtime under construction.
@@ -102,6 +103,7 @@ type builder struct {
 	templates  []*templateEntry
 	extensions map[string]*Extension
 	extRoutes  map[string]*extensionRoute
+	registry   *Registry
 }
 
 // WithInstructions sets the natural-language guidance returned by
@@ -209,6 +211,9 @@ func New(info Implementation, opts ...Option) (*Runtime, error) {
 	}
 	if snap.canComplete() {
 		rt.capabilities.Completions = &struct{}{}
+	}
+	if err := b.finishSubscriptions(); err != nil {
+		return nil, err
 	}
 	for id, e := range b.extensions {
 		for _, v := range e.Versions {

@@ -2,6 +2,7 @@ package jsonrpc
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -92,5 +93,14 @@ func TestMarshalNeverEmitsLineBreaks(t *testing.T) {
 	var back map[string]any
 	if err := json.Unmarshal(b, &back); err != nil || back["text"] != "a\nb" || back["schema"].(map[string]any)["description"] != "line\nbreak" {
 		t.Fatalf("values changed: %s (%v)", b, err)
+	}
+}
+
+// Escaping sizes its output once for valid UTF-8.
+func TestEscapeNonASCIIAllocatesOnce(t *testing.T) {
+	in := []byte(`"` + strings.Repeat("日本語😀é", 200) + `"`)
+	allocs := testing.AllocsPerRun(20, func() { _ = EscapeNonASCII(in) })
+	if allocs != 1 {
+		t.Fatalf("EscapeNonASCII allocated %v times, want 1", allocs)
 	}
 }

@@ -1,7 +1,6 @@
 package streamablehttp
 
 import (
-	"context"
 	"net/http"
 	"strings"
 
@@ -78,7 +77,7 @@ func (h *Handler) prepareSessionMethod(req *Request) (*Prepared, *Response) {
 		h.sessions.release(hs)
 		return nil, &Response{Status: http.StatusNoContent}
 	}
-	p := &Prepared{h: h, x: newExchange(), stream: true, get: true, sess: hs, peer: req.Peer}
+	p := &Prepared{h: h, x: newExchange(), get: true, sess: hs, peer: req.Peer}
 	if err := h.sessions.attach(hs, p); err != nil {
 		h.sessions.release(hs)
 		return nil, errorResponse(http.StatusConflict, jsonrpc.NullID, errStreamOpenRPC)
@@ -89,9 +88,9 @@ func (h *Handler) prepareSessionMethod(req *Request) (*Prepared, *Response) {
 
 // executeGet opens a session's GET stream: an event stream of the
 // notifications that answer no request, until the session ends, the
-// handler drains, or the client goes away. It holds a slot of the
-// subscription cap and is a request actor (with a subscription actor)
-// in the tree; it runs no application code.
+// handler drains, or the client goes away. Like a subscriptions/listen
+// stream it runs no job, holds a slot of the subscription cap, and is a
+// request actor with a subscription actor in the tree.
 func (h *Handler) executeGet(p *Prepared) (*Response, *StreamResponse) {
 	release, ok := h.exec.AcquireSubscription()
 	if !ok {
@@ -99,13 +98,11 @@ func (h *Handler) executeGet(p *Prepared) (*Response, *StreamResponse) {
 		return errorResponse(http.StatusServiceUnavailable, jsonrpc.NullID, errSubscriptionCap), nil
 	}
 	p.release = release
-	task, err := h.host.Begin(actors.RequestSpec{
-		Method:       "GET " + HeaderSessionID,
-		Peer:         p.peer,
-		Timeout:      -1,
-		Subscription: release,
-		Run:          func(context.Context) any { return nil },
-		Done:         func(actors.Result) {},
+	task, err := h.host.BeginStream(&actors.StreamSpec{
+		Method:   http.MethodGet,
+		Peer:     p.peer,
+		Describe: func() map[string]string { return map[string]string{"stream": "session"} },
+		Release:  release,
 	})
 	if err != nil {
 		p.finish()
@@ -114,7 +111,6 @@ func (h *Handler) executeGet(p *Prepared) (*Response, *StreamResponse) {
 	p.mu.Lock()
 	p.task = task
 	p.mu.Unlock()
-	task.SetStreaming()
 	return nil, newStream(h, p, nil)
 }
 

@@ -20,6 +20,7 @@ import (
 func main() {
 	maxConc := flag.Int("max-concurrency", 0, "executor MaxConcurrency (0: the library default)")
 	maxQueue := flag.Int("max-queue", 0, "executor MaxQueue (0: the library default)")
+	maxSubs := flag.Int("max-subscriptions", 20000, "open subscriptions/listen streams allowed (the listen scenario opens 10,000)")
 	noSchema := flag.Bool("no-schema", false, "declare no input schemas, so arguments are not validated (to isolate validation's cost)")
 	f := benchtool.ParseFlags()
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
@@ -37,7 +38,7 @@ func main() {
 	defer benchtool.StartProfile()()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	exec := actors.NewExecutor(actors.ExecutorConfig{MaxConcurrency: *maxConc, MaxQueue: *maxQueue, Logger: logger})
+	exec := actors.NewExecutor(actors.ExecutorConfig{MaxConcurrency: *maxConc, MaxQueue: *maxQueue, MaxSubscriptions: *maxSubs, Logger: logger})
 	defer func() {
 		cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
@@ -46,7 +47,7 @@ func main() {
 	if f.HTTP != "" {
 		err = serveHTTP(ctx, rt, exec, f.HTTP)
 	} else {
-		err = stdio.Serve(ctx, rt, stdio.WithExecutor(exec), stdio.WithLogger(logger))
+		err = stdio.Serve(ctx, rt, stdio.WithExecutor(exec), stdio.WithLogger(logger), stdio.WithMaxSubscriptions(*maxSubs))
 	}
 	if err != nil {
 		benchtool.Fatal(err)

@@ -27,6 +27,9 @@ func newRuntime(logger *slog.Logger, echoSchema, sleepSchema json.RawMessage) (*
 	return dispatch.New(
 		dispatch.Implementation{Name: "bench-snodo", Version: "1.0.0"},
 		dispatch.WithLogger(logger),
+		// Serves subscriptions/listen (the idle-stream scenario); nothing
+		// is published.
+		dispatch.WithSubscriptions(dispatch.NewHub(dispatch.HubOptions{})),
 		dispatch.WithTool(dispatch.Tool{Name: benchtool.EchoTool, InputSchema: echoSchema}, echo),
 		dispatch.WithTool(dispatch.Tool{Name: benchtool.SleepTool, InputSchema: sleepSchema}, sleep),
 	)
