@@ -258,6 +258,10 @@ type connActor struct {
 	finished   bool
 	released   bool
 	writerGone bool
+
+	// Session change notifications (conn_session.go).
+	sessWake    atomic.Bool // a sessionWake is on its way
+	sessWriting bool        // one is with the writer
 }
 
 func (c *connActor) describe() (Kind, map[string]string) {
@@ -294,12 +298,18 @@ func (c *connActor) Receive(ac actor.Context) {
 			return
 		}
 		c.writer = w
-		// Notifications that answer no request (list_changed) go to the
-		// writer like any other frame.
-		c.h.session.SetNotifier(&connNotifier{s: c.s, writer: w})
+		c.h.session.SetWake(c.sessionWaker())
 		go c.readLoop()
 	case *admitted:
 		c.record(ac, m.entry)
+	case *sessionWake:
+		c.sessWake.Store(false)
+		c.pumpSession()
+	case *sessionWritten:
+		c.sessWriting = false
+		if m.err == nil {
+			c.pumpSession()
+		}
 	case *cancelRequest:
 		if e, ok := c.requests[m.id]; ok {
 			delete(c.requests, m.id)

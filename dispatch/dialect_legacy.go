@@ -37,13 +37,13 @@ const (
 	// capSessionLogging: logging/setLevel needs the logging capability
 	// and a session to keep the level in.
 	capSessionLogging = "logging+session"
+	// capSessionSubscribe: resources/subscribe needs resources with
+	// subscribe, a Hub to feed the updates, and a session to carry them.
+	capSessionSubscribe = "subscribe+session"
 )
 
 // methodsLegacy maps each method the initialize-era revisions serve to
-// its operation and the capability it needs. resources/subscribe and
-// resources/unsubscribe are not served: their updates come from the
-// subscription hub, and the resources capability does not advertise
-// subscribe.
+// its operation and the capability it needs.
 var methodsLegacy = map[string]struct {
 	op         Operation
 	capability string
@@ -58,12 +58,18 @@ var methodsLegacy = map[string]struct {
 	"resources/read":           {opResourcesRead, "resources"},
 	"completion/complete":      {opComplete, "completions"},
 	"logging/setLevel":         {opSetLevel, capSessionLogging},
+	"resources/subscribe":      {opSubscribe, capSessionSubscribe},
+	"resources/unsubscribe":    {opUnsubscribe, capSessionSubscribe},
 }
 
 // serves reports whether the Runtime, on this session, offers capability.
 func (d legacyDialect) serves(rt *Runtime, s *Session, capability string) bool {
-	if capability == capSessionLogging {
+	switch capability {
+	case capSessionLogging:
 		return rt.capabilities.Logging != nil && s != nil
+	case capSessionSubscribe:
+		res := rt.capabilities.Resources
+		return res != nil && res.Subscribe && rt.Hub() != nil && s != nil
 	}
 	return rt.hasCapability(capability)
 }

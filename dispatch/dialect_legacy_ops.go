@@ -3,6 +3,7 @@ package dispatch
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 
 	"github.com/snodo-go/snodo/dispatch/jsonrpc"
 )
@@ -75,9 +76,13 @@ func (d legacyDialect) admitInitialize(rt *Runtime, req *Request) (*Call, *jsonr
 		Notifier: req.Notifier,
 		Session:  sess,
 		Op: func(context.Context, *Runtime, *Call) (any, error) {
+			offer := d.serverCapabilities(rt, sess)
+			if f := listChanges(offer); sess != nil && rt.Hub() != nil && (!f.IsEmpty() || offer.Resources != nil && offer.Resources.Subscribe) {
+				sess.attachHub(rt.Hub(), f)
+			}
 			return &initializeResult{
 				handshake:    Handshake{ProtocolVersion: d.version, ClientCapabilities: caps, ClientInfo: info},
-				capabilities: d.serverCapabilities(rt, sess),
+				capabilities: offer,
 				instructions: rt.instructions,
 			}, nil
 		},
@@ -87,14 +92,34 @@ func (d legacyDialect) admitInitialize(rt *Runtime, req *Request) (*Call, *jsonr
 // serverCapabilities are the capabilities an initialize-era client is
 // offered: those of the Runtime that the revision has and this
 // connection can honour. Logging needs a session to keep the level in;
-// extensions are not part of these revisions.
+// listChanged and subscribe need a session to carry the notifications
+// and a Hub to feed them; extensions are not part of these revisions.
 func (d legacyDialect) serverCapabilities(rt *Runtime, s *Session) ServerCapabilities {
 	c := rt.capabilities
 	c.Extensions = nil
 	if !d.serves(rt, s, capSessionLogging) {
 		c.Logging = nil
 	}
+	fed := rt.Hub() != nil && s != nil
+	if c.Tools != nil {
+		c.Tools = &ListChangedCapability{ListChanged: c.Tools.ListChanged && fed}
+	}
+	if c.Prompts != nil {
+		c.Prompts = &ListChangedCapability{ListChanged: c.Prompts.ListChanged && fed}
+	}
+	if c.Resources != nil {
+		c.Resources = &ResourcesCapability{Subscribe: c.Resources.Subscribe && fed, ListChanged: c.Resources.ListChanged && fed}
+	}
 	return c
+}
+
+// listChanges is the hub filter of the list changes a client was offered.
+func listChanges(c ServerCapabilities) SubscriptionFilter {
+	return SubscriptionFilter{
+		ToolsListChanged:     c.Tools != nil && c.Tools.ListChanged,
+		PromptsListChanged:   c.Prompts != nil && c.Prompts.ListChanged,
+		ResourcesListChanged: c.Resources != nil && c.Resources.ListChanged,
+	}
 }
 
 func opPing(context.Context, *Runtime, *Call) (any, error) { return emptyResult{}, nil }
@@ -119,5 +144,53 @@ func opSetLevel(_ context.Context, _ *Runtime, c *Call) (any, error) {
 		return nil, jerr
 	}
 	c.Session.setLogLevel(level)
+	return emptyResult{}, nil
+}
+
+type subscribeParams struct {
+	URI *string `json:"uri"`
+}
+
+// subscribeURI reads and checks the uri of resources/subscribe and
+// resources/unsubscribe.
+func subscribeURI(c *Call) (string, error) {
+	var p subscribeParams
+	if err := decodeParams(c.Params, &p); err != nil {
+		return "", err
+	}
+	if p.URI == nil {
+		return "", invalidParams("Invalid params: " + c.Info.Method + " needs a uri")
+	}
+	if err := checkAbsoluteURI(*p.URI); err != nil {
+		return "", invalidParams("Invalid params: uri is " + err.Error())
+	}
+	return *p.URI, nil
+}
+
+// opSubscribe adds a resource to the session's hub listener: the client
+// then gets notifications/resources/updated for it. The Authorizer is
+// asked as for a listen stream's resourceSubscriptions; a concealed
+// resource gets the not-found error. The resource need not exist yet.
+func opSubscribe(ctx context.Context, rt *Runtime, c *Call) (any, error) {
+	uri, err := subscribeURI(c)
+	if err != nil {
+		return nil, err
+	}
+	if err := rt.authorizeUse(ctx, c, KindResource, uri, uri, func() *jsonrpc.Error { return resourceNotFound(uri) }); err != nil {
+		return nil, err
+	}
+	if !c.Session.subscribe(uri) {
+		return nil, invalidParams(fmt.Sprintf("Invalid params: a session may subscribe to at most %d resources", MaxResourceSubscriptions))
+	}
+	return emptyResult{}, nil
+}
+
+// opUnsubscribe removes a resource from the session's hub listener.
+func opUnsubscribe(_ context.Context, _ *Runtime, c *Call) (any, error) {
+	uri, err := subscribeURI(c)
+	if err != nil {
+		return nil, err
+	}
+	c.Session.unsubscribe(uri)
 	return emptyResult{}, nil
 }

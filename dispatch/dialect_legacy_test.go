@@ -847,3 +847,116 @@ func TestPingClient(t *testing.T) {
 		t.Fatalf("refused ping: %q", text)
 	}
 }
+
+// TestLegacySubscriptionsFromTheHub: an initialize-era session is fed by
+// the same Hub as subscriptions/listen: list changes it was offered, and
+// updates of the resources it subscribed to, pulled from the session.
+func TestLegacySubscriptionsFromTheHub(t *testing.T) {
+	hub := dispatch.NewHub(dispatch.HubOptions{})
+	secret := "test://secret"
+	rt := legacyRuntime(t, nil, dispatch.WithSubscriptions(hub), dispatch.WithAuthorizer(dispatch.AuthorizerFunc(func(_ context.Context, a *dispatch.Access) error {
+		if a.URI == secret || a.Name == secret {
+			return dispatch.ErrConceal
+		}
+		return nil
+	})))
+	for _, v := range legacyVersions {
+		c, r := initialize(t, rt, v, map[string]any{})
+		caps := r["capabilities"].(map[string]any)
+		if caps["tools"].(map[string]any)["listChanged"] != true || caps["prompts"].(map[string]any)["listChanged"] != true {
+			t.Fatalf("%s list changes not offered: %v", v, caps)
+		}
+		if res := caps["resources"].(map[string]any); res["subscribe"] != true || res["listChanged"] != true {
+			t.Fatalf("%s subscribe not offered: %v", v, caps)
+		}
+		woken := make(chan struct{}, 1)
+		c.sess.SetWake(func() {
+			select {
+			case woken <- struct{}{}:
+			default:
+			}
+		})
+		if f := c.sess.NextNotification(); f != nil {
+			t.Fatalf("%s: a notification before any change: %s", v, f)
+		}
+		next := func() []byte {
+			t.Helper()
+			f := c.sess.NextNotification()
+			if f == nil {
+				t.Fatalf("%s: no notification", v)
+			}
+			if err := testkit.ValidateFrame(v, f, ""); err != nil {
+				t.Fatalf("%s: %v\n%s", v, err, f)
+			}
+			return f
+		}
+		hub.ToolsListChanged()
+		select {
+		case <-woken:
+		default:
+			t.Fatalf("%s: the session was not woken", v)
+		}
+		if f := next(); string(f) != `{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}` {
+			t.Fatalf("%s: %s", v, f)
+		}
+		if f := string(c.call("resources/subscribe", map[string]any{"uri": "test://static"}).Result); f != "{}" {
+			t.Fatalf("%s subscribe: %s", v, f)
+		}
+		resultOf(t, c.call("resources/subscribe", map[string]any{"uri": "test://static"})) // again: no change
+		rpcError(t, c.call("resources/subscribe", map[string]any{"uri": "relative"}), jsonrpc.CodeInvalidParams)
+		rpcError(t, c.call("resources/subscribe", nil), jsonrpc.CodeInvalidParams)
+		rpcError(t, c.call("resources/subscribe", map[string]any{"uri": secret}), jsonrpc.CodeResourceNotFound)
+		if got := c.sess.Subscriptions(); len(got) != 1 || got[0] != "test://static" {
+			t.Fatalf("%s subscriptions = %v", v, got)
+		}
+		if _, err := hub.ResourceUpdated("test://other"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := hub.ResourceUpdated("test://static"); err != nil {
+			t.Fatal(err)
+		}
+		if f := next(); string(f) != `{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"test://static"}}` {
+			t.Fatalf("%s: %s", v, f)
+		}
+		if f := c.sess.NextNotification(); f != nil {
+			t.Fatalf("%s: an update of a resource it did not subscribe to: %s", v, f)
+		}
+		if f := string(c.call("resources/unsubscribe", map[string]any{"uri": "test://static"}).Result); f != "{}" {
+			t.Fatalf("%s unsubscribe: %s", v, f)
+		}
+		if _, err := hub.ResourceUpdated("test://static"); err != nil {
+			t.Fatal(err)
+		}
+		if f := c.sess.NextNotification(); f != nil {
+			t.Fatalf("%s: an update after unsubscribe: %s", v, f)
+		}
+		before := hub.Stats().Listeners
+		c.sess.Close()
+		if after := hub.Stats().Listeners; after != before-1 {
+			t.Fatalf("%s: closing the session left its listener (%d → %d)", v, before, after)
+		}
+	}
+	// Without a session nothing can carry the notifications.
+	f := testkit.DispatchVersion(t, rt, "2025-11-25", legacyRequest(1, "initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{}}), nil)
+	caps := resultOf(t, f)["capabilities"].(map[string]any)
+	if _, ok := caps["tools"].(map[string]any)["listChanged"]; ok || caps["resources"].(map[string]any)["subscribe"] != nil {
+		t.Fatalf("offered without a session: %v", caps)
+	}
+	f = testkit.DispatchVersion(t, rt, "2025-11-25", legacyRequest(2, "resources/subscribe", map[string]any{"uri": "test://static"}),
+		func(r *dispatch.Request) { r.ProtocolVersion = "2025-11-25" })
+	rpcError(t, f, jsonrpc.CodeMethodNotFound)
+
+	// A source that is not a Hub cannot follow resources/subscribe.
+	other := legacyRuntime(t, nil, dispatch.WithSubscriptions(notAHub{}))
+	c, r := initialize(t, other, "2025-11-25", map[string]any{})
+	if res := r["capabilities"].(map[string]any)["resources"].(map[string]any); res["subscribe"] != nil || res["listChanged"] != nil {
+		t.Fatalf("offered with a source that is not a Hub: %v", res)
+	}
+	rpcError(t, c.call("resources/subscribe", map[string]any{"uri": "test://static"}), jsonrpc.CodeMethodNotFound)
+}
+
+type notAHub struct{}
+
+func (notAHub) OpenSubscription(context.Context, *dispatch.SubscriptionRequest) (dispatch.Subscription, dispatch.SubscriptionFilter, error) {
+	return nil, dispatch.SubscriptionFilter{}, errors.New("unused")
+}

@@ -1,8 +1,6 @@
 package dispatch
 
 import (
-	"context"
-	"errors"
 	"maps"
 	"sync"
 )
@@ -27,8 +25,10 @@ type Session struct {
 	initialized bool
 	logLevel    string
 
-	// notifier carries notifications that answer no request.
-	notifier Notifier
+	// Change notifications (session_hub.go).
+	listener *HubListener
+	subs     map[string]struct{} // resources/subscribe URIs
+	wakeFn   func()
 
 	// Server-to-client requests (session_requests.go).
 	lastID  int64
@@ -153,40 +153,4 @@ type Handshake struct {
 // response is served under the negotiated version.
 type HandshakeResult interface {
 	Handshake() Handshake
-}
-
-// ErrNoStream is returned by [Session.Notify] when the session has no
-// stream for notifications that answer no request (an HTTP session with
-// no GET stream open, or one whose transport set none).
-var ErrNoStream = errors.New("dispatch: the session has no stream for notifications")
-
-// SetNotifier sets where notifications that answer no request go
-// (list_changed, resources/updated): the connection's writer on stdio,
-// the session's GET stream on HTTP. Transports call it once, when they
-// create the session.
-func (s *Session) SetNotifier(n Notifier) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.notifier = n
-}
-
-// Notify writes a notification frame that answers no request to the
-// client of the session and returns once it is written. It fails with
-// ErrNoStream when there is nowhere to write it (such a notification is a
-// hint the client can do without), and with ErrSessionClosed once the
-// session has ended.
-func (s *Session) Notify(ctx context.Context, frame []byte) error {
-	if s == nil {
-		return ErrNoStream
-	}
-	s.mu.Lock()
-	n, closed := s.notifier, s.closed
-	s.mu.Unlock()
-	switch {
-	case closed:
-		return ErrSessionClosed
-	case n == nil:
-		return ErrNoStream
-	}
-	return n.Notify(ctx, frame)
 }

@@ -154,7 +154,8 @@ func (s *Session) Deliver(msg *jsonrpc.Message) bool {
 }
 
 // Close ends the session: server-to-client requests waiting for the
-// client fail with ErrSessionClosed, and later ones fail at once.
+// client fail with ErrSessionClosed, later ones fail at once, and the
+// session leaves the subscription hub.
 // Transports call it when the connection or HTTP session ends. Close is
 // idempotent and a no-op on a nil *Session.
 func (s *Session) Close() {
@@ -169,6 +170,9 @@ func (s *Session) Close() {
 	s.closed = true
 	if s.done != nil {
 		close(s.done)
+	}
+	if s.listener != nil {
+		s.listener.Close()
 	}
 }
 

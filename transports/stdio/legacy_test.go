@@ -218,3 +218,63 @@ func TestOutstandingClientRequestCancelledOnStop(t *testing.T) {
 		}
 	}
 }
+
+// TestLegacyChangeNotificationsOverStdio: the connection writes the
+// session's change notifications, fed by the Hub, between responses.
+func TestLegacyChangeNotificationsOverStdio(t *testing.T) {
+	hub := dispatch.NewHub(dispatch.HubOptions{})
+	rt, err := dispatch.New(dispatch.Implementation{Name: "legacy-hub", Version: "1.0.0"},
+		dispatch.WithLogger(slog.New(slog.DiscardHandler)),
+		dispatch.WithSubscriptions(hub),
+		dispatch.WithTool(dispatch.Tool{Name: "noop"}, func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+			return dispatch.TextResult("ok"), nil
+		}),
+		dispatch.WithResource(dispatch.Resource{URI: "test://watched", Name: "watched"}, func(_ context.Context, req *dispatch.ReadResourceRequest) (*dispatch.ReadResourceResult, error) {
+			return &dispatch.ReadResourceResult{Contents: []*dispatch.ResourceContents{dispatch.TextContents(req.URI, "text/plain", "v1")}}, nil
+		}),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []string{dispatch.Version20251125, dispatch.Version20250618} {
+		srv := testkit.StartStdio(t, rt)
+		handshake(t, srv, v, nil)
+		srv.Send(t, testkit.LegacyRequest(1, "resources/subscribe", map[string]any{"uri": "test://watched"}))
+		if r := srv.Client.AwaitResponse(t, "1"); string(r.Result) != "{}" {
+			t.Fatalf("%s subscribe: %s", v, r.Raw)
+		}
+		if _, err := hub.ResourceUpdated("test://watched"); err != nil {
+			t.Fatal(err)
+		}
+		hub.ToolsListChanged()
+		for _, want := range []string{"notifications/resources/updated", "notifications/tools/list_changed"} {
+			f, err := srv.Client.Await(context.Background(), func(f *testkit.Frame) bool { return f.Method == want })
+			if err != nil {
+				t.Fatalf("%s: no %s: %v", v, want, err)
+			}
+			if want == "notifications/resources/updated" && !strings.Contains(string(f.Params), `"uri":"test://watched"`) {
+				t.Fatalf("%s: %s", v, f.Raw)
+			}
+		}
+		srv.Send(t, testkit.LegacyRequest(2, "resources/unsubscribe", map[string]any{"uri": "test://watched"}))
+		if r := srv.Client.AwaitResponse(t, "2"); string(r.Result) != "{}" {
+			t.Fatalf("%s unsubscribe: %s", v, r.Raw)
+		}
+		srv.CloseInput()
+		if err := srv.Wait(t); err != nil {
+			t.Fatalf("%s: %v", v, err)
+		}
+		updates := 0
+		for _, f := range srv.Client.WaitClosed(t) {
+			if f.Method == "notifications/resources/updated" {
+				updates++
+			}
+		}
+		if updates != 1 {
+			t.Fatalf("%s: %d updates", v, updates)
+		}
+	}
+	if n := hub.Stats().Listeners; n != 0 {
+		t.Fatalf("%d listeners left after the connections ended", n)
+	}
+}

@@ -137,6 +137,7 @@ func (h *Handler) issueSession(p *Prepared, r actors.Result) string {
 // never issued (the initialize failed, or answered with an event stream,
 // whose head was written before the outcome was known).
 func (h *Handler) issueOrDrop(p *Prepared) {
+	p.newSess.Close() // it may have joined the hub
 	p.newSess = nil
 	h.sessions.unreserve()
 }

@@ -1,7 +1,6 @@
 package streamablehttp
 
 import (
-	"context"
 	"crypto/rand"
 	"encoding/base64"
 	"errors"
@@ -92,6 +91,9 @@ type httpSession struct {
 	stream *Prepared // the open GET stream, or nil
 	ended  bool
 	endCh  chan struct{} // closed when the session ends
+	// wake holds one signal that the session may have a change
+	// notification for its GET stream.
+	wake chan struct{}
 }
 
 func newSessionStore(cfg SessionConfig) *sessionStore {
@@ -126,8 +128,14 @@ func (st *sessionStore) register(sess *dispatch.Session, principal any) (string,
 		st.unreserve()
 		return "", err
 	}
-	hs := &httpSession{store: st, id: base64.RawURLEncoding.EncodeToString(b[:]), sess: sess, principal: principal, endCh: make(chan struct{})}
-	sess.SetNotifier(hs)
+	hs := &httpSession{store: st, id: base64.RawURLEncoding.EncodeToString(b[:]), sess: sess, principal: principal,
+		endCh: make(chan struct{}), wake: make(chan struct{}, 1)}
+	sess.SetWake(func() {
+		select {
+		case hs.wake <- struct{}{}:
+		default:
+		}
+	})
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	st.reserved--
@@ -239,18 +247,6 @@ func (st *sessionStore) detach(hs *httpSession, p *Prepared) {
 		hs.stream = nil
 	}
 	st.mu.Unlock()
-}
-
-// Notify implements dispatch.Notifier for the session's notifications
-// that answer no request: they go to the GET stream when one is open.
-func (hs *httpSession) Notify(ctx context.Context, frame []byte) error {
-	hs.store.mu.Lock()
-	p := hs.stream
-	hs.store.mu.Unlock()
-	if p == nil {
-		return dispatch.ErrNoStream
-	}
-	return p.x.Notify(ctx, frame)
 }
 
 // samePrincipal compares two principals with ==, without panicking on

@@ -382,3 +382,71 @@ func TestDrainEndsGetStreams(t *testing.T) {
 		}
 	})
 }
+
+// TestSessionGetStreamCarriesChanges: a session's change notifications,
+// fed by the Hub, go out on its GET stream; one published before the
+// stream opened waits for it.
+func TestSessionGetStreamCarriesChanges(t *testing.T) {
+	hub := dispatch.NewHub(dispatch.HubOptions{})
+	rt, err := dispatch.New(dispatch.Implementation{Name: "http-hub", Version: "1.0.0"},
+		dispatch.WithLogger(quiet()),
+		dispatch.WithSubscriptions(hub),
+		dispatch.WithTool(dispatch.Tool{Name: "noop"}, func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+			return dispatch.TextResult("ok"), nil
+		}),
+		dispatch.WithResource(dispatch.Resource{URI: "test://watched", Name: "watched"}, func(_ context.Context, req *dispatch.ReadResourceRequest) (*dispatch.ReadResourceResult, error) {
+			return &dispatch.ReadResourceResult{Contents: []*dispatch.ResourceContents{dispatch.TextContents(req.URI, "text/plain", "v1")}}, nil
+		}),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	forEachTarget(t, func(t *testing.T, tg target) {
+		ep := tg.start(t, rt, sessionsOn)
+		s := testkit.OpenHTTPSession(t, ep.url, dispatch.Version20250618, nil)
+		var init struct {
+			Capabilities struct {
+				Resources map[string]bool `json:"resources"`
+				Tools     map[string]bool `json:"tools"`
+			} `json:"capabilities"`
+		}
+		if err := json.Unmarshal(s.Init.Last().Result, &init); err != nil || !init.Capabilities.Resources["subscribe"] || !init.Capabilities.Tools["listChanged"] {
+			t.Fatalf("capabilities: %s", s.Init.Body)
+		}
+		if f := s.Call(t, 1, "resources/subscribe", map[string]any{"uri": "test://watched"}); string(f.Result) != "{}" {
+			t.Fatalf("subscribe: %s", f.Raw)
+		}
+		if _, err := hub.ResourceUpdated("test://watched"); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), testkit.DefaultTimeout)
+		defer cancel()
+		get := openGet(t, ctx, ep.url, s.ID)
+		gr := testkit.NewSSEReader(get.Body)
+		event := func() *testkit.Frame {
+			t.Helper()
+			for {
+				data, comment, err := gr.Next()
+				if err != nil {
+					t.Fatalf("GET stream: %v", err)
+				}
+				if !comment {
+					return testkit.CheckFrameVersion(t, data, "", s.Version)
+				}
+			}
+		}
+		if f := event(); f.Method != "notifications/resources/updated" || !strings.Contains(string(f.Params), "test://watched") {
+			t.Fatalf("first event: %s", f.Raw)
+		}
+		hub.ToolsListChanged()
+		if f := event(); f.Method != "notifications/tools/list_changed" {
+			t.Fatalf("second event: %s", f.Raw)
+		}
+		if st := s.Delete(t); st != http.StatusNoContent {
+			t.Fatalf("DELETE: %d", st)
+		}
+	})
+	if n := hub.Stats().Listeners; n != 0 {
+		t.Fatalf("%d listeners left after the sessions ended", n)
+	}
+}
