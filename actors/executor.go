@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/snodo-go/snodo/instrumentation"
 )
 
 // Executor defaults, as in the seed documents.
@@ -44,6 +46,10 @@ type ExecutorConfig struct {
 	MaxSubscriptions int
 	// Logger receives worker panics. Default slog.Default().
 	Logger *slog.Logger
+	// Sink, when set, hears about admissions, rejections, starts and
+	// ends of jobs, and subscription slots (see executor_events.go).
+	// Nil builds no events.
+	Sink instrumentation.Sink
 }
 
 // Executor runs jobs with bounded admission (MaxConcurrency running,
@@ -59,6 +65,7 @@ type ExecutorConfig struct {
 type Executor struct {
 	cfg    ExecutorConfig
 	logger *slog.Logger
+	sink   instrumentation.Sink // nil: no events
 
 	mu      sync.Mutex
 	running int
@@ -100,7 +107,8 @@ func NewExecutor(cfg ExecutorConfig) *Executor {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	return &Executor{cfg: cfg, logger: cfg.Logger, handoff: make(chan *job), quit: make(chan struct{})}
+	cfg.Sink = instrumentation.Guard(cfg.Sink, cfg.Logger)
+	return &Executor{cfg: cfg, logger: cfg.Logger, sink: cfg.Sink, handoff: make(chan *job), quit: make(chan struct{})}
 }
 
 // workerIdle is how long a worker parks without work before it exits.
@@ -179,6 +187,8 @@ type job struct {
 	cancel context.CancelFunc
 	timer  *time.Timer
 	elem   *list.Element // in the queue while queued
+	// admitted is the submission time, recorded only for instrumentation.
+	admitted time.Time
 }
 
 // Scope is one submitter's share of an Executor. Keys are unique per scope
@@ -216,12 +226,20 @@ func (s *Scope) Submit(key any, spec Job) (*Ticket, error) {
 		e.mu.Unlock()
 		return nil, ErrScopeClosed
 	case key != nil && s.keys[key] != nil:
+		running, queued := e.running, e.queue.Len()
 		e.mu.Unlock()
 		e.rejected.Add(1)
+		if e.sink != nil {
+			e.emitRejected("duplicate", running, queued)
+		}
 		return nil, ErrDuplicate
 	case e.running >= e.cfg.MaxConcurrency && e.queue.Len() >= e.cfg.MaxQueue:
+		running, queued := e.running, e.queue.Len()
 		e.mu.Unlock()
 		e.rejected.Add(1)
+		if e.sink != nil {
+			e.emitRejected("overloaded", running, queued)
+		}
 		return nil, ErrOverloaded
 	}
 	j := &job{e: e, scope: s, key: key, spec: spec}
@@ -245,8 +263,16 @@ func (s *Scope) Submit(key any, spec Job) (*Ticket, error) {
 	if timeout > 0 {
 		j.timer = time.AfterFunc(timeout, j.expire)
 	}
+	var running, queued int
+	if e.sink != nil {
+		j.admitted = time.Now()
+		running, queued = e.running, e.queue.Len()
+	}
 	e.mu.Unlock()
 	e.submitted.Add(1)
+	if e.sink != nil {
+		e.emitAdmitted(!start, running, queued)
+	}
 	if start {
 		e.dispatch(j)
 	}
@@ -315,6 +341,25 @@ func (t *Ticket) Cancel() bool { return t.j.abort() }
 // Context returns the job's context.
 func (t *Ticket) Context() context.Context { return t.j.ctx }
 
+// State describes where the job is, for the supervision tree: "queued",
+// "running", or how it ended ("completed", "timed_out", "failed",
+// "cancelled").
+func (t *Ticket) State() string {
+	switch t.j.state.Load() {
+	case stateQueued:
+		return "queued"
+	case stateRunning:
+		return "running"
+	case stateCompleted:
+		return "completed"
+	case stateTimedOut:
+		return "timed_out"
+	case stateFailed:
+		return "failed"
+	}
+	return "cancelled"
+}
+
 func (j *job) abort() bool {
 	for {
 		st := j.state.Load()
@@ -362,7 +407,11 @@ func (j *job) finishTerminal(wasQueued bool) {
 		e.queue.Remove(j.elem)
 		j.elem = nil
 	}
+	running, queued := e.running, e.queue.Len()
 	e.mu.Unlock()
+	if e.sink != nil {
+		e.emitFinished(j, running, queued)
+	}
 	if j.timer != nil {
 		j.timer.Stop()
 	}
@@ -419,6 +468,9 @@ func (j *job) run() {
 		j.abort() // the owner died while the job waited
 		return
 	}
+	if j.e.sink != nil {
+		j.e.emitStarted(j)
+	}
 	var (
 		value    any
 		panicked any
@@ -474,17 +526,32 @@ func (e *Executor) release() *job {
 // slot is taken.
 func (e *Executor) AcquireSubscription() (release func(), ok bool) {
 	e.mu.Lock()
-	defer e.mu.Unlock()
 	if e.subs >= e.cfg.MaxSubscriptions {
+		running, queued := e.running, e.queue.Len()
+		e.mu.Unlock()
+		if e.sink != nil {
+			e.emitRejected("subscriptions", running, queued)
+		}
 		return nil, false
 	}
 	e.subs++
+	open := e.subs
+	e.mu.Unlock()
+	var opened time.Time
+	if e.sink != nil {
+		opened = time.Now()
+		e.emitSubscription(instrumentation.SubscriptionOpened, open, 0)
+	}
 	var once sync.Once
 	return func() {
 		once.Do(func() {
 			e.mu.Lock()
 			e.subs--
+			open := e.subs
 			e.mu.Unlock()
+			if e.sink != nil {
+				e.emitSubscription(instrumentation.SubscriptionClosed, open, time.Since(opened))
+			}
 		})
 	}, true
 }

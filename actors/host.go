@@ -345,6 +345,9 @@ func (a *hostRequestActor) describe() (Kind, map[string]string) {
 	if r.streaming.Load() {
 		attrs["response"] = "text/event-stream"
 	}
+	if r.ticket != nil { // a stream runs no job
+		attrs["state"] = r.ticket.State()
+	}
 	return KindRequest, attrs
 }
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"sync"
+
+	"github.com/snodo-go/snodo/instrumentation"
 )
 
 // Overflow says what a Hub does when an event arrives for a listener
@@ -30,6 +32,9 @@ type HubOptions struct {
 	// Overflow is the policy when a listener's buffer is full. Default
 	// DropOldest.
 	Overflow Overflow
+	// Sink, when set, hears about every publish and every overflow
+	// (instrumentation.SubscriptionPublished and SubscriptionOverflowed).
+	Sink instrumentation.Sink
 }
 
 // Hub is a ready [SubscriptionSource]: the application publishes change
@@ -47,6 +52,7 @@ type HubOptions struct {
 type Hub struct {
 	maxBuffer int
 	overflow  Overflow
+	sink      instrumentation.Sink // nil: no events
 
 	mu        sync.Mutex
 	listeners map[*HubListener]struct{}
@@ -60,7 +66,7 @@ func NewHub(opts HubOptions) *Hub {
 	if opts.MaxBuffer <= 0 {
 		opts.MaxBuffer = DefaultHubBuffer
 	}
-	h := &Hub{maxBuffer: opts.MaxBuffer, overflow: opts.Overflow,
+	h := &Hub{maxBuffer: opts.MaxBuffer, overflow: opts.Overflow, sink: instrumentation.Guard(opts.Sink, nil),
 		listeners: map[*HubListener]struct{}{}, byURI: map[string]map[*HubListener]struct{}{}}
 	for i := range h.byKind {
 		h.byKind[i] = map[*HubListener]struct{}{}
@@ -167,9 +173,13 @@ func (h *Hub) Publish(ev Event) (PublishResult, error) {
 	h.stats.Delivered += int64(r.Delivered)
 	h.stats.Buffered += int64(r.Buffered)
 	h.stats.Dropped += int64(r.Dropped)
+	open := len(h.listeners)
 	h.mu.Unlock()
 	for _, w := range wakes {
 		w()
+	}
+	if h.sink != nil {
+		h.emitPublished(ev, r, open)
 	}
 	return r, nil
 }

@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/instrumentation"
 )
 
 // Protocol revisions.
@@ -86,7 +87,8 @@ type Runtime struct {
 	authorizer   Authorizer      // nil: everything is visible and usable
 	state        stateSealer
 	extRoutes    map[string]*extensionRoute
-	source       SubscriptionSource // nil: subscriptions/listen is unknown
+	source       SubscriptionSource   // nil: subscriptions/listen is unknown
+	sink         instrumentation.Sink // nil: no events are built
 }
 
 // Option configures a Runtime under construction.
@@ -183,6 +185,7 @@ func New(info Implementation, opts ...Option) (*Runtime, error) {
 			return nil, err
 		}
 	}
+	rt.sink = instrumentation.Guard(rt.sink, rt.logger)
 	reg, err := newRegistry(b.versions, b.dialects)
 	if err != nil {
 		return nil, err

@@ -127,7 +127,7 @@ func (c *Conn) start(rt *dispatch.Runtime, o options) error {
 	if c.exec == nil && c.sup == nil {
 		// The private executor's shared subscription cap never binds
 		// before the connection's own.
-		c.exec = actors.NewExecutor(actors.ExecutorConfig{Logger: c.logger,
+		c.exec = actors.NewExecutor(actors.ExecutorConfig{Logger: c.logger, Sink: rt.Instrumentation(),
 			MaxSubscriptions: max(actors.DefaultMaxSubscriptions, o.maxSubscriptions)})
 		c.ownsExec = true
 	}
