@@ -624,7 +624,7 @@ func TestTriggersChangeTheLists(t *testing.T) {
 // Without its hub (-subscriptions=false) the fixture advertises no list
 // changes and has no subscriptions/listen.
 func TestWithoutSubscriptions(t *testing.T) {
-	rt, err := newRuntimeWith(testLogger(t), false)
+	rt, _, err := newRuntimeWith(testLogger(t), false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -635,5 +635,35 @@ func TestWithoutSubscriptions(t *testing.T) {
 	}
 	if fr := f.call("subscriptions/listen", map[string]any{"notifications": map[string]any{"toolsListChanged": true}}, nil, nil); fr.Error == nil || fr.Error.Code != -32601 {
 		t.Fatalf("subscriptions/listen without a hub: %s", fr.Raw)
+	}
+}
+
+// The served fixture reports changes of the watched resource to its
+// subscribers.
+func TestWatchedResourceChanges(t *testing.T) {
+	_, hub, err := newRuntimeWith(testLogger(t), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	woken := make(chan struct{}, 1)
+	l := hub.Attach(dispatch.SubscriptionFilter{ResourceSubscriptions: []string{watchedURI}}, func() {
+		select {
+		case woken <- struct{}{}:
+		default:
+		}
+	})
+	defer l.Close()
+	if _, err := l.Next(); err == nil {
+		t.Fatal("an event before any change")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); updateWatched(ctx, hub, time.Millisecond) }()
+	<-woken
+	cancel()
+	<-done
+	ev, err := l.Next()
+	if err != nil || ev.Kind != dispatch.EventResourceUpdated || ev.URI != watchedURI {
+		t.Fatalf("event %+v, %v", ev, err)
 	}
 }

@@ -14,6 +14,7 @@
 //
 // and it exits cleanly when its standard input closes, so a parent that
 // dies takes it along. -sessions asks for initialize-era HTTP sessions.
+// While it serves, test://watched-resource changes every 3 seconds.
 // -subscriptions=false leaves out the subscription hub (no listChanged,
 // no subscriptions/listen, no resources/subscribe): a server that is one
 // of a pool answering stateless requests in turn cannot deliver a change
@@ -60,10 +61,19 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return 2
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	rt, err := newRuntimeWith(logger, cfg.subscriptions)
+	rt, hub, err := newRuntimeWith(logger, cfg.subscriptions)
 	if err != nil {
 		logger.Error("invalid server definition", "error", err)
 		return 1
+	}
+	if hub != nil {
+		wctx, stopWatched := context.WithCancel(ctx)
+		updated := make(chan struct{})
+		go func() {
+			defer close(updated)
+			updateWatched(wctx, hub, watchedInterval)
+		}()
+		defer func() { stopWatched(); <-updated }()
 	}
 	serve, ok := transports[cfg.transport]
 	if !ok {
