@@ -148,6 +148,12 @@ func (h *Handler) Execute(ctx context.Context, p *Prepared) (*Response, *StreamR
 		task.Cancel()
 		p.finish()
 		return &Response{Status: http.StatusNoContent}, nil
+	case <-p.clientCancel:
+		// Cancelled by the client (notifications/cancelled in its
+		// session): no JSON-RPC response follows, which 202 says.
+		task.Cancel()
+		p.finish()
+		return &Response{Status: http.StatusAccepted}, nil
 	case <-h.host.Context().Done():
 		p.finish()
 		return errorResponse(http.StatusServiceUnavailable, call.Info.ID, errShuttingDown), nil

@@ -30,6 +30,10 @@ type Prepared struct {
 	newSess   *dispatch.Session // an initialize's session, issued if it succeeds
 	principal any               // the principal a new session is bound to
 	get       bool              // the session's GET stream
+	// clientCancel is closed when the client cancels the request with
+	// notifications/cancelled in its session (nil outside a session).
+	clientCancel chan struct{}
+	cancelOnce   sync.Once
 
 	mu       sync.Mutex
 	executed bool
@@ -77,6 +81,8 @@ func (p *Prepared) finish() {
 	if p.sess != nil {
 		if p.get {
 			p.h.sessions.detach(p.sess, p)
+		} else {
+			p.h.sessions.untrack(p.sess, p)
 		}
 		p.h.sessions.release(p.sess)
 	}
@@ -213,9 +219,16 @@ func (h *Handler) admit(req *Request, body []byte) (*Prepared, *Response) {
 		// goes to the server-to-client request waiting for it (one that
 		// matches nothing is ignored).
 		if hs != nil {
-			if msg.Kind == jsonrpc.KindResponse {
+			switch {
+			case msg.Kind == jsonrpc.KindResponse:
 				hs.sess.Deliver(msg)
-			} else {
+			case msg.Method == "notifications/cancelled":
+				// In the initialize era a disconnect is not a
+				// cancellation: the client says so.
+				if id, ok := dispatch.CancelledRequestID(msg.Params); ok {
+					h.sessions.cancel(hs, id)
+				}
+			default:
 				h.rt.Admit(dreq)
 			}
 			h.sessions.release(hs)
@@ -251,10 +264,15 @@ func (h *Handler) admit(req *Request, body []byte) (*Prepared, *Response) {
 		return nil, &Response{Status: refusalStatus(out), ContentType: mediaJSON, Body: out.Frame}
 	}
 	p := &Prepared{h: h, call: call, x: x, peer: req.Peer, sess: hs, newSess: newSess, principal: req.Principal}
+	if hs != nil {
+		p.clientCancel = make(chan struct{})
+		h.sessions.track(hs, p)
+	}
 	if call.Info.Method == dispatch.MethodListen {
 		release, ok := h.exec.AcquireSubscription()
 		if !ok {
 			if hs != nil {
+				h.sessions.untrack(hs, p)
 				h.sessions.release(hs)
 			}
 			return nil, errorResponse(http.StatusServiceUnavailable, call.Info.ID, errSubscriptionCap)

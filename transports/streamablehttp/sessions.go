@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/dispatch/jsonrpc"
 )
 
 // Session defaults.
@@ -86,9 +87,10 @@ type httpSession struct {
 	sess      *dispatch.Session
 	principal any
 
-	users  int // requests in flight and the GET stream: not idle while > 0
-	idle   *time.Timer
-	stream *Prepared // the open GET stream, or nil
+	users    int // requests in flight and the GET stream: not idle while > 0
+	idle     *time.Timer
+	stream   *Prepared                // the open GET stream, or nil
+	inflight map[jsonrpc.ID]*Prepared // requests in flight, for notifications/cancelled
 	ended  bool
 	endCh  chan struct{} // closed when the session ends
 	// wake holds one signal that the session may have a change
@@ -247,6 +249,38 @@ func (st *sessionStore) detach(hs *httpSession, p *Prepared) {
 		hs.stream = nil
 	}
 	st.mu.Unlock()
+}
+
+// track records a request in flight in its session, so that the client
+// can cancel it by id.
+func (st *sessionStore) track(hs *httpSession, p *Prepared) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if hs.inflight == nil {
+		hs.inflight = map[jsonrpc.ID]*Prepared{}
+	}
+	hs.inflight[p.call.Info.ID] = p
+}
+
+// untrack forgets a request that ended.
+func (st *sessionStore) untrack(hs *httpSession, p *Prepared) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if id := p.call.Info.ID; hs.inflight[id] == p {
+		delete(hs.inflight, id)
+	}
+}
+
+// cancel cancels the session's request in flight with id, if any: its
+// work stops and it gets no response (an unknown or finished id is
+// ignored, as notifications get no answer).
+func (st *sessionStore) cancel(hs *httpSession, id jsonrpc.ID) {
+	st.mu.Lock()
+	p := hs.inflight[id]
+	st.mu.Unlock()
+	if p != nil {
+		p.cancelOnce.Do(func() { close(p.clientCancel) })
+	}
 }
 
 // samePrincipal compares two principals with ==, without panicking on

@@ -32,6 +32,10 @@ func legacyRuntime(t testing.TB) *dispatch.Runtime {
 			}
 			return dispatch.TextResult(fmt.Sprintf("hello %v", ans.Content["name"])), nil
 		}),
+		dispatch.WithTool(dispatch.Tool{Name: "wait"}, func(ctx context.Context, _ *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+			<-ctx.Done()
+			return nil, ctx.Err()
+		}),
 		dispatch.WithTool(dispatch.Tool{Name: "chatty"}, func(ctx context.Context, _ *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
 			for i := range 3 {
 				dispatch.Logger(ctx).Info("step", "n", i)
@@ -449,4 +453,86 @@ func TestSessionGetStreamCarriesChanges(t *testing.T) {
 	if n := hub.Stats().Listeners; n != 0 {
 		t.Fatalf("%d listeners left after the sessions ended", n)
 	}
+}
+
+// TestClientCancelsInItsSession: in the initialize era a client cancels
+// with notifications/cancelled, not by going away. The request's work
+// stops and it gets no response: 202 before anything was sent, or the
+// end of its event stream.
+func TestClientCancelsInItsSession(t *testing.T) {
+	forEachTarget(t, func(t *testing.T, tg target) {
+		ep := tg.start(t, legacyRuntime(t), sessionsOn)
+		s := testkit.OpenHTTPSession(t, ep.url, dispatch.Version20251125, map[string]any{"elicitation": map[string]any{}})
+		cancelLater := func(id int) {
+			testkit.WaitTree(t, ep.sup, func(n *supervisor.Node) bool { return n.Count(supervisor.KindRequest) == 1 })
+			r := s.Post(t, testkit.Notification("notifications/cancelled", map[string]any{"requestId": id, "reason": "changed my mind"}), nil)
+			if r.Status != http.StatusAccepted {
+				t.Errorf("cancel: %d", r.Status)
+			}
+		}
+		// A JSON answer not started yet.
+		type reply struct {
+			status int
+			body   []byte
+			err    error
+		}
+		replied := make(chan reply, 1)
+		req, err := s.NewRequest(context.Background(), testkit.LegacyRequest(1, "tools/call", map[string]any{"name": "wait"}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		go func() {
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				replied <- reply{err: err}
+				return
+			}
+			defer resp.Body.Close()
+			body, err := io.ReadAll(resp.Body)
+			replied <- reply{resp.StatusCode, body, err}
+		}()
+		cancelLater(1)
+		if r := <-replied; r.err != nil || r.status != http.StatusAccepted || len(r.body) != 0 {
+			t.Fatalf("cancelled call: %d %s %v", r.status, r.body, r.err)
+		}
+		testkit.WaitNoRequests(t, ep.sup)
+
+		// An event stream under way (the server is asking the client).
+		ctx, cancel := context.WithTimeout(context.Background(), testkit.DefaultTimeout)
+		defer cancel()
+		req, err = s.NewRequest(ctx, testkit.LegacyRequest(2, "tools/call", map[string]any{"name": "ask_name"}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		sr := testkit.NewSSEReader(resp.Body)
+		if data, _, err := sr.Next(); err != nil || !strings.Contains(string(data), "elicitation/create") {
+			t.Fatalf("first event: %s %v", data, err)
+		}
+		cancelLater(2)
+		for {
+			data, comment, err := sr.Next()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				t.Fatalf("stream: %v", err)
+			}
+			if !comment {
+				t.Fatalf("an event after the cancellation: %s", data)
+			}
+		}
+		testkit.WaitNoRequests(t, ep.sup)
+		// Unknown ids are ignored, and the session goes on.
+		if r := s.Post(t, testkit.Notification("notifications/cancelled", map[string]any{"requestId": 99}), nil); r.Status != http.StatusAccepted {
+			t.Fatalf("unknown id: %d", r.Status)
+		}
+		if f := s.Call(t, 3, "ping", nil); f.Error != nil {
+			t.Fatalf("ping: %s", f.Raw)
+		}
+	})
 }

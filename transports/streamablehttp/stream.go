@@ -98,6 +98,10 @@ func (s *StreamResponse) Next(ctx context.Context) ([]byte, error) {
 		return sseEvent(frame), nil
 	case <-s.timer.C:
 		return keepaliveComment, nil
+	case <-s.p.clientCancel:
+		// Cancelled by the client: the stream ends with no response.
+		s.Close()
+		return nil, io.EOF
 	case <-ctx.Done():
 		s.Close()
 		return nil, ctx.Err()
