@@ -91,8 +91,8 @@ type httpSession struct {
 	idle     *time.Timer
 	stream   *Prepared                // the open GET stream, or nil
 	inflight map[jsonrpc.ID]*Prepared // requests in flight, for notifications/cancelled
-	ended  bool
-	endCh  chan struct{} // closed when the session ends
+	ended    bool
+	endCh    chan struct{} // closed when the session ends
 	// wake holds one signal that the session may have a change
 	// notification for its GET stream.
 	wake chan struct{}
