@@ -107,11 +107,11 @@ func (rt *Runtime) execute(ctx context.Context, c *Call) (Outcome, executed) {
 	if err != nil {
 		return ErrorOutcome(c.Info.ID, rt.internal(c, "shaping result", err)), executed{err: err}
 	}
-	body, err := jsonrpc.Marshal(wire)
+	frame, err := encodeResultFrame(c.Info.ID, wire)
 	if err != nil {
 		return ErrorOutcome(c.Info.ID, rt.internal(c, "encoding result", err)), executed{err: err}
 	}
-	out := Outcome{Frame: jsonrpc.AppendResult(make([]byte, 0, len(body)+48), c.Info.ID, body)}
+	out := Outcome{Frame: frame}
 	if hr, ok := res.(HandshakeResult); ok {
 		h := hr.Handshake()
 		out.NegotiatedVersion = h.ProtocolVersion
