@@ -59,6 +59,8 @@ type Conn struct {
 	allowed map[string]bool
 	logger  *slog.Logger
 	grace   time.Duration
+	// writeTimeout bounds the wait for a write in progress at the end.
+	writeTimeout time.Duration
 
 	sup      *supervisor.Supervisor // closed at the end when owned
 	exec     *actors.Executor       // closed at the end when owned
@@ -108,7 +110,7 @@ func Start(ctx context.Context, rt *dispatch.Runtime, opts ...Option) (*Conn, er
 	if logger == nil {
 		logger = rt.Logger()
 	}
-	c := &Conn{name: o.name, logger: logger, grace: o.gracePeriod, sup: o.sup, exec: o.executor, done: make(chan struct{})}
+	c := &Conn{name: o.name, logger: logger, grace: o.gracePeriod, writeTimeout: o.writeTimeout, sup: o.sup, exec: o.executor, done: make(chan struct{})}
 	c.allowed = make(map[string]bool, len(o.notificationMethods))
 	for _, m := range o.notificationMethods {
 		c.allowed[m] = true
@@ -212,6 +214,12 @@ func (c *Conn) stop(err error) {
 // releases what the transport owns.
 func (c *Conn) finish() {
 	<-c.ac.Done()
+	// A write already started finishes before the transport reports the
+	// end, so a caller closing the output then cannot cut a frame; a write
+	// that blocks is bounded by the write timeout, as every write is.
+	wctx, wcancel := context.WithTimeout(context.Background(), c.writeTimeout)
+	c.ac.WaitOutput(wctx)
+	wcancel()
 	c.stopCtx()
 	c.stopMu.Lock()
 	from := c.stopAt
