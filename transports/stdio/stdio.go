@@ -214,16 +214,21 @@ func (c *Conn) stop(err error) {
 // releases what the transport owns.
 func (c *Conn) finish() {
 	<-c.ac.Done()
-	// A write already started finishes before the transport reports the
-	// end, so a caller closing the output then cannot cut a frame; a write
-	// that blocks is bounded by the write timeout, as every write is.
-	wctx, wcancel := context.WithTimeout(context.Background(), c.writeTimeout)
-	c.ac.WaitOutput(wctx)
-	wcancel()
-	c.stopCtx()
 	c.stopMu.Lock()
 	from := c.stopAt
 	c.stopMu.Unlock()
+	// A write already started finishes before the transport reports the
+	// end, so a caller closing the output then cannot cut a frame. The wait
+	// is bounded as every write is, by the write timeout, and after a stop
+	// by the grace period too, which Stop promises.
+	waitUntil := time.Now().Add(c.writeTimeout)
+	if !from.IsZero() && from.Add(c.grace).Before(waitUntil) {
+		waitUntil = from.Add(c.grace)
+	}
+	wctx, wcancel := context.WithDeadline(context.Background(), waitUntil)
+	c.ac.WaitOutput(wctx)
+	wcancel()
+	c.stopCtx()
 	if from.IsZero() {
 		from = time.Now()
 	}
