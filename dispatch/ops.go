@@ -92,7 +92,7 @@ func opToolsCall(ctx context.Context, rt *Runtime, c *Call) (any, error) {
 	if err := rt.authorizeUse(ctx, c, KindTool, *p.Name, "", func() *jsonrpc.Error { return unknownTool(*p.Name) }); err != nil {
 		return nil, err
 	}
-	if !entry.anyObject {
+	if !entry.anyObject && (entry.flat == nil || !entry.flat.valid(args)) {
 		value, err := toJSONValue(args)
 		if err != nil {
 			return nil, invalidParams("Invalid params: arguments are not valid JSON")

@@ -88,7 +88,10 @@ type toolEntry struct {
 	// anyObject is set when the input schema is exactly {"type":"object"}:
 	// any arguments object passes, so validation is skipped.
 	anyObject bool
-	headers   []headerParam // x-mcp-header annotations
+	// flat, when the input schema is a flat object of scalar properties,
+	// accepts most valid arguments without the general validator.
+	flat    *flatSchema
+	headers []headerParam // x-mcp-header annotations
 }
 
 var toolNameRE = regexp.MustCompile(`^[A-Za-z0-9_./-]{1,64}$`)
@@ -129,6 +132,9 @@ func (b *builder) addTool(t Tool, h ToolHandler) error {
 	e.anyObject = string(t.InputSchema) == `{"type":"object"}`
 	if e.input, err = compileSchema(t.InputSchema); err != nil {
 		return fmt.Errorf("dispatch: tool %q input schema: %w", t.Name, err)
+	}
+	if !e.anyObject {
+		e.flat = compileFlat(t.InputSchema, e.input)
 	}
 	if e.headers, err = headerParams(t.InputSchema); err != nil {
 		return fmt.Errorf("dispatch: tool %q: %w", t.Name, err)
