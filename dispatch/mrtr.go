@@ -359,8 +359,19 @@ func (rt *Runtime) admitInput(method string, params []byte, principal any) (*Inp
 	if !mrtrMethods[method] {
 		return nil, nil
 	}
-	rawResp, hasResp := jsonrpc.Member(params, "inputResponses")
-	rawState, hasState := jsonrpc.Member(params, "requestState")
+	// One pass over params for both members: most calls have neither, and
+	// looking for each on its own would scan the whole params twice.
+	var rawResp, rawState []byte
+	var hasResp, hasState bool
+	jsonrpc.Members(params, func(key, value []byte) bool {
+		switch {
+		case !hasResp && jsonrpc.KeyEquals(key, "inputResponses"):
+			rawResp, hasResp = value, true
+		case !hasState && jsonrpc.KeyEquals(key, "requestState"):
+			rawState, hasState = value, true
+		}
+		return !hasResp || !hasState
+	})
 	if !hasResp && !hasState {
 		return nil, nil
 	}

@@ -33,3 +33,8 @@ func Members(object []byte, fn func(key, value []byte) bool) bool {
 	s.object(fn)
 	return true
 }
+
+// KeyEquals reports whether key, a raw member key as [Members] passes it
+// (quotes included), names name once unescaped. It allocates only when
+// the key is escaped.
+func KeyEquals(key []byte, name string) bool { return keyEquals(key, name) }

@@ -185,6 +185,14 @@ func (s *scanner) array() bool {
 func (s *scanner) str() bool {
 	s.pos++ // opening quote
 	for s.pos < len(s.data) {
+		// Most string bytes are plain ASCII: skip runs of them with one
+		// table lookup each before looking at anything special.
+		for s.pos < len(s.data) && plainStringByte[s.data[s.pos]] {
+			s.pos++
+		}
+		if s.pos >= len(s.data) {
+			break
+		}
 		c := s.data[s.pos]
 		switch {
 		case c == '"':
@@ -225,6 +233,15 @@ func (s *scanner) str() bool {
 	}
 	return s.fail(scanSyntax)
 }
+
+// plainStringByte marks the bytes that may appear in a JSON string as
+// themselves: printable ASCII other than the quote and the backslash.
+var plainStringByte = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 func isHex(c byte) bool {
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
