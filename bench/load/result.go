@@ -24,6 +24,12 @@ type Result struct {
 	P50us      float64 `json:"p50us,omitempty"`
 	P99us      float64 `json:"p99us,omitempty"`
 	CPUPerReq  float64 `json:"cpuPerReqUs,omitempty"` // server CPU µs per request
+	// Stall diagnosis (stdio): the longest time in the window without a
+	// response, and the longest the driver itself was late waking from a
+	// 5 ms sleep. A long gap with a short lag is the server's stall; a
+	// lag as long as the gap is the machine pausing both.
+	MaxGapUs    float64 `json:"maxGapUs,omitempty"`
+	DriverLagUs float64 `json:"driverLagUs,omitempty"`
 
 	// Every scenario with a server process.
 	PeakRSSKiB int64 `json:"peakRSSKiB,omitempty"`

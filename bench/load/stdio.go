@@ -59,6 +59,8 @@ func RunStdio(ctx context.Context, t *Target, cfg StdioLoad) (Result, error) {
 		count, errs int64
 		unmatched   int64
 		firstOdd    string
+		lastResp    time.Time
+		maxGap      time.Duration
 	)
 	stop := make(chan struct{})
 	writerDone := make(chan error, 1)
@@ -122,6 +124,10 @@ func RunStdio(ctx context.Context, t *Target, cfg StdioLoad) (Result, error) {
 				delete(sent, f.ID)
 				if inWindow {
 					count++
+					if gap := now.Sub(lastResp); gap > maxGap {
+						maxGap = gap
+					}
+					lastResp = now
 					lat = append(lat, now.Sub(at))
 					if f.ErrorCode != 0 || f.IsError {
 						errs++
@@ -159,8 +165,11 @@ func RunStdio(ctx context.Context, t *Target, cfg StdioLoad) (Result, error) {
 		return fail(ctx.Err())
 	}
 	cpu0, _ := cpuOf(t)
+	lagDone := make(chan time.Duration, 1)
+	go func() { lagDone <- driverLag(stop) }()
 	mu.Lock()
 	inWindow, windowStart = true, time.Now()
+	lastResp = windowStart
 	mu.Unlock()
 	select {
 	case <-time.After(cfg.Duration):
@@ -190,9 +199,14 @@ func RunStdio(ctx context.Context, t *Target, cfg StdioLoad) (Result, error) {
 	mu.Lock()
 	inWindow, windowEnd = false, time.Now()
 	n := count
+	if gap := windowEnd.Sub(lastResp); gap > maxGap {
+		maxGap = gap
+	}
+	res.MaxGapUs = float64(maxGap) / float64(time.Microsecond)
 	mu.Unlock()
 	cpu1, cpuErr := cpuOf(t)
 	close(stop)
+	res.DriverLagUs = float64(<-lagDone) / float64(time.Microsecond)
 	if err := <-writerDone; err != nil {
 		res.Err = err.Error()
 		return res, err
@@ -231,4 +245,28 @@ func cpuOf(t *Target) (time.Duration, error) {
 		return 0, errors.New("load: no process")
 	}
 	return ProcCPU(t.PID)
+}
+
+// lagTick is how often driverLag wakes.
+const lagTick = 5 * time.Millisecond
+
+// driverLag wakes every lagTick until stop closes and returns the longest
+// it overslept: how long the driver itself could not run.
+func driverLag(stop <-chan struct{}) time.Duration {
+	var worst time.Duration
+	t := time.NewTicker(lagTick)
+	defer t.Stop()
+	last := time.Now()
+	for {
+		select {
+		case <-stop:
+			return worst
+		case <-t.C:
+			now := time.Now()
+			if lag := now.Sub(last) - lagTick; lag > worst {
+				worst = lag
+			}
+			last = now
+		}
+	}
 }

@@ -149,7 +149,11 @@ func summary(r load.Result) string {
 	case r.Err != "":
 		return "error: " + r.Err
 	case r.Throughput > 0:
-		return fmt.Sprintf("%.0f req/s  p50 %.0f µs  p99 %.0f µs  cpu %.0f µs/req  rss %d KiB", r.Throughput, r.P50us, r.P99us, r.CPUPerReq, r.PeakRSSKiB)
+		line := fmt.Sprintf("%.0f req/s  p50 %.0f µs  p99 %.0f µs  cpu %.0f µs/req  rss %d KiB", r.Throughput, r.P50us, r.P99us, r.CPUPerReq, r.PeakRSSKiB)
+		if r.MaxGapUs > 0 {
+			line += fmt.Sprintf("  gap %.0f ms  lag %.0f ms", r.MaxGapUs/1000, r.DriverLagUs/1000)
+		}
+		return line
 	case r.Started > 0:
 		return fmt.Sprintf("started %d  stopped %t in %.1f ms  late %d  started after cancel %d  heap/sleep %.0f B", r.Started, r.Stopped, r.StopMs, r.Late, r.StartedAfterCancel, r.HeapPerSleepB)
 	case strings.HasPrefix(r.Scenario, "bigline"):

@@ -353,8 +353,26 @@ func render(recs []Record, scenarios []load.Scenario, info runInfo) string {
 	if len(failures) > 0 {
 		w("### Failed measurements\n\n%s\n\n", strings.Join(failures, "\n"))
 	}
+
+	// Stalls: a stdio window with a long stretch without any response.
+	var stalls []string
+	for _, r := range recs {
+		if r.MaxGapUs >= stallGapUs {
+			who := "the server (the driver ran on time)"
+			if r.DriverLagUs >= r.MaxGapUs/2 {
+				who = "the machine (the driver was paused too)"
+			}
+			stalls = append(stalls, fmt.Sprintf("- round %d, %s, %s: no response for %.0f ms; driver lag %.0f ms: %s", r.Round, r.Scenario, r.Server, r.MaxGapUs/1000, r.DriverLagUs/1000, who))
+		}
+	}
+	if len(stalls) > 0 {
+		w("### Stalls\n\n%s\n\n", strings.Join(stalls, "\n"))
+	}
 	return b.String()
 }
+
+// stallGapUs is the stretch without a response that counts as a stall.
+const stallGapUs = 250_000
 
 func oneLine(s string) string {
 	s = strings.ReplaceAll(s, "\n", " ")
