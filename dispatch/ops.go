@@ -1,6 +1,7 @@
 package dispatch
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -57,6 +58,51 @@ type callToolParams struct {
 
 var emptyObject = json.RawMessage(`{}`)
 
+// decodeToolCallParams reads a tools/call's name and arguments in one
+// pass over params, without decoding the rest (_meta above all, which
+// json-iterator would walk key by key, allocating each one). Anything
+// unusual (an escaped or repeated key, a name that is not a string) goes
+// through decodeParams, so results and errors are the same as its.
+func decodeToolCallParams(params []byte, p *callToolParams) error {
+	if len(params) == 0 {
+		return nil
+	}
+	var name, args []byte
+	odd := false
+	isObject := jsonrpc.Members(params, func(key, value []byte) bool {
+		switch {
+		case bytes.IndexByte(key, '\\') >= 0:
+			odd = true // escaped: it may spell one of the two
+		case string(key) == `"name"`:
+			odd = name != nil // repeated
+			name = value
+		case string(key) == `"arguments"`:
+			odd = args != nil
+			args = value
+		}
+		return !odd
+	})
+	if !isObject || odd {
+		return decodeParams(params, p)
+	}
+	switch {
+	case name == nil || string(name) == "null":
+	case name[0] == '"':
+		s, ok := jsonrpc.Unquote(name)
+		if !ok {
+			return decodeParams(params, p)
+		}
+		p.Name = &s
+	default:
+		return decodeParams(params, p) // not a string: its error
+	}
+	if args != nil && string(args) != "null" {
+		// A copy, as decoding gave: the handler owns its arguments.
+		p.Arguments = bytes.Clone(args)
+	}
+	return nil
+}
+
 // toolArguments returns a tools/call's arguments object ({} when absent
 // or null), or the -32602 for anything else.
 func toolArguments(args json.RawMessage) (json.RawMessage, *jsonrpc.Error) {
@@ -75,7 +121,7 @@ func unknownTool(name string) *jsonrpc.Error {
 
 func opToolsCall(ctx context.Context, rt *Runtime, c *Call) (any, error) {
 	var p callToolParams
-	if err := decodeParams(c.Params, &p); err != nil {
+	if err := decodeToolCallParams(c.Params, &p); err != nil {
 		return nil, err
 	}
 	if p.Name == nil || *p.Name == "" {
