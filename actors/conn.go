@@ -57,10 +57,11 @@ type ConnConfig struct {
 	WriteTimeout time.Duration
 	// RequestTimeout overrides the executor's default deadline.
 	RequestTimeout time.Duration
-	// MaxSubscriptions bounds the subscription streams open at once on
-	// the connection (default 32). Each open stream will be a child actor
-	// of the connection, beside the request actors; the streams
-	// themselves arrive with subscriptions/listen.
+	// MaxSubscriptions bounds the subscriptions/listen streams open at
+	// once on the connection (default 32); each also takes a slot of the
+	// executor's shared subscription cap. A listen over either gets
+	// -32603. Each open stream is a child actor of the connection, beside
+	// the request actors, and holds no execution slot.
 	MaxSubscriptions int
 	// Transport is reported to the Runtime with each message.
 	Transport dispatch.TransportKind
@@ -241,6 +242,12 @@ type connActor struct {
 	writer *actor.PID
 
 	requests map[jsonrpc.ID]*reqEntry
+	subs     map[jsonrpc.ID]*subEntry
+	// subCount counts the streams holding a slot of the connection's cap:
+	// the reader adds one before it sends openSubscription, a stream's
+	// release takes it back. Only the reader adds, so its check of the
+	// cap cannot race.
+	subCount atomic.Int32
 	// dying counts request actors told to stop whose Terminated has not
 	// arrived. The connection asks to be stopped only when it is zero:
 	// stopping it sends Stop to every child still listed, and a Stop that
@@ -257,6 +264,7 @@ func (c *connActor) describe() (Kind, map[string]string) {
 	attrs := map[string]string{
 		"transport":        c.cfg.Transport.String(),
 		"requests":         itoa(len(c.requests)),
+		"subscriptions":    itoa(len(c.subs)),
 		"maxSubscriptions": itoa(c.cfg.MaxSubscriptions),
 	}
 	if c.cfg.Name != "" {
@@ -278,6 +286,7 @@ func (c *connActor) Receive(ac actor.Context) {
 		c.ctx, c.cancel = context.WithCancel(context.Background())
 		c.scope = c.cfg.Executor.NewScope(c.ctx)
 		c.requests = map[jsonrpc.ID]*reqEntry{}
+		c.subs = map[jsonrpc.ID]*subEntry{}
 		c.dying = map[string]bool{}
 		w, err := ac.SpawnNamed(c.s.props(func() actor.Actor { return newWriter(c.s, c.cfg.Output, c.cfg.WriteTimeout) }), "writer")
 		if err != nil {
@@ -294,6 +303,20 @@ func (c *connActor) Receive(ac actor.Context) {
 			e.cancelled.Store(true)
 			e.ticket.Cancel()
 			c.stopRequest(ac, e)
+			c.checkDrained(ac)
+		} else if e, ok := c.subs[m.id]; ok {
+			// The client ends its stream: nothing more is written for it.
+			delete(c.subs, m.id)
+			e.cancelled.Store(true)
+			c.stopChild(ac, e.pid)
+			c.checkDrained(ac)
+		}
+	case *openSubscription:
+		c.openSubscription(ac, m.entry)
+	case *subscriptionDone:
+		if e, ok := c.subs[m.entry.id]; ok && e == m.entry {
+			delete(c.subs, m.entry.id)
+			c.stopChild(ac, e.pid)
 			c.checkDrained(ac)
 		}
 	case *requestDone:
@@ -312,6 +335,11 @@ func (c *connActor) Receive(ac actor.Context) {
 		c.eof = true
 		if m.err != nil && !errors.Is(m.err, io.EOF) {
 			c.s.logger.Warn("snodo: input failed; treating it as end of input", "connection", ac.Self().Id, "error", m.err)
+		}
+		// Open streams end gracefully: each writes its final result, and
+		// the connection finishes once they have.
+		for _, e := range c.subs {
+			ac.Send(e.pid, &completeSubscription{})
 		}
 		c.checkDrained(ac)
 	case *flushed:
@@ -371,19 +399,22 @@ func (c *connActor) record(ac actor.Context, e *reqEntry) {
 		// but before that request's requestDone arrived.
 		c.stopRequest(ac, old)
 	}
-	e.pid = ac.SpawnPrefix(c.s.props(func() actor.Actor { return &requestActor{entry: e} }), "req")
+	e.pid = ac.SpawnPrefix(c.s.leafProps(func() actor.Actor { return &requestActor{entry: e} }), "req")
 	c.requests[e.id] = e
 }
 
 // stopRequest stops a request actor the connection no longer tracks.
-// Once the connection has asked to be stopped it leaves them all to that
-// stop, which would otherwise race with this one.
-func (c *connActor) stopRequest(ac actor.Context, e *reqEntry) {
+func (c *connActor) stopRequest(ac actor.Context, e *reqEntry) { c.stopChild(ac, e.pid) }
+
+// stopChild stops a request or subscription actor the connection no
+// longer tracks. Once the connection has asked to be stopped it leaves
+// them all to that stop, which would otherwise race with this one.
+func (c *connActor) stopChild(ac actor.Context, pid *actor.PID) {
 	if c.released {
 		return
 	}
-	c.dying[e.pid.Id] = true
-	ac.Stop(e.pid)
+	c.dying[pid.Id] = true
+	ac.Stop(pid)
 }
 
 // JSON-RPC errors of the execution layer.
@@ -437,9 +468,9 @@ func (c *connActor) writeWait(frame []byte, cancelled *atomic.Bool) bool {
 }
 
 // checkDrained asks the writer to flush once input has ended and no
-// request is in flight.
+// request or stream is in flight.
 func (c *connActor) checkDrained(ac actor.Context) {
-	if c.eof && !c.flushing && !c.finished && len(c.requests) == 0 {
+	if c.eof && !c.flushing && !c.finished && len(c.requests) == 0 && len(c.subs) == 0 {
 		c.flushing = true
 		ac.Send(c.writer, &flush{})
 	}
@@ -554,6 +585,9 @@ func (r *reader) handle(frame []byte) bool {
 		}
 		return true
 	}
+	if call.Info.Method == dispatch.MethodListen {
+		return r.listen(call)
+	}
 	return r.submit(call)
 }
 
@@ -608,5 +642,60 @@ func (n *connNotifier) Notify(ctx context.Context, frame []byte) error {
 		return err
 	case <-ctx.Done():
 		return ctx.Err()
+	}
+}
+
+// listen takes the slots of an admitted subscriptions/listen (the
+// connection's cap, the executor's shared cap, and its id among the
+// requests in flight) and hands it to the connection actor, which starts
+// its stream. Refusals are written by the reader itself, as for any
+// request: over a cap -32603, a duplicate id -32600.
+func (r *reader) listen(call *dispatch.Call) bool {
+	c := r.c
+	id := call.Info.ID
+	releaseKey, err := c.scope.Reserve(id)
+	switch {
+	case errors.Is(err, ErrDuplicate):
+		return r.write(jsonrpc.EncodeError(id, errDuplicateID))
+	case err != nil:
+		return false // scope closed: the connection is ending
+	}
+	if int(c.subCount.Load()) >= c.cfg.MaxSubscriptions {
+		releaseKey()
+		return r.write(jsonrpc.EncodeError(id, errSubscriptionCap))
+	}
+	releaseSlot, ok := c.cfg.Executor.AcquireSubscription()
+	if !ok {
+		releaseKey()
+		return r.write(jsonrpc.EncodeError(id, errSubscriptionCap))
+	}
+	c.subCount.Add(1)
+	e := &subEntry{id: id, call: call, started: time.Now()}
+	e.release = func() {
+		releaseKey()
+		releaseSlot()
+		c.subCount.Add(-1)
+	}
+	c.s.send(r.self, &openSubscription{entry: e})
+	return true
+}
+
+// openSubscription starts the actor of a stream the reader admitted,
+// unless the connection is finishing.
+func (c *connActor) openSubscription(ac actor.Context, e *subEntry) {
+	if c.finished {
+		e.free()
+		return
+	}
+	if old, ok := c.subs[e.id]; ok {
+		// Unreachable while the id is reserved; kept as a guard.
+		c.stopChild(ac, old.pid)
+	}
+	e.pid = ac.SpawnPrefix(c.s.props(func() actor.Actor {
+		return &connSubscriptionActor{s: c.s, rt: c.cfg.Runtime, ctx: c.ctx, writer: c.writer, conn: c.self, e: e}
+	}), "sub")
+	c.subs[e.id] = e
+	if c.eof {
+		ac.Send(e.pid, &completeSubscription{})
 	}
 }

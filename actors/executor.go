@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/snodo-go/snodo/instrumentation"
 )
 
 // Executor defaults, as in the seed documents.
@@ -44,6 +46,10 @@ type ExecutorConfig struct {
 	MaxSubscriptions int
 	// Logger receives worker panics. Default slog.Default().
 	Logger *slog.Logger
+	// Sink, when set, hears about admissions, rejections, starts and
+	// ends of jobs, and subscription slots (see executor_events.go).
+	// Nil builds no events.
+	Sink instrumentation.Sink
 }
 
 // Executor runs jobs with bounded admission (MaxConcurrency running,
@@ -59,13 +65,25 @@ type ExecutorConfig struct {
 type Executor struct {
 	cfg    ExecutorConfig
 	logger *slog.Logger
+	sink   instrumentation.Sink // nil: no events
 
 	mu      sync.Mutex
 	running int
 	queue   list.List // of *job, FIFO
 	subs    int
 	closed  bool
-	workers sync.WaitGroup
+
+	// busy counts taken slots (it mirrors running): Close waits on it.
+	busy sync.WaitGroup
+	// Worker goroutines outlive their jobs and park between them, so a job
+	// runs on a goroutine whose stack has already grown: starting one per
+	// job cost a fifth of the CPU of a small tool call. A free slot's job
+	// is handed to a parked worker when there is one; a worker parked for
+	// workerIdle, or told to quit by Close, exits.
+	handoff    chan *job
+	quit       chan struct{}
+	quitOnce   sync.Once
+	goroutines sync.WaitGroup
 
 	submitted, rejected, timedOut, cancelled, failed atomic.Int64
 }
@@ -89,8 +107,12 @@ func NewExecutor(cfg ExecutorConfig) *Executor {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	return &Executor{cfg: cfg, logger: cfg.Logger}
+	cfg.Sink = instrumentation.Guard(cfg.Sink, cfg.Logger)
+	return &Executor{cfg: cfg, logger: cfg.Logger, sink: cfg.Sink, handoff: make(chan *job), quit: make(chan struct{})}
 }
+
+// workerIdle is how long a worker parks without work before it exits.
+const workerIdle = 10 * time.Second
 
 // Config returns the executor's bounds, defaults applied.
 func (e *Executor) Config() ExecutorConfig { return e.cfg }
@@ -165,6 +187,8 @@ type job struct {
 	cancel context.CancelFunc
 	timer  *time.Timer
 	elem   *list.Element // in the queue while queued
+	// admitted is the submission time, recorded only for instrumentation.
+	admitted time.Time
 }
 
 // Scope is one submitter's share of an Executor. Keys are unique per scope
@@ -202,12 +226,20 @@ func (s *Scope) Submit(key any, spec Job) (*Ticket, error) {
 		e.mu.Unlock()
 		return nil, ErrScopeClosed
 	case key != nil && s.keys[key] != nil:
+		running, queued := e.running, e.queue.Len()
 		e.mu.Unlock()
 		e.rejected.Add(1)
+		if e.sink != nil {
+			e.emitRejected("duplicate", running, queued)
+		}
 		return nil, ErrDuplicate
 	case e.running >= e.cfg.MaxConcurrency && e.queue.Len() >= e.cfg.MaxQueue:
+		running, queued := e.running, e.queue.Len()
 		e.mu.Unlock()
 		e.rejected.Add(1)
+		if e.sink != nil {
+			e.emitRejected("overloaded", running, queued)
+		}
 		return nil, ErrOverloaded
 	}
 	j := &job{e: e, scope: s, key: key, spec: spec}
@@ -223,20 +255,61 @@ func (s *Scope) Submit(key any, spec Job) (*Ticket, error) {
 	start := e.running < e.cfg.MaxConcurrency
 	if start {
 		e.running++
+		e.busy.Add(1)
 		j.state.Store(stateRunning)
-		e.workers.Add(1)
 	} else {
 		j.elem = e.queue.PushBack(j)
 	}
 	if timeout > 0 {
 		j.timer = time.AfterFunc(timeout, j.expire)
 	}
+	var running, queued int
+	if e.sink != nil {
+		j.admitted = time.Now()
+		running, queued = e.running, e.queue.Len()
+	}
 	e.mu.Unlock()
 	e.submitted.Add(1)
+	if e.sink != nil {
+		e.emitAdmitted(!start, running, queued)
+	}
 	if start {
-		go j.work()
+		e.dispatch(j)
 	}
 	return &Ticket{j: j}, nil
+}
+
+// Reserve claims key in the scope for work that runs outside the
+// executor, such as a subscription stream: while the key is held, Submit
+// or Reserve under it fails with ErrDuplicate. It takes no execution
+// slot. It fails with ErrDuplicate, or ErrScopeClosed once the scope has
+// ended. The returned release frees the key; it is idempotent. A nil key
+// reserves nothing.
+func (s *Scope) Reserve(key any) (release func(), err error) {
+	e := s.e
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	switch {
+	case s.closed || e.closed || s.ctx.Err() != nil:
+		return nil, ErrScopeClosed
+	case key == nil:
+		return func() {}, nil
+	case s.keys[key] != nil:
+		e.rejected.Add(1)
+		return nil, ErrDuplicate
+	}
+	holder := &job{e: e, scope: s, key: key}
+	s.keys[key] = holder
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			e.mu.Lock()
+			if s.keys[key] == holder {
+				delete(s.keys, key)
+			}
+			e.mu.Unlock()
+		})
+	}, nil
 }
 
 // Close ends the scope: queued jobs are dropped, running jobs cancelled,
@@ -267,6 +340,25 @@ func (t *Ticket) Cancel() bool { return t.j.abort() }
 
 // Context returns the job's context.
 func (t *Ticket) Context() context.Context { return t.j.ctx }
+
+// State describes where the job is, for the supervision tree: "queued",
+// "running", or how it ended ("completed", "timed_out", "failed",
+// "cancelled").
+func (t *Ticket) State() string {
+	switch t.j.state.Load() {
+	case stateQueued:
+		return "queued"
+	case stateRunning:
+		return "running"
+	case stateCompleted:
+		return "completed"
+	case stateTimedOut:
+		return "timed_out"
+	case stateFailed:
+		return "failed"
+	}
+	return "cancelled"
+}
 
 func (j *job) abort() bool {
 	for {
@@ -315,7 +407,11 @@ func (j *job) finishTerminal(wasQueued bool) {
 		e.queue.Remove(j.elem)
 		j.elem = nil
 	}
+	running, queued := e.running, e.queue.Len()
 	e.mu.Unlock()
+	if e.sink != nil {
+		e.emitFinished(j, running, queued)
+	}
 	if j.timer != nil {
 		j.timer.Stop()
 	}
@@ -328,12 +424,41 @@ func (j *job) deliver(r Result) {
 	}
 }
 
-func (j *job) work() {
-	e := j.e
-	defer e.workers.Done()
-	for j != nil {
-		j.run()
-		j = e.release()
+// dispatch runs a job that holds a slot: on a parked worker if one is
+// waiting, else on a new one.
+func (e *Executor) dispatch(j *job) {
+	select {
+	case e.handoff <- j:
+	default:
+		e.goroutines.Add(1)
+		go e.worker(j)
+	}
+}
+
+// worker runs jobs: the one it was started with, then queued ones while
+// there are any, then whatever is handed to it while it parks.
+func (e *Executor) worker(j *job) {
+	defer e.goroutines.Done()
+	var idle *time.Timer
+	for {
+		for j != nil {
+			j.run()
+			j = e.release()
+		}
+		if idle == nil {
+			idle = time.NewTimer(workerIdle)
+		} else {
+			idle.Reset(workerIdle)
+		}
+		select {
+		case j = <-e.handoff:
+			idle.Stop()
+		case <-idle.C:
+			return
+		case <-e.quit:
+			idle.Stop()
+			return
+		}
 	}
 }
 
@@ -342,6 +467,9 @@ func (j *job) run() {
 	if j.scope.ctx.Err() != nil {
 		j.abort() // the owner died while the job waited
 		return
+	}
+	if j.e.sink != nil {
+		j.e.emitStarted(j)
 	}
 	var (
 		value    any
@@ -392,6 +520,7 @@ func (e *Executor) release() *job {
 		}
 	}
 	e.running--
+	e.busy.Done()
 	return nil
 }
 
@@ -400,38 +529,58 @@ func (e *Executor) release() *job {
 // slot is taken.
 func (e *Executor) AcquireSubscription() (release func(), ok bool) {
 	e.mu.Lock()
-	defer e.mu.Unlock()
 	if e.subs >= e.cfg.MaxSubscriptions {
+		running, queued := e.running, e.queue.Len()
+		e.mu.Unlock()
+		if e.sink != nil {
+			e.emitRejected("subscriptions", running, queued)
+		}
 		return nil, false
 	}
 	e.subs++
+	open := e.subs
+	e.mu.Unlock()
+	var opened time.Time
+	if e.sink != nil {
+		opened = time.Now()
+		e.emitSubscription(instrumentation.SubscriptionOpened, open, 0)
+	}
 	var once sync.Once
 	return func() {
 		once.Do(func() {
 			e.mu.Lock()
 			e.subs--
+			open := e.subs
 			e.mu.Unlock()
+			if e.sink != nil {
+				e.emitSubscription(instrumentation.SubscriptionClosed, open, time.Since(opened))
+			}
 		})
 	}, true
 }
 
 // Close stops admitting work and waits until every job's goroutine has
-// returned or ctx ends. Jobs still running at that point are reported
-// through the logger and abandoned: Go cannot stop a goroutine that ignores
-// its context.
+// returned or ctx ends, then ends the parked workers. Jobs still running at
+// that point are reported through the logger and abandoned: Go cannot stop
+// a goroutine that ignores its context.
 func (e *Executor) Close(ctx context.Context) error {
 	e.mu.Lock()
 	e.closed = true
 	e.mu.Unlock()
 	done := make(chan struct{})
 	go func() {
-		e.workers.Wait()
+		e.busy.Wait()
 		close(done)
 	}()
 	select {
 	case <-done:
+		e.quitOnce.Do(func() { close(e.quit) })
+		e.goroutines.Wait()
 		return nil
 	case <-ctx.Done():
+		// Parked workers still go; the stuck ones exit when their
+		// handler returns and finds quit closed.
+		e.quitOnce.Do(func() { close(e.quit) })
 		st := e.Stats()
 		e.logger.Warn("snodo: handlers ignored cancellation; abandoning them", "running", st.Running)
 		return fmt.Errorf("actors: %d handler(s) still running after the grace period: %w", st.Running, ctx.Err())

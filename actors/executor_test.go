@@ -229,7 +229,7 @@ func TestExecutorDeadline(t *testing.T) {
 		t.Fatalf("the slot must stay held until the worker returns: %+v", st)
 	}
 	close(release)
-	e.workers.Wait()
+	e.busy.Wait()
 	if st := e.Stats(); st.Running != 0 || st.Queued != 0 || st.TimedOut != 2 {
 		t.Fatalf("after the worker returned: %+v", st)
 	}
@@ -263,7 +263,7 @@ func TestExecutorCancelDeliversNothing(t *testing.T) {
 		t.Fatal("second Cancel reported success")
 	}
 	close(stubborn)
-	e.workers.Wait()
+	e.busy.Wait()
 	if r.has("running") || r.has("queued") {
 		t.Fatal("a cancelled job was delivered")
 	}
@@ -305,7 +305,7 @@ func TestExecutorOwnerDeath(t *testing.T) {
 	if res := r.wait(t, "x"); res.Status != Completed {
 		t.Fatalf("other submitter's job: %+v", res)
 	}
-	e.workers.Wait()
+	e.busy.Wait()
 	for _, k := range []string{"o1", "o2", "o3"} {
 		if r.has(k) {
 			t.Fatalf("%s delivered after its owner died", k)

@@ -3,6 +3,7 @@ package actors
 import (
 	"context"
 	"errors"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -99,12 +100,6 @@ type RequestSpec struct {
 	Peer string
 	// Timeout overrides the executor's default deadline (zero: default).
 	Timeout time.Duration
-	// Subscription, when set, is the release of a subscription slot the
-	// exchange holds: a subscription actor is started under the request
-	// actor and calls it when it stops, whatever the reason, and End calls
-	// it too (the request actor may never start). It must be idempotent,
-	// as Executor.AcquireSubscription's release is.
-	Subscription func()
 	// Run and Done are the job, as in Job.
 	Run  func(ctx context.Context) any
 	Done func(Result)
@@ -118,8 +113,8 @@ type HostRequest struct {
 	method, peer string
 	started      time.Time
 	deadline     time.Time
-	ticket       *Ticket
-	subscription func()
+	ticket       *Ticket     // nil for a stream: it runs no job
+	stream       *StreamSpec // nil for a job
 	streaming    atomic.Bool
 	ended        atomic.Bool
 }
@@ -128,7 +123,7 @@ type HostRequest struct {
 // for it. It fails with ErrDuplicate, ErrOverloaded or ErrScopeClosed (the
 // host has stopped) as Scope.Submit does, and then starts nothing.
 func (h *Host) Begin(spec RequestSpec) (*HostRequest, error) {
-	r := &HostRequest{h: h, id: spec.ID, method: spec.Method, peer: spec.Peer, started: time.Now(), subscription: spec.Subscription}
+	r := &HostRequest{h: h, id: spec.ID, method: spec.Method, peer: spec.Peer, started: time.Now()}
 	timeout := spec.Timeout
 	if timeout == 0 {
 		timeout = h.cfg.Executor.Config().Timeout
@@ -145,9 +140,71 @@ func (h *Host) Begin(spec RequestSpec) (*HostRequest, error) {
 	return r, nil
 }
 
+// StreamSpec describes an exchange that answers with a subscription
+// stream. It runs no job and takes no execution slot: the transport's
+// goroutine for the exchange drives the stream. The request actor gets a
+// subscription actor child, which releases the stream when it stops.
+type StreamSpec struct {
+	// Key rejects the stream while a job or stream with the same key is
+	// in flight in the host (ErrDuplicate); nil for no check.
+	Key any
+	// ID and Method describe the request in the tree.
+	ID     jsonrpc.ID
+	Method string
+	// Peer is the client's address, for the tree.
+	Peer string
+	// Describe, when set, returns the subscription actor's attributes
+	// (its filter). It runs on the actor's goroutine.
+	Describe func() map[string]string
+	// Release returns the stream's subscription slot and Close closes its
+	// source. Each is called when the subscription actor stops, whatever
+	// the reason, and by End (the actor may never start); both must be
+	// idempotent.
+	Release, Close func()
+
+	once       sync.Once
+	releaseKey func()
+}
+
+// release frees everything the stream holds, once.
+func (s *StreamSpec) release() {
+	s.once.Do(func() {
+		if s.Close != nil {
+			s.Close()
+		}
+		if s.Release != nil {
+			s.Release()
+		}
+		if s.releaseKey != nil {
+			s.releaseKey()
+		}
+	})
+}
+
+// BeginStream admits a stream exchange to the host and starts its request
+// and subscription actors. It fails with ErrDuplicate or ErrScopeClosed
+// (the host has stopped), and then starts nothing and releases nothing:
+// the caller still owns the stream.
+func (h *Host) BeginStream(spec *StreamSpec) (*HostRequest, error) {
+	rel, err := h.scope.Reserve(spec.Key)
+	if err != nil {
+		return nil, err
+	}
+	spec.releaseKey = rel
+	r := &HostRequest{h: h, id: spec.ID, method: spec.Method, peer: spec.Peer, started: time.Now(), stream: spec}
+	r.streaming.Store(true)
+	h.s.send(h.pid, &startHostRequest{r: r})
+	return r, nil
+}
+
 // Cancel stops the job without delivery (see Ticket.Cancel) and reports
-// whether it prevented one.
-func (r *HostRequest) Cancel() bool { return r.ticket.Cancel() }
+// whether it prevented one. A stream has no job: Cancel does nothing.
+func (r *HostRequest) Cancel() bool {
+	if r.ticket == nil {
+		return false
+	}
+	return r.ticket.Cancel()
+}
 
 // SetStreaming marks the exchange as answering with a stream, for the
 // tree.
@@ -160,8 +217,8 @@ func (r *HostRequest) End() {
 	if r.ended.Swap(true) {
 		return
 	}
-	if r.subscription != nil {
-		r.subscription() // also released by the subscription actor; idempotent
+	if r.stream != nil {
+		r.stream.release() // also released by the subscription actor; once
 	}
 	r.h.s.send(r.h.pid, &endHostRequest{r: r})
 }
@@ -226,7 +283,7 @@ func (a *hostActor) Receive(ac actor.Context) {
 			m.r.Cancel()
 			return
 		}
-		a.requests[m.r] = ac.SpawnPrefix(a.h.s.props(func() actor.Actor { return &hostRequestActor{r: m.r} }), "req")
+		a.requests[m.r] = ac.SpawnPrefix(a.h.s.leafProps(func() actor.Actor { return &hostRequestActor{r: m.r} }), "req")
 	case *endHostRequest:
 		if pid, ok := a.requests[m.r]; ok {
 			delete(a.requests, m.r)
@@ -288,36 +345,19 @@ func (a *hostRequestActor) describe() (Kind, map[string]string) {
 	if r.streaming.Load() {
 		attrs["response"] = "text/event-stream"
 	}
+	if r.ticket != nil { // a stream runs no job
+		attrs["state"] = r.ticket.State()
+	}
 	return KindRequest, attrs
 }
 
 func (a *hostRequestActor) Receive(ac actor.Context) {
 	switch ac.Message().(type) {
 	case *actor.Started:
-		if release := a.r.subscription; release != nil {
-			ac.SpawnPrefix(a.r.h.s.props(func() actor.Actor { return &subscriptionActor{release: release, started: time.Now()} }), "sub")
+		if spec := a.r.stream; spec != nil {
+			ac.SpawnPrefix(a.r.h.s.props(func() actor.Actor { return &hostSubscriptionActor{spec: spec, started: time.Now()} }), "sub")
 		}
 	case *actor.Stopping:
-		a.r.ticket.Cancel()
-	}
-}
-
-// subscriptionActor stands for one open subscription stream. It holds a
-// slot of the executor's subscription cap and gives it back when it stops,
-// whatever the reason: the stream completed, the client went away, or its
-// owner stopped. The subscriptions issue gives it the source it pulls
-// events from; today the stream's events come from its operation.
-type subscriptionActor struct {
-	release func()
-	started time.Time
-}
-
-func (a *subscriptionActor) describe() (Kind, map[string]string) {
-	return KindSubscription, map[string]string{"age": time.Since(a.started).Round(time.Millisecond).String()}
-}
-
-func (a *subscriptionActor) Receive(ac actor.Context) {
-	if _, ok := ac.Message().(*actor.Stopping); ok {
-		a.release()
+		a.r.Cancel()
 	}
 }

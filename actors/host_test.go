@@ -60,18 +60,16 @@ func TestHostRunsEachExchangeAsARequestActor(t *testing.T) {
 	}
 	started, release := make(chan struct{}, 1), make(chan struct{})
 	results := make(chan Result, 1)
-	var released atomic.Int64
 	r, err := h.Begin(RequestSpec{
-		Key: "k", ID: jsonrpc.IntID(7), Method: "subscriptions/listen", Peer: "127.0.0.1:1",
-		Subscription: func() { released.Add(1) },
-		Run:          holdJob(started, release), Done: func(res Result) { results <- res },
+		Key: "k", ID: jsonrpc.IntID(7), Method: "tools/call", Peer: "127.0.0.1:1",
+		Run: holdJob(started, release), Done: func(res Result) { results <- res },
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	<-started
 	r.SetStreaming()
-	tree := waitTree(t, sys, func(n *Node) bool { return n.Count(KindSubscription) == 1 })
+	tree := waitTree(t, sys, func(n *Node) bool { return n.Count(KindRequest) == 1 })
 	var host *Node
 	tree.Walk(func(n *Node) {
 		if n.Kind == KindListener {
@@ -82,11 +80,14 @@ func TestHostRunsEachExchangeAsARequestActor(t *testing.T) {
 		t.Fatalf("host node: %+v", tree)
 	}
 	req := host.Children[0]
-	if req.Kind != KindRequest || req.Attrs["id"] != "7" || req.Attrs["peer"] != "127.0.0.1:1" || req.Attrs["response"] != "text/event-stream" {
+	if req.Kind != KindRequest || req.Attrs["id"] != "7" || req.Attrs["peer"] != "127.0.0.1:1" || req.Attrs["response"] != "text/event-stream" || len(req.Children) != 0 {
 		t.Fatalf("request node: %+v", req)
 	}
 	if _, err := h.Begin(RequestSpec{Key: "k", Run: holdJob(started, release)}); !errors.Is(err, ErrDuplicate) {
 		t.Fatalf("duplicate key: %v", err)
+	}
+	if _, err := h.BeginStream(&StreamSpec{Key: "k"}); !errors.Is(err, ErrDuplicate) {
+		t.Fatalf("a stream with a job's key: %v", err)
 	}
 	close(release)
 	if res := <-results; res.Status != Completed || res.Value != "done" {
@@ -94,12 +95,91 @@ func TestHostRunsEachExchangeAsARequestActor(t *testing.T) {
 	}
 	r.End()
 	r.End()
-	waitTree(t, sys, func(n *Node) bool { return n.Count(KindRequest) == 0 && n.Count(KindSubscription) == 0 })
-	// End and the subscription actor both give the slot back; the
-	// release is idempotent in the executor, so a counter sees both.
-	if released.Load() == 0 {
-		t.Fatal("the subscription slot was never released")
+	waitTree(t, sys, func(n *Node) bool { return n.Count(KindRequest) == 0 })
+}
+
+// streamSpec is a StreamSpec counting its releases and closes.
+func streamSpec(key any) (*StreamSpec, *atomic.Int64, *atomic.Int64) {
+	var released, closed atomic.Int64
+	return &StreamSpec{
+		Key: key, ID: jsonrpc.StringID("L"), Method: "subscriptions/listen", Peer: "127.0.0.1:2",
+		Describe: func() map[string]string { return map[string]string{"toolsListChanged": "true"} },
+		Release:  func() { released.Add(1) },
+		Close:    func() { closed.Add(1) },
+	}, &released, &closed
+}
+
+func TestHostStreamHoldsNoExecutionSlot(t *testing.T) {
+	sys, exec := newHostSystem(t)
+	h, err := sys.StartHost(HostConfig{Prefix: "http", Kind: KindListener, Executor: exec})
+	if err != nil {
+		t.Fatal(err)
 	}
+	spec, released, closed := streamSpec("s")
+	r, err := h.BeginStream(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree := waitTree(t, sys, func(n *Node) bool { return n.Count(KindSubscription) == 1 })
+	req := findKind(tree, KindRequest)
+	if req == nil || len(req.Children) != 1 || req.Attrs["response"] != "text/event-stream" || req.Attrs["deadline"] != "" {
+		t.Fatalf("request node: %+v", req)
+	}
+	if sub := req.Children[0]; sub.Kind != KindSubscription || sub.Attrs["toolsListChanged"] != "true" || sub.Attrs["age"] == "" {
+		t.Fatalf("subscription node: %+v", sub)
+	}
+	if st := exec.Stats(); st.Running != 0 || st.Submitted != 0 {
+		t.Fatalf("a stream took an execution slot: %+v", st)
+	}
+	// Its key is taken while it is open, for jobs and streams alike.
+	if _, err := h.Begin(RequestSpec{Key: "s", Run: func(context.Context) any { return nil }}); !errors.Is(err, ErrDuplicate) {
+		t.Fatalf("a job with a stream's key: %v", err)
+	}
+	r.End()
+	r.End()
+	waitTree(t, sys, func(n *Node) bool { return n.Count(KindRequest) == 0 && n.Count(KindSubscription) == 0 })
+	if released.Load() != 1 || closed.Load() != 1 {
+		t.Fatalf("released %d, closed %d; want once each", released.Load(), closed.Load())
+	}
+	// The key is free again.
+	if r, err := h.BeginStream(&StreamSpec{Key: "s"}); err != nil {
+		t.Fatalf("key not released: %v", err)
+	} else {
+		r.End()
+	}
+}
+
+func TestHostStreamReleasedWhenItsOwnerStops(t *testing.T) {
+	sys, exec := newHostSystem(t)
+	h, err := sys.StartHost(HostConfig{Prefix: "http", Kind: KindListener, Executor: exec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, released, closed := streamSpec(nil)
+	if _, err := h.BeginStream(spec); err != nil {
+		t.Fatal(err)
+	}
+	waitTree(t, sys, func(n *Node) bool { return n.Count(KindSubscription) == 1 })
+	// The host stops (its transport closed) without the exchange ending:
+	// the subscription actor still releases the stream.
+	h.Finish()
+	<-h.Done()
+	if released.Load() != 1 || closed.Load() != 1 {
+		t.Fatalf("released %d, closed %d after the owner stopped", released.Load(), closed.Load())
+	}
+	if _, err := h.BeginStream(&StreamSpec{}); !errors.Is(err, ErrScopeClosed) {
+		t.Fatalf("BeginStream after Finish: %v", err)
+	}
+}
+
+func findKind(tree *Node, k Kind) *Node {
+	var found *Node
+	tree.Walk(func(n *Node) {
+		if found == nil && n.Kind == k {
+			found = n
+		}
+	})
+	return found
 }
 
 func TestHostFinishCancelsWorkAndRunsHalt(t *testing.T) {

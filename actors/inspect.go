@@ -182,5 +182,10 @@ func executorNode(name string, e *Executor) *Node {
 		"subscriptions":   strconv.Itoa(st.Subscriptions),
 		"max_concurrency": strconv.Itoa(cfg.MaxConcurrency),
 		"max_queue":       strconv.Itoa(cfg.MaxQueue),
+		// Totals since the executor started: what an operator compares
+		// between two looks.
+		"submitted": strconv.FormatInt(st.Submitted, 10),
+		"rejected":  strconv.FormatInt(st.Rejected, 10),
+		"timed_out": strconv.FormatInt(st.TimedOut, 10),
 	}}
 }

@@ -48,6 +48,9 @@ func (r *requestActor) describe() (Kind, map[string]string) {
 	if !e.deadline.IsZero() {
 		attrs["deadline"] = e.deadline.UTC().Format(time.RFC3339Nano)
 	}
+	if e.ticket != nil {
+		attrs["state"] = e.ticket.State()
+	}
 	return KindRequest, attrs
 }
 

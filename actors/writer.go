@@ -64,12 +64,16 @@ const maxBatchBytes = 256 << 10
 // writeFrame asks the writer to write one frame (a newline is appended).
 // The frame is dropped, unwritten, if ctx has ended or cancelled is set by
 // the time its turn comes: nothing is sent for a cancelled request. ack,
-// when set, receives the outcome of the write; it must be buffered.
+// when set, receives the outcome of the write; it must be buffered. done,
+// when set, is called with the outcome instead, on the writer's
+// goroutine: an actor producer (a subscription stream) passes one that
+// sends itself a message, so it never blocks waiting.
 type writeFrame struct {
 	frame     []byte
 	ctx       context.Context
 	cancelled *atomic.Bool
 	ack       chan<- error
+	done      func(error)
 }
 
 func (*writeFrame) IgnoreDeadLetterLogging() {}
@@ -288,8 +292,14 @@ func (w *writer) fail(c actor.Context, batch []*writeFrame, cause error) {
 }
 
 func ack(f *writeFrame, err error) {
-	if f != nil && f.ack != nil {
+	if f == nil {
+		return
+	}
+	if f.ack != nil {
 		f.ack <- err // buffered by the sender
+	}
+	if f.done != nil {
+		f.done(err) // must not block
 	}
 }
 

@@ -51,6 +51,7 @@ var methods20260728 = map[string]struct {
 	"resources/templates/list": {opTemplatesList, "resources"},
 	"resources/read":           {opResourcesRead, "resources"},
 	"completion/complete":      {opComplete, "completions"},
+	MethodListen:               {opListen, "subscriptions"},
 }
 
 // removed20260728 are methods of earlier revisions this one removed.
@@ -138,6 +139,10 @@ func (d dialect20260728) Admit(rt *Runtime, req *Request) (*Call, *jsonrpc.Error
 	if jerr != nil {
 		return nil, jerr
 	}
+	listen, jerr := admitListen(msg)
+	if jerr != nil {
+		return nil, jerr
+	}
 	return &Call{
 		Info: RequestInfo{
 			ID:                 msg.ID,
@@ -156,6 +161,8 @@ func (d dialect20260728) Admit(rt *Runtime, req *Request) (*Call, *jsonrpc.Error
 		Op:       entry.op,
 		Notifier: req.Notifier,
 		Input:    input,
+
+		listenFilter: listen,
 	}, nil
 }
 
@@ -210,6 +217,8 @@ func (rt *Runtime) hasCapability(name string) bool {
 		return rt.capabilities.Resources != nil
 	case "completions":
 		return rt.capabilities.Completions != nil
+	case "subscriptions":
+		return rt.source != nil
 	}
 	return false
 }
@@ -360,6 +369,8 @@ func (d dialect20260728) ShapeResult(rt *Runtime, c *Call, result any) (any, err
 		}, nil
 	case *completeResult:
 		return &wire26Complete{ResultType: resultComplete, Completion: r.completion, Meta: rt.serverInfoMeta(nil)}, nil
+	case *listenResult:
+		return shapeListen20260728(rt, c), nil
 	case *inputRequiredResult:
 		w := &wire26InputRequired{ResultType: resultInputRequired, RequestState: r.state, Meta: rt.serverInfoMeta(nil)}
 		if len(r.requests) > 0 {

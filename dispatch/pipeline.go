@@ -65,24 +65,41 @@ func (rt *Runtime) Admit(req *Request) (*Call, Outcome) {
 // frame; whether to send it (the request may have been cancelled) is the
 // transport's decision.
 func (rt *Runtime) Execute(ctx context.Context, c *Call) Outcome {
+	if rt.sink != nil {
+		return rt.executeInstrumented(ctx, c)
+	}
+	out, _ := rt.execute(ctx, c)
+	return out
+}
+
+// execute is Execute without instrumentation. Besides the outcome it
+// returns the operation's result (nil on error) and its error, for the
+// instrumentation to classify.
+func (rt *Runtime) execute(ctx context.Context, c *Call) (Outcome, executed) {
 	ctx = withCall(ctx, rt, c)
 	res, err := rt.runOp(ctx, c)
 	if err != nil {
-		return ErrorOutcome(c.Info.ID, rt.toRPCError(c, err))
+		return ErrorOutcome(c.Info.ID, rt.toRPCError(c, err)), executed{err: err}
 	}
 	wire, err := c.Dialect.ShapeResult(rt, c, res)
 	if err != nil {
-		return ErrorOutcome(c.Info.ID, rt.internal(c, "shaping result", err))
+		return ErrorOutcome(c.Info.ID, rt.internal(c, "shaping result", err)), executed{err: err}
 	}
 	body, err := jsonrpc.Marshal(wire)
 	if err != nil {
-		return ErrorOutcome(c.Info.ID, rt.internal(c, "encoding result", err))
+		return ErrorOutcome(c.Info.ID, rt.internal(c, "encoding result", err)), executed{err: err}
 	}
 	out := Outcome{Frame: jsonrpc.AppendResult(make([]byte, 0, len(body)+48), c.Info.ID, body)}
 	if n, ok := res.(negotiated); ok {
 		out.NegotiatedVersion = n.negotiatedVersion()
 	}
-	return out
+	return out, executed{result: res}
+}
+
+// executed is what an execution produced besides its frame.
+type executed struct {
+	result any
+	err    error
 }
 
 // negotiated is implemented by initialize results.

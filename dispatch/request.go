@@ -102,6 +102,10 @@ type Call struct {
 	// Input holds the multi round-trip members (inputResponses,
 	// requestState) admission checked; nil when the request had none.
 	Input *Input
+
+	// listenFilter is a subscriptions/listen's filter, parsed at
+	// admission.
+	listenFilter *SubscriptionFilter
 }
 
 // Operation serves one admitted call and returns a protocol-neutral result

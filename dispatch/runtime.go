@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/instrumentation"
 )
 
 // Protocol revisions.
@@ -83,6 +84,8 @@ type Runtime struct {
 	authorizer   Authorizer      // nil: everything is visible and usable
 	state        stateSealer
 	extRoutes    map[string]*extensionRoute
+	source       SubscriptionSource   // nil: subscriptions/listen is unknown
+	sink         instrumentation.Sink // nil: no events are built
 }
 
 // Option configures a Runtime under construction.
@@ -99,6 +102,7 @@ type builder struct {
 	templates  []*templateEntry
 	extensions map[string]*Extension
 	extRoutes  map[string]*extensionRoute
+	registry   *Registry
 }
 
 // WithInstructions sets the natural-language guidance returned by
@@ -178,6 +182,7 @@ func New(info Implementation, opts ...Option) (*Runtime, error) {
 			return nil, err
 		}
 	}
+	rt.sink = instrumentation.Guard(rt.sink, rt.logger)
 	reg, err := newRegistry(b.versions, b.dialects)
 	if err != nil {
 		return nil, err
@@ -206,6 +211,9 @@ func New(info Implementation, opts ...Option) (*Runtime, error) {
 	}
 	if snap.canComplete() {
 		rt.capabilities.Completions = &struct{}{}
+	}
+	if err := b.finishSubscriptions(); err != nil {
+		return nil, err
 	}
 	for id, e := range b.extensions {
 		for _, v := range e.Versions {

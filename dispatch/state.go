@@ -273,6 +273,11 @@ func paramsDigest(params []byte) (string, error) {
 			err = e
 			return false
 		}
+		if k == "arguments" && isEmptyArguments(v) {
+			// Absent, null and {} arguments are the same call: a client
+			// may omit them on one round and send {} on the retry.
+			return true
+		}
 		salient[k] = v
 		return true
 	})
@@ -285,4 +290,12 @@ func paramsDigest(params []byte) (string, error) {
 	}
 	sum := sha256.Sum256(canon)
 	return base64.RawURLEncoding.EncodeToString(sum[:]), nil
+}
+
+func isEmptyArguments(v any) bool {
+	if v == nil {
+		return true
+	}
+	m, ok := v.(map[string]any)
+	return ok && len(m) == 0
 }

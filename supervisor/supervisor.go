@@ -14,6 +14,7 @@ import (
 	"log/slog"
 
 	"github.com/snodo-go/snodo/actors"
+	"github.com/snodo-go/snodo/instrumentation"
 )
 
 // Node is one node of a tree snapshot: its Kind, its ID (the actor path),
@@ -46,6 +47,7 @@ type config struct {
 	logger  *slog.Logger
 	exec    *actors.Executor
 	execCfg actors.ExecutorConfig
+	sink    instrumentation.Sink
 }
 
 // Option configures a Supervisor.
@@ -66,6 +68,15 @@ func WithExecutorConfig(cfg actors.ExecutorConfig) Option {
 	return func(c *config) { c.execCfg = cfg }
 }
 
+// WithInstrumentation sets the sink that hears about the executor the
+// supervisor creates (admissions, queue depth, rejections, job ends) and
+// its subscription slots. Give it the sink the Runtime has
+// (dispatch.WithInstrumentation) to see everything in one place. It is
+// ignored with WithExecutor: set ExecutorConfig.Sink on a shared executor.
+func WithInstrumentation(s instrumentation.Sink) Option {
+	return func(c *config) { c.sink = s }
+}
+
 // New starts a supervision tree.
 func New(opts ...Option) (*Supervisor, error) {
 	var c config
@@ -83,6 +94,9 @@ func New(opts ...Option) (*Supervisor, error) {
 	if s.exec == nil {
 		if c.execCfg.Logger == nil {
 			c.execCfg.Logger = c.logger
+		}
+		if c.sink != nil {
+			c.execCfg.Sink = c.sink
 		}
 		s.exec = actors.NewExecutor(c.execCfg)
 		s.ownsExec = true

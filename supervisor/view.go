@@ -1,7 +1,9 @@
 package supervisor
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -12,10 +14,10 @@ import (
 // WriteText writes the tree as indented text, one node per line:
 //
 //	supervisor snodo
-//	├── executor snodo/executor running=2 queued=0 …
-//	└── connection snodo/stdio$1 requests=2 transport=stdio
-//	    ├── request snodo/stdio$1/req$4 age=1.2s id=7 method=tools/call …
-//	    └── writer snodo/stdio$1/writer inflight=0 pending=0 written=12
+//	├── connection snodo/stdio$1 requests=2 transport=stdio …
+//	│   ├── request snodo/stdio$1/req$4 age=1.2s deadline=… id=7 method=tools/call state=running
+//	│   └── writer snodo/stdio$1/writer inflight=0 pending=0 written=12
+//	└── executor snodo/executor queued=0 running=2 …
 func WriteText(w io.Writer, n *Node) error {
 	var b strings.Builder
 	writeNode(&b, n, "", "")
@@ -53,9 +55,48 @@ func quoteIfNeeded(s string) string {
 	return s
 }
 
+// WriteJSON writes the tree as indented JSON: each node an object with
+// kind, id, attrs and children, the shape [Node] decodes from.
+func WriteJSON(w io.Writer, n *Node) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(n)
+}
+
+// Format is a rendering of the tree.
+type Format string
+
+// Renderings of the tree.
+const (
+	// FormatJSON is [WriteJSON]'s indented JSON.
+	FormatJSON Format = "json"
+	// FormatText is [WriteText]'s indented text.
+	FormatText Format = "text"
+)
+
+// ErrUnknownFormat is returned by Render for a format it does not know.
+var ErrUnknownFormat = errors.New("supervisor: unknown tree format")
+
+// Render takes a snapshot of the live tree and writes it in format f:
+// the executor with its counts; each connection with its writer and its
+// requests (method, id, state, age, deadline); each listener or handler
+// with its requests (and their peers); each subscription stream under
+// its request. It is what an operator reads to see what a running server
+// is doing, and what a test can log when an assertion fails.
+func (s *Supervisor) Render(w io.Writer, f Format) error {
+	switch f {
+	case FormatJSON:
+		return WriteJSON(w, s.Tree())
+	case FormatText:
+		return WriteText(w, s.Tree())
+	}
+	return fmt.Errorf("%w %q", ErrUnknownFormat, f)
+}
+
 // Handler returns an http.Handler that renders the live tree, for a debug
-// mux: JSON by default, indented text with ?format=text. Mount it only
-// where operators may look: request ids and methods are visible.
+// mux: JSON by default or with ?format=json, indented text with
+// ?format=text; any other format is 400. Mount it only where operators
+// may look: request ids, methods and peers are visible.
 func (s *Supervisor) Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -63,16 +104,21 @@ func (s *Supervisor) Handler() http.Handler {
 			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 			return
 		}
-		tree := s.Tree()
-		w.Header().Set("Cache-Control", "no-store")
-		if r.URL.Query().Get("format") == "text" {
-			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-			_ = WriteText(w, tree)
+		f := Format(r.URL.Query().Get("format"))
+		if f == "" {
+			f = FormatJSON
+		}
+		var b bytes.Buffer
+		if err := s.Render(&b, f); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
-		w.Header().Set("Content-Type", "application/json")
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		_ = enc.Encode(tree)
+		w.Header().Set("Cache-Control", "no-store")
+		if f == FormatText {
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		} else {
+			w.Header().Set("Content-Type", "application/json")
+		}
+		_, _ = w.Write(b.Bytes())
 	})
 }

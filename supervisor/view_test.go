@@ -56,6 +56,12 @@ func TestHandler(t *testing.T) {
 	if !strings.HasPrefix(body, "supervisor snodo\n") || !strings.Contains(body, "executor snodo/executor") || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/plain") {
 		t.Fatalf("text view: %s", body)
 	}
+	if resp, _ = get("/?format=yaml"); resp.StatusCode != http.StatusBadRequest {
+		t.Fatalf("unknown format: %d", resp.StatusCode)
+	}
+	if resp, body = get("/?format=json"); resp.Header.Get("Content-Type") != "application/json" || !strings.Contains(body, `"kind": "supervisor"`) {
+		t.Fatalf("format=json: %s", body)
+	}
 	r, err := http.Post(srv.URL, "text/plain", nil)
 	if err != nil {
 		t.Fatal(err)

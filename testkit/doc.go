@@ -15,4 +15,9 @@
 //		srv.CloseInput()
 //		if err := srv.Wait(t); err != nil { t.Fatal(err) }
 //	}
+//
+// For tests that want a full client rather than raw frames, Connect,
+// ConnectDirect, ConnectStdio and ConnectHTTP return a client.Client whose every
+// received frame is checked against the schema of its revision
+// (FrameChecker), closed when the test ends.
 package testkit

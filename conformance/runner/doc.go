@@ -45,6 +45,28 @@ func writeConformanceDoc(path string, results []laneResult, bl baseline) error {
 	if !any {
 		b.WriteString("None: the baseline (`conformance/expected-failures.json`) is empty.\n")
 	}
+	b.WriteString("\n## Not scored and failing\n\n")
+	b.WriteString("Pending and extension scenarios run with the required ones but do not count; a baseline entry holds\n")
+	b.WriteString("one to its result all the same. Failing now:\n\n")
+	anyUnscored := false
+	for _, r := range results {
+		var failing []string
+		for name, o := range r.unscored {
+			if !o.ok() {
+				failing = append(failing, "`"+name+"`")
+			}
+		}
+		if len(failing) == 0 {
+			continue
+		}
+		anyUnscored = true
+		sort.Strings(failing)
+		fmt.Fprintf(&b, "- %s/%s: %s\n", r.lane, r.version, strings.Join(failing, ", "))
+	}
+	if !anyUnscored {
+		b.WriteString("None.\n")
+	}
+	b.WriteString("\nThe `tasks-*` scenarios test the tasks extension (SEP-2663), which the library does not implement.\n")
 	fmt.Fprintf(&b, "\n_Generated %s._\n", time.Now().UTC().Format("2006-01-02"))
 	if err := os.MkdirAll("docs", 0o755); err != nil {
 		return err

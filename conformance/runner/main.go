@@ -267,16 +267,25 @@ func runLane(s suite, lane, version, fixture, bridge, dir string) (laneResult, e
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return laneResult{}, err
 	}
-	url, stop, err := startServer(serverCommand(lane, version, fixture, bridge), filepath.Join(dir, "server.log"))
-	if err != nil {
-		return laneResult{}, err
-	}
-	defer stop()
-
 	scored, unscored, err := s.scenarios(version)
 	if err != nil {
 		return laneResult{}, err
 	}
+	r := laneResult{name: lane + "/" + version, lane: lane, version: version, scenarios: map[string]outcome{}, unscored: map[string]outcome{}}
+	logPath := filepath.Join(dir, "server.log")
+	url, stop, err := startServer(serverCommand(lane, version, fixture, bridge), logPath)
+	if err != nil {
+		// A lane whose server cannot start fails every scenario; the
+		// baseline says whether that is expected.
+		why := fmt.Sprintf("the server did not start: %v%s", err, logTail(logPath))
+		for _, sc := range scored {
+			r.scenarios[sc] = outcome{problems: []string{why}}
+		}
+		r.startFailure = why
+		return r, nil
+	}
+	defer stop()
+
 	args := []string{s.cli, "server", "--url", url, "-o", filepath.Join(dir, "checks")}
 	if version == "2025-06-18" {
 		args = append(args, "--suite", "all", "--spec-version", version)
@@ -302,7 +311,6 @@ func runLane(s suite, lane, version, fixture, bridge, dir string) (laneResult, e
 	if err != nil {
 		return laneResult{}, err
 	}
-	r := laneResult{name: lane + "/" + version, lane: lane, version: version, scenarios: map[string]outcome{}, unscored: map[string]outcome{}}
 	for _, sc := range scored {
 		o, ok := outcomes[sc]
 		if !ok {
@@ -316,6 +324,19 @@ func runLane(s suite, lane, version, fixture, bridge, dir string) (laneResult, e
 		}
 	}
 	return r, nil
+}
+
+// logTail returns the last line of a server log, for error messages.
+func logTail(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if last := strings.TrimSpace(lines[len(lines)-1]); last != "" {
+		return " (" + last + ")"
+	}
+	return ""
 }
 
 // scenarios lists the scored and the run-but-unscored server scenarios of

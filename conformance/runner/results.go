@@ -14,7 +14,17 @@ import (
 type check struct {
 	ID           string `json:"id"`
 	Status       string `json:"status"`
+	Description  string `json:"description"`
 	ErrorMessage string `json:"errorMessage"`
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
 }
 
 // outcome is a scenario's verdict: it passes with at least one success and
@@ -49,13 +59,20 @@ func readOutcomes(dir string) (map[string]outcome, error) {
 		}
 		scenario := scenarioName(strings.TrimPrefix(name, "server-"))
 		var o outcome
+		var notes []string
 		for _, c := range checks {
 			switch c.Status {
 			case "SUCCESS":
 				o.successes++
 			case "FAILURE", "WARNING":
 				o.problems = append(o.problems, fmt.Sprintf("%s %s: %s", c.Status, c.ID, c.ErrorMessage))
+			default:
+				notes = append(notes, fmt.Sprintf("%s %s: %s", c.Status, c.ID, firstNonEmpty(c.ErrorMessage, c.Description)))
 			}
+		}
+		if o.successes == 0 && len(o.problems) == 0 {
+			// Say why a scenario with nothing but INFO or SKIPPED fails.
+			o.problems = append([]string{"no successful check"}, notes...)
 		}
 		out[scenario] = o
 	}
@@ -74,6 +91,7 @@ type laneResult struct {
 	name, lane, version string
 	scenarios           map[string]outcome // scored
 	unscored            map[string]outcome // pending and extension scenarios that ran
+	startFailure        string             // why the lane's server did not start, or ""
 }
 
 func (r laneResult) passed() int {
@@ -100,8 +118,14 @@ func (r laneResult) unscoredPassed() int {
 	return n
 }
 
-// baseline lists, per lane, the scenarios expected to fail and why.
+// baseline lists, per lane, the scenarios expected to fail and why. The
+// entry "*" expects every scored scenario of the lane to fail (a lane the
+// library cannot serve yet); it turns stale as soon as one passes, and
+// must then give way to entries per scenario.
 type baseline map[string]map[string]string
+
+// wholeLane is the baseline key for "every scenario of the lane".
+const wholeLane = "*"
 
 func loadBaseline(path string) (baseline, error) {
 	b, err := os.ReadFile(path)
@@ -115,6 +139,16 @@ func loadBaseline(path string) (baseline, error) {
 	if err := json.Unmarshal(b, &bl); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	for lane, entries := range bl {
+		for name, reason := range entries {
+			if strings.TrimSpace(reason) == "" {
+				return nil, fmt.Errorf("%s: %s %s has no reason", path, lane, name)
+			}
+		}
+		if _, ok := entries[wholeLane]; ok && len(entries) > 1 {
+			return nil, fmt.Errorf("%s: %s lists %q and single scenarios; use one or the other", path, lane, wholeLane)
+		}
+	}
 	return bl, nil
 }
 
@@ -123,6 +157,23 @@ func loadBaseline(path string) (baseline, error) {
 func (bl baseline) check(lane string, r laneResult, verbose bool) []string {
 	var problems []string
 	expected := bl[lane]
+	if reason, ok := expected[wholeLane]; ok {
+		var passing []string
+		for name, o := range r.scenarios {
+			if o.ok() {
+				passing = append(passing, name)
+			}
+		}
+		sort.Strings(passing)
+		if len(passing) > 0 {
+			problems = append(problems, fmt.Sprintf("%s: STALE baseline entry %q (was: %s): now passing: %s; list the remaining failures one by one",
+				lane, wholeLane, reason, strings.Join(passing, ", ")))
+		}
+		if verbose {
+			fmt.Fprintf(os.Stderr, "%s: every scenario expected to fail (%s)\n", lane, reason)
+		}
+		return problems
+	}
 	all := map[string]outcome{}
 	for k, v := range r.unscored {
 		all[k] = v
@@ -155,5 +206,6 @@ func (bl baseline) check(lane string, r laneResult, verbose bool) []string {
 			problems = append(problems, fmt.Sprintf("%s: STALE baseline entry %s (the scenario did not run)", lane, name))
 		}
 	}
+	sort.Strings(problems)
 	return problems
 }

@@ -62,3 +62,46 @@ func TestOutcomesAndBaseline(t *testing.T) {
 		t.Errorf("an expected failure was reported:\n%s", problems)
 	}
 }
+
+func TestInfoOnlyScenarioSaysWhy(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "server-session-lifecycle", `[{"id":"skipped","status":"INFO","description":"Server is stateless"}]`)
+	out, err := readOutcomes(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := out["server-session-lifecycle"]
+	if o.ok() || !strings.Contains(strings.Join(o.problems, ";"), "Server is stateless") {
+		t.Fatalf("outcome %+v", o)
+	}
+}
+
+func TestWholeLaneBaseline(t *testing.T) {
+	failing := outcome{problems: []string{"boom"}}
+	r := laneResult{scenarios: map[string]outcome{"ping": failing, "tools-list": failing}, unscored: map[string]outcome{}}
+	bl := baseline{"native/x": {wholeLane: "no HTTP transport yet"}}
+	if p := bl.check("native/x", r, false); len(p) != 0 {
+		t.Fatalf("an expected lane failure was reported: %v", p)
+	}
+	r.scenarios["ping"] = outcome{successes: 1}
+	p := strings.Join(bl.check("native/x", r, false), "\n")
+	if !strings.Contains(p, "STALE") || !strings.Contains(p, "ping") {
+		t.Fatalf("a passing scenario under %q was not reported stale: %q", wholeLane, p)
+	}
+}
+
+func TestBaselineRefusesEntriesWithoutReasonsOrMixedWithWholeLane(t *testing.T) {
+	dir := t.TempDir()
+	for _, body := range []string{
+		`{"stdio/x": {"ping": ""}}`,
+		`{"stdio/x": {"*": "all", "ping": "one"}}`,
+	} {
+		path := filepath.Join(dir, "bl.json")
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := loadBaseline(path); err == nil {
+			t.Errorf("%s was accepted", body)
+		}
+	}
+}

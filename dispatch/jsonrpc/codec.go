@@ -2,6 +2,7 @@ package jsonrpc
 
 import (
 	"bytes"
+	"encoding/json"
 
 	jsoniter "github.com/json-iterator/go"
 )
@@ -19,11 +20,23 @@ var API = jsoniter.Config{
 	ValidateJsonRawMessage: true,
 }.Froze()
 
-// Marshal encodes v with [API] and escapes every non-ASCII character.
+// Marshal encodes v with [API] and escapes every non-ASCII character. The
+// result never contains a raw line break, so it is always one stdio frame:
+// raw JSON passed through unchanged (a json.RawMessage schema written with
+// indentation, say) is compacted when it carries one.
 func Marshal(v any) ([]byte, error) {
 	b, err := API.Marshal(v)
 	if err != nil {
 		return nil, err
+	}
+	if bytes.IndexByte(b, '\n') >= 0 || bytes.IndexByte(b, '\r') >= 0 {
+		// Encoders escape line breaks inside strings, so these are
+		// whitespace between tokens and compacting changes no value.
+		var c bytes.Buffer
+		if err := json.Compact(&c, b); err != nil {
+			return nil, err
+		}
+		b = c.Bytes()
 	}
 	return EscapeNonASCII(b), nil
 }

@@ -34,7 +34,17 @@ func EscapeNonASCII(b []byte) []byte {
 	if i == len(b) {
 		return b
 	}
-	out := make([]byte, 0, len(b)+len(b)/4+8)
+	// Each non-ASCII byte grows by at most 2 (a 4-byte rune becomes a
+	// 12-byte surrogate pair; invalid bytes become 6-byte \ufffd, at most
+	// +5 for one byte, but such bytes only come from invalid input, where
+	// append may grow the buffer once more).
+	extra := 0
+	for _, c := range b[i:] {
+		if c >= utf8.RuneSelf {
+			extra += 2
+		}
+	}
+	out := make([]byte, 0, len(b)+extra)
 	out = append(out, b[:i]...)
 	for i < len(b) {
 		c := b[i]

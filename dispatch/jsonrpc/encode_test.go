@@ -2,6 +2,7 @@ package jsonrpc
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -71,5 +72,35 @@ func TestErrorIsAndAs(t *testing.T) {
 	var err error = Errorf(CodeInvalidParams, "x")
 	if !errorsIs(err, &Error{Code: CodeInvalidParams}) || errorsIs(err, &Error{Code: CodeInternalError}) {
 		t.Fatal("Error.Is does not compare codes")
+	}
+}
+
+// Raw JSON passed through with line breaks must not split a stdio frame.
+func TestMarshalNeverEmitsLineBreaks(t *testing.T) {
+	v := map[string]any{
+		"schema": json.RawMessage("{\n  \"type\": \"object\",\r\n  \"description\": \"line\\nbreak\"\n}"),
+		"text":   "a\nb",
+	}
+	b, err := Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range b {
+		if c == '\n' || c == '\r' {
+			t.Fatalf("frame has a raw line break: %q", b)
+		}
+	}
+	var back map[string]any
+	if err := json.Unmarshal(b, &back); err != nil || back["text"] != "a\nb" || back["schema"].(map[string]any)["description"] != "line\nbreak" {
+		t.Fatalf("values changed: %s (%v)", b, err)
+	}
+}
+
+// Escaping sizes its output once for valid UTF-8.
+func TestEscapeNonASCIIAllocatesOnce(t *testing.T) {
+	in := []byte(`"` + strings.Repeat("日本語😀é", 200) + `"`)
+	allocs := testing.AllocsPerRun(20, func() { _ = EscapeNonASCII(in) })
+	if allocs != 1 {
+		t.Fatalf("EscapeNonASCII allocated %v times, want 1", allocs)
 	}
 }

@@ -131,7 +131,14 @@ func WithGracePeriod(d time.Duration) Option {
 }
 
 // WithMaxSubscriptions bounds the subscriptions/listen streams open at
-// once on the connection (default 32).
+// once on the connection (default 32); a listen over it gets -32603. Each
+// stream also takes a slot of the executor's subscription cap, shared by
+// every transport on that executor (ExecutorConfig.MaxSubscriptions,
+// default 256): the executor the transport creates for itself is sized so
+// that only this bound applies, but one given with [WithExecutor] or
+// [WithSupervisor] keeps its own cap. An open stream is an actor under
+// the connection with no goroutine of its own, and holds no execution
+// slot.
 func WithMaxSubscriptions(n int) Option {
 	return func(o *options) error {
 		if n <= 0 {

@@ -10,6 +10,16 @@
 // is read in chunks, and no more than the line limit of one line is ever
 // held in memory.
 //
+// A subscriptions/listen (with a Runtime built with
+// dispatch.WithSubscriptions) opens a stream that shares the connection
+// with everything else: requests keep being read and answered while
+// streams are open. Each stream is an actor under the connection with no
+// goroutine of its own and no execution slot; at most 32 are open at once
+// ([WithMaxSubscriptions]). When the server ends a stream (its source
+// completed, or input ended) it writes the final result and then
+// notifications/cancelled naming the listen request; a stream the client
+// cancels gets neither.
+//
 // [Serve] runs the transport in the calling goroutine. [Start] runs it in
 // the background, as a child of an application's supervision tree, and
 // returns a [Conn] handle, which is also what [Notify] and [Lookup] work
@@ -115,7 +125,10 @@ func Start(ctx context.Context, rt *dispatch.Runtime, opts ...Option) (*Conn, er
 // start creates what the transport needs and starts its connection.
 func (c *Conn) start(rt *dispatch.Runtime, o options) error {
 	if c.exec == nil && c.sup == nil {
-		c.exec = actors.NewExecutor(actors.ExecutorConfig{Logger: c.logger})
+		// The private executor's shared subscription cap never binds
+		// before the connection's own.
+		c.exec = actors.NewExecutor(actors.ExecutorConfig{Logger: c.logger, Sink: rt.Instrumentation(),
+			MaxSubscriptions: max(actors.DefaultMaxSubscriptions, o.maxSubscriptions)})
 		c.ownsExec = true
 	}
 	if c.sup == nil {

@@ -71,7 +71,8 @@ type reqKey struct {
 
 // Execute runs a prepared request. It returns a Response, or a
 // StreamResponse once the handler has reported progress (and at once for
-// subscriptions/listen); the caller then writes the stream's events as
+// subscriptions/listen, whose stream runs no job and holds no execution
+// slot); the caller then writes the stream's events as
 // [StreamResponse.Next] yields them.
 //
 // ctx is the client's side of the request: when it ends (the client went
@@ -87,23 +88,20 @@ func (h *Handler) Execute(ctx context.Context, p *Prepared) (*Response, *StreamR
 	p.executed = true
 	p.mu.Unlock()
 
+	if p.stream {
+		return h.executeListen(ctx, p)
+	}
 	call, rt := p.call, h.rt
 	spec := actors.RequestSpec{
-		ID:           call.Info.ID,
-		Method:       call.Info.Method,
-		Peer:         p.peer,
-		Timeout:      h.o.requestTimeout,
-		Subscription: p.release,
-		Run:          func(ctx context.Context) any { return rt.Execute(ctx, call) },
-		Done:         p.x.deliver,
+		ID:      call.Info.ID,
+		Method:  call.Info.Method,
+		Peer:    p.peer,
+		Timeout: h.o.requestTimeout,
+		Run:     func(ctx context.Context) any { return rt.Execute(ctx, call) },
+		Done:    p.x.deliver,
 	}
 	if p.peer != "" {
 		spec.Key = reqKey{p.peer, call.Info.ID}
-	}
-	if p.stream {
-		drain := (<-chan struct{})(h.drainCh)
-		spec.Timeout = -1 // a stream lasts until it completes or the client leaves
-		spec.Run = func(ctx context.Context) any { return rt.Execute(dispatch.WithDrain(ctx, drain), call) }
 	}
 	task, err := h.host.Begin(spec)
 	if err != nil {
@@ -120,10 +118,6 @@ func (h *Handler) Execute(ctx context.Context, p *Prepared) (*Response, *StreamR
 	p.task = task
 	p.mu.Unlock()
 
-	if p.stream {
-		task.SetStreaming()
-		return nil, newStream(h, p, nil)
-	}
 	select {
 	case ev := <-p.x.events:
 		if !ev.final {

@@ -117,7 +117,7 @@ func newHandler(rt *dispatch.Runtime, o options, path string) (*Handler, error) 
 		if o.executor != nil {
 			sopts = append(sopts, supervisor.WithExecutor(o.executor))
 		} else {
-			sopts = append(sopts, supervisor.WithExecutorConfig(actors.ExecutorConfig{MaxSubscriptions: o.maxSubscriptions, Logger: logger}))
+			sopts = append(sopts, supervisor.WithExecutorConfig(actors.ExecutorConfig{MaxSubscriptions: o.maxSubscriptions, Logger: logger, Sink: rt.Instrumentation()}))
 		}
 		if h.sup, err = supervisor.New(sopts...); err != nil {
 			return nil, err

@@ -27,16 +27,17 @@ type gate struct {
 	entered   chan string
 	cancelled chan string
 	release   chan struct{}
+	hub       *dispatch.Hub // the Runtime's subscription source
 }
 
 func newGate() *gate {
-	return &gate{entered: make(chan string, 64), cancelled: make(chan string, 64), release: make(chan struct{})}
+	return &gate{entered: make(chan string, 64), cancelled: make(chan string, 64), release: make(chan struct{}),
+		hub: dispatch.NewHub(dispatch.HubOptions{})}
 }
 
 func quiet() *slog.Logger { return slog.New(slog.DiscardHandler) }
 
-// testRuntime serves a few tools and, under the test-only revision
-// listenVersion, subscriptions/listen.
+// testRuntime serves a few tools and subscriptions/listen from g's hub.
 func testRuntime(t testing.TB, g *gate) *dispatch.Runtime {
 	t.Helper()
 	if g == nil {
@@ -44,7 +45,7 @@ func testRuntime(t testing.TB, g *gate) *dispatch.Runtime {
 	}
 	rt, err := dispatch.New(dispatch.Implementation{Name: "http-test", Version: "1.0.0"},
 		dispatch.WithLogger(quiet()),
-		dispatch.WithDialect(listenDialect{}),
+		dispatch.WithSubscriptions(g.hub),
 		dispatch.WithTool(dispatch.Tool{Name: "echo"}, func(_ context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
 			var a struct {
 				Text string `json:"text"`
@@ -134,74 +135,14 @@ func progressCall(id any, tool string) []byte {
 	return testkit.Request(id, "tools/call", map[string]any{"name": tool, "_meta": map[string]any{"progressToken": "tok"}})
 }
 
-// listenVersion is a test-only revision that serves subscriptions/listen
-// until the stream is cancelled or the transport drains, the way the
-// subscriptions work will: an acknowledgement first, then events, then a
-// final result on graceful completion.
-const listenVersion = "2099-01-01"
-
+// listenFrame opens a stream for tools/list_changed.
 func listenFrame(id any) []byte {
-	return testkit.Request(id, "subscriptions/listen", map[string]any{
-		"notifications": map[string]any{"toolsListChanged": true},
-		"_meta":         map[string]any{"io.modelcontextprotocol/protocolVersion": listenVersion},
-	})
+	return listenFilter(id, map[string]any{"toolsListChanged": true})
 }
 
-type listenDialect struct{}
-
-func (listenDialect) Version() string   { return listenVersion }
-func (listenDialect) Era() dispatch.Era { return dispatch.EraStateless }
-func (listenDialect) ShapeError(_ *dispatch.Runtime, _ *dispatch.Call, e *jsonrpc.Error) *jsonrpc.Error {
-	return e
-}
-
-func (listenDialect) Detect(req *dispatch.Request, metaVersion string) dispatch.Match {
-	if metaVersion == listenVersion {
-		return dispatch.MatchExact
-	}
-	return dispatch.MatchNone
-}
-
-func (d listenDialect) Admit(_ *dispatch.Runtime, req *dispatch.Request) (*dispatch.Call, *jsonrpc.Error) {
-	if req.Message.Method != "subscriptions/listen" {
-		return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "Method not found")
-	}
-	return &dispatch.Call{
-		Info:     dispatch.RequestInfo{ID: req.Message.ID, Method: req.Message.Method, ProtocolVersion: listenVersion, Principal: req.Principal},
-		Params:   req.Message.Params,
-		Dialect:  d,
-		Op:       listenOp,
-		Notifier: req.Notifier,
-	}, nil
-}
-
-func (listenDialect) ShapeResult(rt *dispatch.Runtime, c *dispatch.Call, _ any) (any, error) {
-	return map[string]any{
-		"resultType": "complete",
-		"_meta": map[string]any{
-			dispatch.MetaSubscriptionID: c.Info.ID,
-			dispatch.MetaServerInfo:     rt.Info(),
-		},
-	}, nil
-}
-
-func listenOp(ctx context.Context, _ *dispatch.Runtime, c *dispatch.Call) (any, error) {
-	ack, err := jsonrpc.EncodeNotification("notifications/subscriptions/acknowledged", map[string]any{
-		"notifications": map[string]any{"toolsListChanged": true},
-		"_meta":         map[string]any{dispatch.MetaSubscriptionID: c.Info.ID},
-	})
-	if err != nil {
-		return nil, err
-	}
-	if err := c.Notifier.Notify(ctx, ack); err != nil {
-		return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "cancelled")
-	}
-	select {
-	case <-ctx.Done():
-		return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "cancelled")
-	case <-dispatch.Draining(ctx):
-		return struct{}{}, nil
-	}
+// listenFilter opens a stream with the given notifications filter.
+func listenFilter(id any, notifications map[string]any) []byte {
+	return testkit.Request(id, dispatch.MethodListen, map[string]any{"notifications": notifications})
 }
 
 // rawConn is a plain TCP connection to a listener, for tests of the

@@ -23,7 +23,7 @@ type Prepared struct {
 	x       *exchange
 	peer    string
 	release func() // subscription slot, for subscriptions/listen
-	stream  bool
+	stream  bool   // subscriptions/listen: an event stream from the start, no job, no deadline
 
 	mu       sync.Mutex
 	executed bool
@@ -183,7 +183,7 @@ func (h *Handler) admit(req *Request, body []byte) (*Prepared, *Response) {
 		return nil, &Response{Status: admissionStatus(out.ErrorCode), ContentType: mediaJSON, Body: out.Frame}
 	}
 	p := &Prepared{h: h, call: call, x: x, peer: req.Peer}
-	if call.Info.Method == methodListen {
+	if call.Info.Method == dispatch.MethodListen {
 		release, ok := h.exec.AcquireSubscription()
 		if !ok {
 			return nil, errorResponse(http.StatusServiceUnavailable, call.Info.ID, errSubscriptionCap)
@@ -193,7 +193,3 @@ func (h *Handler) admit(req *Request, body []byte) (*Prepared, *Response) {
 	h.active.enter()
 	return p, nil
 }
-
-// methodListen opens a subscription stream: it answers with an event
-// stream from the start, holds a subscription slot, and has no deadline.
-const methodListen = "subscriptions/listen"

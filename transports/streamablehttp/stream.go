@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"time"
+
+	"github.com/snodo-go/snodo/dispatch"
 )
 
 // StreamResponse is a text/event-stream response: request-scoped
@@ -24,6 +26,11 @@ type StreamResponse struct {
 	needAck bool
 	timer   *time.Timer
 	done    bool
+
+	// A subscriptions/listen stream is pulled from its source instead.
+	listen     *dispatch.Stream
+	wake       chan struct{}
+	completing bool
 }
 
 var errStreamClosed = errors.New("streamablehttp: stream closed")
@@ -57,6 +64,9 @@ func (s *StreamResponse) Header() http.Header {
 func (s *StreamResponse) Next(ctx context.Context) ([]byte, error) {
 	if s.done {
 		return nil, io.EOF
+	}
+	if s.listen != nil {
+		return s.nextListen(ctx)
 	}
 	if s.needAck {
 		s.needAck = false
@@ -104,6 +114,11 @@ func (s *StreamResponse) Close() {
 	s.done = true
 	if s.timer != nil {
 		s.timer.Stop()
+	}
+	if s.listen != nil {
+		s.listen.Close()
+		s.p.finish()
+		return
 	}
 	s.p.mu.Lock()
 	task := s.p.task

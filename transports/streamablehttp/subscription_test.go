@@ -2,11 +2,16 @@ package streamablehttp_test
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/snodo-go/snodo/actors"
+	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/testkit"
 	"github.com/snodo-go/snodo/transports/streamablehttp"
@@ -21,7 +26,8 @@ func subscriptionsOpen(n int) func(*supervisor.Node) bool {
 
 func TestListenStreamOpensAtOnceAndHoldsASubscriptionActor(t *testing.T) {
 	forEachTarget(t, func(t *testing.T, tg target) {
-		ep := tg.start(t, testRuntime(t, nil), streamablehttp.WithKeepAlive(10*time.Millisecond))
+		g := newGate()
+		ep := tg.start(t, testRuntime(t, g), streamablehttp.WithKeepAlive(10*time.Millisecond))
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		resp := openStream(t, ctx, ep.url, listenFrame("L1"))
@@ -52,6 +58,9 @@ func TestListenStreamOpensAtOnceAndHoldsASubscriptionActor(t *testing.T) {
 		})
 		if n := ep.sup.Executor().Stats().Subscriptions; n != 0 {
 			t.Fatalf("%d subscription slots still taken after the disconnect", n)
+		}
+		if n := g.hub.Stats().Listeners; n != 0 {
+			t.Fatalf("the source of a disconnected stream is still open (%d listeners)", n)
 		}
 	})
 }
@@ -153,6 +162,226 @@ func TestDrainRefusesNewRequests(t *testing.T) {
 		<-held
 		if err := <-drained; err != nil {
 			t.Fatalf("shutdown: %v", err)
+		}
+	})
+}
+
+// meta returns a notification's _meta subscriptionId (JSON text).
+func subscriptionID(f *testkit.Frame) string {
+	var p struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
+	}
+	_ = json.Unmarshal(f.Params, &p)
+	return string(p.Meta[dispatch.MetaSubscriptionID])
+}
+
+func TestListenAcknowledgesTagsFiltersAndCompletes(t *testing.T) {
+	forEachTarget(t, func(t *testing.T, tg target) {
+		g := newGate()
+		ep := tg.start(t, testRuntime(t, g))
+		resp := openStream(t, context.Background(), ep.url, listenFilter("L", map[string]any{
+			"toolsListChanged": true, "promptsListChanged": true, "resourcesListChanged": true,
+		}))
+		sr := testkit.NewSSEReader(resp.Body)
+		ack := nextEvent(t, sr, "subscriptions/listen")
+		var p struct {
+			Notifications map[string]any `json:"notifications"`
+		}
+		_ = json.Unmarshal(ack.Params, &p)
+		// The test server offers tools only: the other kinds are left out.
+		if ack.Method != "notifications/subscriptions/acknowledged" || subscriptionID(ack) != `"L"` || len(p.Notifications) != 1 || p.Notifications["toolsListChanged"] != true {
+			t.Fatalf("acknowledgement: %s", ack.Raw)
+		}
+		g.hub.PromptsListChanged()
+		g.hub.ResourcesListChanged()
+		if r := g.hub.ToolsListChanged(); r.Matched != 1 {
+			t.Fatalf("publish: %+v", r)
+		}
+		ev := nextEvent(t, sr, "subscriptions/listen")
+		if ev.Method != "notifications/tools/list_changed" || subscriptionID(ev) != `"L"` {
+			t.Fatalf("event: %s", ev.Raw)
+		}
+		// The tree shows the stream's filter.
+		tree := testkit.WaitTree(t, ep.sup, subscriptionsOpen(1))
+		sub := testkit.Find(tree, supervisor.KindSubscription)
+		if sub.Attrs["toolsListChanged"] != "true" || sub.Attrs["id"] != `"L"` || sub.Attrs["events"] != "1" {
+			t.Fatalf("subscription attributes: %v", sub.Attrs)
+		}
+		// Completion ends the stream with its final result.
+		if n := g.hub.Complete(); n != 1 {
+			t.Fatalf("Complete ended %d", n)
+		}
+		final := nextEvent(t, sr, "subscriptions/listen")
+		if string(final.ID) != `"L"` || !strings.Contains(string(final.Result), `"io.modelcontextprotocol/subscriptionId":"L"`) {
+			t.Fatalf("final: %s", final.Raw)
+		}
+		if _, _, err := sr.Next(); err == nil {
+			t.Fatal("the stream went on after its final result")
+		}
+		testkit.WaitTree(t, ep.sup, subscriptionsOpen(0))
+		if n := ep.sup.Executor().Stats().Subscriptions; n != 0 {
+			t.Fatalf("%d slots still taken", n)
+		}
+	})
+}
+
+func TestListenHoldsNoExecutionSlot(t *testing.T) {
+	forEachTarget(t, func(t *testing.T, tg target) {
+		exec := actors.NewExecutor(actors.ExecutorConfig{MaxConcurrency: 1, MaxQueue: -1, Logger: quiet()})
+		t.Cleanup(func() { closeExecutor(t, exec) })
+		ep := tg.start(t, testRuntime(t, nil), streamablehttp.WithExecutor(exec))
+		for i := range 3 {
+			resp := openStream(t, context.Background(), ep.url, listenFrame(i))
+			nextEvent(t, testkit.NewSSEReader(resp.Body), "subscriptions/listen")
+		}
+		if st := exec.Stats(); st.Running != 0 || st.Subscriptions != 3 {
+			t.Fatalf("executor with 3 open streams: %+v", st)
+		}
+		// The executor's one slot is free for calls.
+		if r := testkit.PostMCP(t, nil, ep.url, call(9, "echo", map[string]any{"text": "x"}), nil); r.Status != 200 || r.Last().Error != nil {
+			t.Fatalf("call with streams open: %d %s", r.Status, r.Body)
+		}
+	})
+}
+
+func TestListenSlotReturnsWhenTheOwnerStops(t *testing.T) {
+	exec := actors.NewExecutor(actors.ExecutorConfig{Logger: quiet()})
+	t.Cleanup(func() { closeExecutor(t, exec) })
+	sup, err := supervisor.New(supervisor.WithLogger(quiet()), supervisor.WithExecutor(exec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := newGate()
+	h := newHandler(t, testRuntime(t, g), streamablehttp.WithSupervisor(sup))
+	_, stream := h.Handle(context.Background(), plainRequest(listenFrame("o"), "10.0.0.1:1"))
+	if stream == nil {
+		t.Fatal("no stream")
+	}
+	if _, err := stream.Next(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if st := g.hub.Stats(); st.Listeners != 1 || exec.Stats().Subscriptions != 1 {
+		t.Fatalf("open: hub %+v executor %+v", st, exec.Stats())
+	}
+	next := make(chan error, 1)
+	go func() {
+		_, err := stream.Next(context.Background())
+		next <- err
+	}()
+	// The tree the handler lives in is closed while the stream is open
+	// and idle (no drain): its subscription actor closes the source and
+	// returns the slot, and the goroutine writing the stream learns it is
+	// over.
+	if err := sup.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n := sup.UnexpectedDeadLetters(); n != 0 {
+		t.Fatalf("%d unexpected dead letters", n)
+	}
+	if err := <-next; !errors.Is(err, streamablehttp.ErrShuttingDown) {
+		t.Fatalf("Next after the owner stopped: %v", err)
+	}
+	if st := g.hub.Stats(); st.Listeners != 0 || exec.Stats().Subscriptions != 0 {
+		t.Fatalf("after the owner stopped: hub %+v executor %+v", st, exec.Stats())
+	}
+	if err := h.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestListenOverflowThroughHandle drives a stream through the host-neutral
+// API, so the test decides when the writer asks for the next event: the
+// source is pulled only then, and meanwhile the hub's buffer applies its
+// policy.
+func TestListenOverflowThroughHandle(t *testing.T) {
+	for _, tc := range []struct {
+		policy dispatch.Overflow
+		want   string
+	}{
+		{dispatch.DropOldest, "file:///4 file:///5"},
+		{dispatch.DropNewest, "file:///1 file:///2"},
+	} {
+		t.Run(fmt.Sprint(tc.policy), func(t *testing.T) {
+			hub := dispatch.NewHub(dispatch.HubOptions{MaxBuffer: 2, Overflow: tc.policy})
+			rt, err := dispatch.New(dispatch.Implementation{Name: "overflow", Version: "1"}, dispatch.WithLogger(quiet()),
+				dispatch.WithSubscriptions(hub),
+				dispatch.WithResource(dispatch.Resource{URI: "file:///1", Name: "one"}, func(context.Context, *dispatch.ReadResourceRequest) (*dispatch.ReadResourceResult, error) {
+					return nil, dispatch.ErrResourceNotFound
+				}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			h := newHandler(t, rt)
+			t.Cleanup(func() { _ = h.Close() })
+			var uris []any
+			for i := 1; i <= 5; i++ {
+				uris = append(uris, fmt.Sprintf("file:///%d", i))
+			}
+			resp, stream := h.Handle(context.Background(), plainRequest(listenFilter(1, map[string]any{"resourceSubscriptions": uris}), ""))
+			if stream == nil {
+				t.Fatalf("no stream: %+v", resp)
+			}
+			defer stream.Close()
+			readEvent := func() *testkit.Frame {
+				t.Helper()
+				chunk, err := stream.Next(context.Background())
+				if err != nil {
+					t.Fatal(err)
+				}
+				data, _ := strings.CutPrefix(strings.TrimSpace(string(chunk)), "data: ")
+				return testkit.CheckFrame(t, []byte(data), "subscriptions/listen")
+			}
+			readEvent() // acknowledgement
+			var total dispatch.PublishResult
+			for _, u := range uris {
+				r, err := hub.ResourceUpdated(u.(string))
+				if err != nil {
+					t.Fatal(err)
+				}
+				total.Matched += r.Matched
+				total.Buffered += r.Buffered
+				total.Dropped += r.Dropped
+			}
+			wantBuffered := 5
+			if tc.policy == dispatch.DropNewest {
+				wantBuffered = 2
+			}
+			if total.Matched != 5 || total.Dropped != 3 || total.Buffered != wantBuffered {
+				t.Fatalf("publish totals: %+v", total)
+			}
+			var got []string
+			for range 2 {
+				var p struct {
+					URI string `json:"uri"`
+				}
+				_ = json.Unmarshal(readEvent().Params, &p)
+				got = append(got, p.URI)
+			}
+			if strings.Join(got, " ") != tc.want {
+				t.Fatalf("received %v, want %s", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestListenRefusalsAreStatuses(t *testing.T) {
+	forEachTarget(t, func(t *testing.T, tg target) {
+		ep := tg.start(t, testRuntime(t, nil))
+		many := make([]string, dispatch.MaxResourceSubscriptions+1)
+		for i := range many {
+			many[i] = fmt.Sprintf("file:///%d", i)
+		}
+		for name, frame := range map[string][]byte{
+			"no filter":       testkit.Request(1, dispatch.MethodListen, nil),
+			"over 1,000 URIs": listenFilter(2, map[string]any{"resourceSubscriptions": many}),
+		} {
+			r := testkit.PostMCP(t, nil, ep.url, frame, nil)
+			if r.Status != http.StatusBadRequest || r.Last().Error == nil || r.Last().Error.Code != -32602 {
+				t.Fatalf("%s: %d %s", name, r.Status, r.Body)
+			}
+		}
+		if n := ep.sup.Executor().Stats().Subscriptions; n != 0 {
+			t.Fatalf("a refused listen holds %d slots", n)
 		}
 	})
 }

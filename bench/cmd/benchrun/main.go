@@ -1,0 +1,166 @@
+// Command benchrun builds the three benchmark servers, runs every scenario
+// against each of them in alternation for several rounds, and writes the
+// medians and the snodo-to-peer ratios into docs/PERFORMANCE.md (between
+// its results markers) and the raw results next to it as JSON.
+//
+// Run it from the bench directory (bench/run.sh does):
+//
+//	go run ./cmd/benchrun            # full run, about 12 minutes
+//	go run ./cmd/benchrun -quick     # one short round, about 2 minutes
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/snodo-go/snodo/bench/load"
+)
+
+// servers are the measured implementations; snodo comes first so every
+// ratio is snodo / peer.
+var servers = []struct{ name, pkg string }{
+	{"snodo", "./cmd/server-snodo"},
+	{"go-sdk", "./cmd/server-gosdk"},
+	{"mcp-go", "./cmd/server-mcpgo"},
+}
+
+// Record is one result with the round it was measured in.
+type Record struct {
+	Round int `json:"round"`
+	load.Result
+}
+
+func main() {
+	quick := flag.Bool("quick", false, "one short round (about 2 minutes)")
+	rounds := flag.Int("rounds", 5, "rounds (ignored with -quick)")
+	out := flag.String("out", "../docs/PERFORMANCE.md", "report to update between its results markers")
+	raw := flag.String("json", "../docs/performance-results.json", "where to write the raw results")
+	only := flag.String("only", "", "run only scenarios of this kind (stdio, http, storm, listen, bigline)")
+	flag.Parse()
+
+	scenarios := fullScenarios()
+	if *quick {
+		*rounds = 1
+		scenarios = quickScenarios()
+	}
+	if *only != "" {
+		var keep []load.Scenario
+		for _, s := range scenarios {
+			if s.Kind == *only {
+				keep = append(keep, s)
+			}
+		}
+		scenarios = keep
+	}
+	bin, err := os.MkdirTemp("", "benchrun-")
+	if err != nil {
+		fatal(err)
+	}
+	defer os.RemoveAll(bin)
+	var specs []load.ServerSpec
+	for _, s := range servers {
+		path := filepath.Join(bin, "server-"+s.name)
+		cmd := exec.Command("go", "build", "-o", path, s.pkg)
+		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+		if err := cmd.Run(); err != nil {
+			fatal(fmt.Errorf("building %s: %w", s.name, err))
+		}
+		specs = append(specs, load.ServerSpec{Name: s.name, Path: path})
+	}
+
+	ctx := context.Background()
+	measured := commit() // what the servers were built from, before anything else changes
+	started := time.Now()
+	var records []Record
+	for round := range *rounds {
+		for _, sc := range scenarios {
+			if sc.Once && round > 0 {
+				continue
+			}
+			// Alternate who goes first, so no server always meets the
+			// machine in the same state.
+			for i := range specs {
+				spec := specs[(i+round)%len(specs)]
+				r := sc.Run(ctx, spec)
+				r.Scenario = sc.Name()
+				records = append(records, Record{Round: round + 1, Result: r})
+				fmt.Fprintf(os.Stderr, "round %d  %-14s %-7s %s\n", round+1, sc.Name(), spec.Name, summary(r))
+			}
+		}
+	}
+	elapsed := time.Since(started)
+
+	b, err := json.MarshalIndent(records, "", "  ")
+	if err != nil {
+		fatal(err)
+	}
+	if err := os.WriteFile(*raw, append(b, '\n'), 0o644); err != nil {
+		fatal(err)
+	}
+	report := render(records, scenarios, runInfo{
+		Rounds: *rounds, Quick: *quick, Elapsed: elapsed, Date: time.Now().UTC(), Commit: measured,
+	})
+	if err := replaceResults(*out, report); err != nil {
+		fatal(err)
+	}
+	fmt.Fprintf(os.Stderr, "wrote %s and %s in %s\n", *out, *raw, elapsed.Round(time.Second))
+}
+
+func fullScenarios() []load.Scenario {
+	w, d := 500*time.Millisecond, 3*time.Second
+	return []load.Scenario{
+		{Kind: "stdio", Param: 1, Warmup: w, Duration: d},
+		{Kind: "stdio", Param: 16, Warmup: w, Duration: d},
+		{Kind: "stdio", Param: 256, Warmup: w, Duration: d},
+		{Kind: "http", Param: 1, Warmup: w, Duration: d},
+		{Kind: "http", Param: 16, Warmup: w, Duration: d},
+		{Kind: "http", Param: 64, Warmup: w, Duration: d},
+		{Kind: "storm", Param: 1000},
+		{Kind: "listen", Param: 1000},
+		{Kind: "listen", Param: 10000},
+		{Kind: "bigline", Param: 1024, Once: true},
+	}
+}
+
+func quickScenarios() []load.Scenario {
+	w, d := 200*time.Millisecond, time.Second
+	return []load.Scenario{
+		{Kind: "stdio", Param: 1, Warmup: w, Duration: d},
+		{Kind: "stdio", Param: 16, Warmup: w, Duration: d},
+		{Kind: "stdio", Param: 256, Warmup: w, Duration: d},
+		{Kind: "http", Param: 16, Warmup: w, Duration: d},
+		{Kind: "storm", Param: 1000},
+		{Kind: "listen", Param: 1000},
+		{Kind: "bigline", Param: 256, Once: true},
+	}
+}
+
+func summary(r load.Result) string {
+	switch {
+	case r.Unsupported:
+		return "unsupported"
+	case r.Err != "":
+		return "error: " + r.Err
+	case r.Throughput > 0:
+		return fmt.Sprintf("%.0f req/s  p50 %.0f µs  p99 %.0f µs  cpu %.0f µs/req  rss %d KiB", r.Throughput, r.P50us, r.P99us, r.CPUPerReq, r.PeakRSSKiB)
+	case r.Started > 0:
+		return fmt.Sprintf("started %d  stopped %t in %.1f ms  late %d  started after cancel %d  heap/sleep %.0f B", r.Started, r.Stopped, r.StopMs, r.Late, r.StartedAfterCancel, r.HeapPerSleepB)
+	case strings.HasPrefix(r.Scenario, "bigline"):
+		return fmt.Sprintf("refused %t  next answered %t  peak rss %d KiB", r.OversizeRefused, r.NextAnswered, r.PeakRSSKiB)
+	case r.Streams > 0:
+		return fmt.Sprintf("streams %d  heap/stream %.0f B  rss/stream %.0f B", r.Streams, r.HeapPerStreamB, r.RSSPerStreamB)
+	}
+	return "no data"
+}
+
+func fatal(err error) {
+	fmt.Fprintln(os.Stderr, "benchrun:", err)
+	os.Exit(1)
+}

@@ -1,0 +1,454 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/snodo-go/snodo/bench/load"
+)
+
+// Markers delimit the generated part of docs/PERFORMANCE.md; everything
+// outside them is written by hand and kept.
+const (
+	beginMarker = "<!-- BEGIN GENERATED RESULTS (bench/cmd/benchrun) -->"
+	endMarker   = "<!-- END GENERATED RESULTS -->"
+)
+
+type runInfo struct {
+	Rounds  int
+	Quick   bool
+	Elapsed time.Duration
+	Date    time.Time
+	Commit  string
+}
+
+func replaceResults(path, generated string) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	s := string(b)
+	i, j := strings.Index(s, beginMarker), strings.Index(s, endMarker)
+	if i < 0 || j < i {
+		return fmt.Errorf("%s has no results markers", path)
+	}
+	s = s[:i+len(beginMarker)] + "\n" + generated + s[j:]
+	return os.WriteFile(path, []byte(s), 0o644)
+}
+
+// table holds the records by scenario and server.
+type table struct {
+	recs []Record
+}
+
+func (t table) get(scenario, server string) []load.Result {
+	var out []load.Result
+	for _, r := range t.recs {
+		if r.Scenario == scenario && r.Server == server {
+			out = append(out, r.Result)
+		}
+	}
+	return out
+}
+
+func (t table) inRound(scenario, server string, round int) (load.Result, bool) {
+	for _, r := range t.recs {
+		if r.Scenario == scenario && r.Server == server && r.Round == round {
+			return r.Result, r.Err == "" && !r.Unsupported
+		}
+	}
+	return load.Result{}, false
+}
+
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// med returns the median of f over the successful results, and how many
+// there were.
+func med(rs []load.Result, f func(load.Result) float64) (float64, int) {
+	var xs []float64
+	for _, r := range rs {
+		if r.Err == "" && !r.Unsupported {
+			xs = append(xs, f(r))
+		}
+	}
+	return median(xs), len(xs)
+}
+
+func status(rs []load.Result) string {
+	if len(rs) == 0 {
+		return "not run"
+	}
+	unsup, errs := 0, 0
+	for _, r := range rs {
+		switch {
+		case r.Unsupported:
+			unsup++
+		case r.Err != "":
+			errs++
+		}
+	}
+	switch {
+	case unsup == len(rs):
+		return "not supported yet"
+	case errs == len(rs):
+		return "failed"
+	}
+	return ""
+}
+
+func num(x float64, prec int) string {
+	if math.IsNaN(x) {
+		return "–"
+	}
+	return fmt.Sprintf("%.*f", prec, x)
+}
+
+func ratio(x float64) string {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return "–"
+	}
+	return fmt.Sprintf("%.2f×", x)
+}
+
+// ratioMedian is the median over rounds of f(snodo)/f(peer) measured in
+// the same round; peer "faster" takes the better of the two peers that
+// round (higher when higherBetter, else lower).
+func (t table) ratioMedian(scenario, peer string, rounds int, f func(load.Result) float64, higherBetter bool) float64 {
+	var xs []float64
+	for round := 1; round <= rounds; round++ {
+		s, ok := t.inRound(scenario, "snodo", round)
+		if !ok {
+			continue
+		}
+		var p float64
+		if peer == "faster" {
+			g, okg := t.inRound(scenario, "go-sdk", round)
+			m, okm := t.inRound(scenario, "mcp-go", round)
+			switch {
+			case okg && okm && higherBetter:
+				p = math.Max(f(g), f(m))
+			case okg && okm:
+				p = math.Min(f(g), f(m))
+			case okg:
+				p = f(g)
+			case okm:
+				p = f(m)
+			default:
+				continue
+			}
+		} else {
+			r, ok := t.inRound(scenario, peer, round)
+			if !ok {
+				continue
+			}
+			p = f(r)
+		}
+		if p > 0 {
+			xs = append(xs, f(s)/p)
+		}
+	}
+	return median(xs)
+}
+
+func render(recs []Record, scenarios []load.Scenario, info runInfo) string {
+	t := table{recs: recs}
+	var b bytes.Buffer
+	w := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
+
+	mode := "full"
+	if info.Quick {
+		mode = "quick (-quick: one round, 1 s windows; indicative only)"
+	}
+	w("\n_Last run: %s, %s, %d round(s), %s; %s; %d CPUs (%s); commit %s._\n\n",
+		info.Date.Format("2006-01-02 15:04 UTC"), mode, info.Rounds, info.Elapsed.Round(time.Second),
+		runtime.Version(), runtime.NumCPU(), cpuModel(), info.Commit)
+	w("Medians over rounds. Ratios are snodo-go ÷ peer computed within each round, then the median of those; ")
+	w("for throughput higher is better for snodo-go, for latency, CPU and memory lower is better.\n\n")
+
+	// Load scenarios.
+	for _, kind := range []string{"stdio", "http"} {
+		var names []string
+		for _, sc := range scenarios {
+			if sc.Kind == kind {
+				names = append(names, sc.Name())
+			}
+		}
+		if len(names) == 0 {
+			continue
+		}
+		if kind == "stdio" {
+			w("### stdio: `tools/call echo`, C requests pipelined\n\n")
+		} else {
+			w("### Streamable HTTP: `tools/call echo`, K keep-alive clients\n\n")
+		}
+		w("| case | server | req/s | p50 µs | p99 µs | server CPU µs/req | peak RSS MiB | rounds ok |\n")
+		w("|---|---|---:|---:|---:|---:|---:|---:|\n")
+		for _, name := range names {
+			for _, srv := range servers {
+				rs := t.get(name, srv.name)
+				if st := status(rs); st != "" {
+					w("| %s | %s | %s | | | | | 0/%d |\n", name, srv.name, st, len(rs))
+					continue
+				}
+				thr, n := med(rs, func(r load.Result) float64 { return r.Throughput })
+				p50, _ := med(rs, func(r load.Result) float64 { return r.P50us })
+				p99, _ := med(rs, func(r load.Result) float64 { return r.P99us })
+				cpu, _ := med(rs, func(r load.Result) float64 { return r.CPUPerReq })
+				rss, _ := med(rs, func(r load.Result) float64 { return float64(r.PeakRSSKiB) / 1024 })
+				w("| %s | %s | %s | %s | %s | %s | %s | %d/%d |\n", name, srv.name, num(thr, 0), num(p50, 0), num(p99, 0), num(cpu, 1), num(rss, 1), n, len(rs))
+			}
+		}
+		w("\n| case | req/s ÷ go-sdk | req/s ÷ mcp-go | req/s ÷ faster peer | p99 ÷ go-sdk | p99 ÷ mcp-go | CPU/req ÷ go-sdk | CPU/req ÷ mcp-go |\n")
+		w("|---|---:|---:|---:|---:|---:|---:|---:|\n")
+		thr := func(r load.Result) float64 { return r.Throughput }
+		p99 := func(r load.Result) float64 { return r.P99us }
+		cpu := func(r load.Result) float64 { return r.CPUPerReq }
+		for _, name := range names {
+			w("| %s | %s | %s | %s | %s | %s | %s | %s |\n", name,
+				ratio(t.ratioMedian(name, "go-sdk", info.Rounds, thr, true)),
+				ratio(t.ratioMedian(name, "mcp-go", info.Rounds, thr, true)),
+				ratio(t.ratioMedian(name, "faster", info.Rounds, thr, true)),
+				ratio(t.ratioMedian(name, "go-sdk", info.Rounds, p99, false)),
+				ratio(t.ratioMedian(name, "mcp-go", info.Rounds, p99, false)),
+				ratio(t.ratioMedian(name, "go-sdk", info.Rounds, cpu, false)),
+				ratio(t.ratioMedian(name, "mcp-go", info.Rounds, cpu, false)))
+		}
+		w("\n")
+	}
+
+	// Storm.
+	for _, sc := range scenarios {
+		if sc.Kind != "storm" {
+			continue
+		}
+		name := sc.Name()
+		w("### Cancellation storm: %d `sleep` calls (60 s each) cancelled in one write, stdio\n\n", sc.Param)
+		w("| server | handlers running at the cancel | all stopped (rounds) | time until none runs, ms | late responses | calls started after their cancel | heap per sleeping call, KiB | goroutine stacks per sleeping call, KiB | peak RSS MiB |\n")
+		w("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+		for _, srv := range servers {
+			rs := t.get(name, srv.name)
+			if st := status(rs); st != "" {
+				w("| %s | %s | | | | | | | |\n", srv.name, st)
+				continue
+			}
+			stopped := 0
+			var stopMs []float64
+			for _, r := range rs {
+				if r.Stopped {
+					stopped++
+					stopMs = append(stopMs, r.StopMs)
+				}
+			}
+			started, _ := med(rs, func(r load.Result) float64 { return float64(r.Started) })
+			late, _ := med(rs, func(r load.Result) float64 { return float64(r.Late) })
+			after, _ := med(rs, func(r load.Result) float64 { return float64(r.StartedAfterCancel) })
+			heap, _ := med(rs, func(r load.Result) float64 { return r.HeapPerSleepB / 1024 })
+			stack, _ := med(rs, func(r load.Result) float64 { return r.StackPerSleepB / 1024 })
+			rss, _ := med(rs, func(r load.Result) float64 { return float64(r.PeakRSSKiB) / 1024 })
+			stop := num(median(stopMs), 1)
+			if stopped == 0 {
+				stop = "not within 10 s"
+			}
+			w("| %s | %s | %d/%d | %s | %s | %s | %s | %s | %s |\n", srv.name, num(started, 0), stopped, len(rs), stop, num(late, 0), num(after, 0), num(heap, 1), num(stack, 1), num(rss, 1))
+		}
+		w("\n")
+	}
+
+	// Listen.
+	var listens []string
+	for _, sc := range scenarios {
+		if sc.Kind == "listen" {
+			listens = append(listens, sc.Name())
+		}
+	}
+	if len(listens) > 0 {
+		w("### Idle `subscriptions/listen` streams, stdio\n\n")
+		w("| case | server | live heap per stream, KiB | goroutine stacks per stream, KiB | RSS per stream, KiB | goroutines per stream | peak RSS MiB |\n")
+		w("|---|---|---:|---:|---:|---:|---:|\n")
+		for _, name := range listens {
+			for _, srv := range servers {
+				rs := t.get(name, srv.name)
+				if st := status(rs); st != "" {
+					w("| %s | %s | %s | | | | |\n", name, srv.name, st)
+					continue
+				}
+				heap, _ := med(rs, func(r load.Result) float64 { return r.HeapPerStreamB / 1024 })
+				stack, _ := med(rs, func(r load.Result) float64 { return r.StackPerStreamB / 1024 })
+				rss, _ := med(rs, func(r load.Result) float64 { return r.RSSPerStreamB / 1024 })
+				g, _ := med(rs, func(r load.Result) float64 { return r.GoroutinesPerSt })
+				peak, _ := med(rs, func(r load.Result) float64 { return float64(r.PeakRSSKiB) / 1024 })
+				w("| %s | %s | %s | %s | %s | %s | %s |\n", name, srv.name, num(heap, 2), num(stack, 2), num(rss, 2), num(g, 2), num(peak, 1))
+			}
+		}
+		w("\n")
+	}
+
+	// Oversized line.
+	for _, sc := range scenarios {
+		if sc.Kind != "bigline" {
+			continue
+		}
+		name := sc.Name()
+		w("### One %d MiB line on stdin, then an ordinary request\n\n", sc.Param)
+		w("| server | big line answered with an error | next request answered | connection ended by the server | still no answer after 30 s | peak RSS MiB (median) |\n|---|---:|---:|---:|---:|---:|\n")
+		for _, srv := range servers {
+			rs := t.get(name, srv.name)
+			if len(rs) == 0 {
+				continue
+			}
+			refused, answered, ended, none := 0, 0, 0, 0
+			var peak []float64
+			for _, r := range rs {
+				if r.OversizeRefused {
+					refused++
+				}
+				if r.NextAnswered {
+					answered++
+				}
+				if r.ConnectionEnded {
+					ended++
+				}
+				if r.NoAnswer {
+					none++
+				}
+				if r.PeakRSSKiB > 0 { // zero: the process had already exited
+					peak = append(peak, float64(r.PeakRSSKiB)/1024)
+				}
+			}
+			p := num(median(peak), 1)
+			if len(peak) == 0 {
+				p = "– (exited)"
+			}
+			w("| %s | %d/%d | %d/%d | %d/%d | %d/%d | %s |\n", srv.name, refused, len(rs), answered, len(rs), ended, len(rs), none, len(rs), p)
+		}
+		w("\n")
+	}
+
+	renderTargets(w, t, info.Rounds)
+
+	// Failures, verbatim.
+	var failures []string
+	for _, r := range recs {
+		if r.Err != "" {
+			failures = append(failures, fmt.Sprintf("- round %d, %s, %s: %s", r.Round, r.Scenario, r.Server, oneLine(r.Err)))
+		}
+	}
+	if len(failures) > 0 {
+		w("### Failed measurements\n\n%s\n\n", strings.Join(failures, "\n"))
+	}
+	return b.String()
+}
+
+func oneLine(s string) string {
+	s = strings.ReplaceAll(s, "\n", " ")
+	if len(s) > 300 {
+		s = s[:300] + "…"
+	}
+	return s
+}
+
+func cpuModel() string {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return "unknown CPU"
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "unknown CPU"
+}
+
+func commit() string {
+	out, err := exec.Command("git", "rev-parse", "--short", "HEAD").Output()
+	if err != nil {
+		return "unknown"
+	}
+	c := strings.TrimSpace(string(out))
+	// Uncommitted changes outside docs/ (which this run rewrites) make the
+	// commit an incomplete description of what was measured.
+	if st, err := exec.Command("git", "status", "--porcelain", "--", ".", "../dispatch", "../actors", "../transports", "../supervisor", "../go.mod").Output(); err == nil && len(bytes.TrimSpace(st)) > 0 {
+		c += " with uncommitted changes"
+	}
+	return c
+}
+
+// renderTargets checks the issue's targets against this run.
+func renderTargets(w func(string, ...any), t table, rounds int) {
+	w("### Targets, this run\n\n| target | measured | met |\n|---|---|---|\n")
+	verdict := func(ok bool, measured bool) string {
+		switch {
+		case !measured:
+			return "not measured"
+		case ok:
+			return "yes"
+		}
+		return "**no**"
+	}
+	thr := func(r load.Result) float64 { return r.Throughput }
+	p99 := func(r load.Result) float64 { return r.P99us }
+	for _, c := range []struct {
+		name string
+		min  float64
+	}{{"stdio C=16", 1.5}, {"stdio C=256", 1.5}, {"http K=16", 1.2}, {"http K=64", 1.2}} {
+		x := t.ratioMedian(c.name, "faster", rounds, thr, true)
+		w("| %s throughput ≥ %.1f× the faster peer | %s | %s |\n", c.name, c.min, ratio(x), verdict(x >= c.min, !math.IsNaN(x)))
+		if strings.HasPrefix(c.name, "stdio") {
+			g := t.ratioMedian(c.name, "go-sdk", rounds, p99, false)
+			m := t.ratioMedian(c.name, "mcp-go", rounds, p99, false)
+			w("| %s p99 no worse than either peer | %s of go-sdk's, %s of mcp-go's | %s |\n", c.name, ratio(g), ratio(m),
+				verdict(g <= 1 && m <= 1, !math.IsNaN(g) && !math.IsNaN(m)))
+		}
+	}
+	storm := t.get("storm N=1000", "snodo")
+	if st := status(storm); st == "" {
+		stopMs, _ := med(storm, func(r load.Result) float64 { return r.StopMs })
+		late, _ := med(storm, func(r load.Result) float64 { return float64(r.Late) })
+		all := true
+		for _, r := range storm {
+			all = all && r.Stopped
+		}
+		w("| storm: every cancelled call stopped within 100 ms | %s ms (median), all rounds stopped: %t | %s |\n", num(stopMs, 1), all, verdict(all && stopMs <= 100, true))
+		w("| storm: zero late responses | %s (median) | %s |\n", num(late, 0), verdict(late == 0, true))
+		heap, _ := med(storm, func(r load.Result) float64 { return r.HeapPerSleepB })
+		w("| ≤ 16 KiB heap per in-flight sleeping request | %s KiB | %s |\n", num(heap/1024, 1), verdict(heap <= 16<<10, true))
+	} else {
+		w("| storm | %s | not measured |\n", st)
+	}
+	listen := t.get("listen N=10000", "snodo")
+	if st := status(listen); st == "" {
+		heap, _ := med(listen, func(r load.Result) float64 { return r.HeapPerStreamB })
+		w("| ≤ 16 KiB heap per idle subscription (10,000 streams) | %s KiB | %s |\n", num(heap/1024, 1), verdict(heap <= 16<<10, true))
+	} else {
+		w("| ≤ 16 KiB heap per idle subscription | snodo-go: %s | not measured |\n", st)
+	}
+	if rs := t.get("bigline 1024 MiB", "snodo"); len(rs) > 0 {
+		var peak []float64
+		ok := true
+		for _, r := range rs {
+			peak = append(peak, float64(r.PeakRSSKiB)/1024)
+			ok = ok && r.OversizeRefused && r.NextAnswered
+		}
+		p := median(peak)
+		w("| a 1 GiB stdin line keeps peak RSS under 64 MiB (and is refused, and the next request served) | %s MiB; refused and next served every round: %t | %s |\n", num(p, 1), ok, verdict(p < 64 && ok, true))
+	}
+	w("\n")
+}

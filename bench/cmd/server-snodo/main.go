@@ -1,0 +1,55 @@
+// Command server-snodo is the snodo-go benchmark server: echo, sleep, over
+// stdio (default) or Streamable HTTP (-http, once the transport exists).
+package main
+
+import (
+	"context"
+	"flag"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/snodo-go/snodo/actors"
+	"github.com/snodo-go/snodo/bench/internal/benchtool"
+	"github.com/snodo-go/snodo/bench/internal/snodoserver"
+	"github.com/snodo-go/snodo/transports/stdio"
+)
+
+func main() {
+	maxConc := flag.Int("max-concurrency", 0, "executor MaxConcurrency (0: the library default)")
+	maxQueue := flag.Int("max-queue", 0, "executor MaxQueue (0: the library default)")
+	maxSubs := flag.Int("max-subscriptions", 20000, "open subscriptions/listen streams allowed (the listen scenario opens 10,000)")
+	noSchema := flag.Bool("no-schema", false, "declare no input schemas, so arguments are not validated (to isolate validation's cost)")
+	f := benchtool.ParseFlags()
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
+	newRuntime := snodoserver.NewRuntime
+	if *noSchema {
+		newRuntime = snodoserver.NewRuntimeWithoutSchemas
+	}
+	rt, err := newRuntime(logger)
+	if err != nil {
+		benchtool.Fatal(err)
+	}
+	if err := benchtool.ServeStats(); err != nil {
+		benchtool.Fatal(err)
+	}
+	defer benchtool.StartProfile()()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	exec := actors.NewExecutor(actors.ExecutorConfig{MaxConcurrency: *maxConc, MaxQueue: *maxQueue, MaxSubscriptions: *maxSubs, Logger: logger})
+	defer func() {
+		cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = exec.Close(cctx)
+	}()
+	if f.HTTP != "" {
+		err = serveHTTP(ctx, rt, exec, f.HTTP)
+	} else {
+		err = stdio.Serve(ctx, rt, stdio.WithExecutor(exec), stdio.WithLogger(logger), stdio.WithMaxSubscriptions(*maxSubs))
+	}
+	if err != nil {
+		benchtool.Fatal(err)
+	}
+}

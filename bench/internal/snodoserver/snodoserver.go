@@ -1,0 +1,55 @@
+// Package snodoserver defines the snodo-go benchmark server's Runtime, so
+// the server command and the harness's smoke test serve the same thing.
+package snodoserver
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+
+	"github.com/snodo-go/snodo/bench/internal/benchtool"
+	"github.com/snodo-go/snodo/dispatch"
+)
+
+// NewRuntime returns the Runtime with the echo and sleep tools and their
+// input schemas (so every call's arguments are validated).
+func NewRuntime(logger *slog.Logger) (*dispatch.Runtime, error) {
+	return newRuntime(logger, json.RawMessage(benchtool.EchoSchema), json.RawMessage(benchtool.SleepSchema))
+}
+
+// NewRuntimeWithoutSchemas declares no input schemas, so nothing is
+// validated: it isolates the cost of validation from the rest of the path.
+func NewRuntimeWithoutSchemas(logger *slog.Logger) (*dispatch.Runtime, error) {
+	return newRuntime(logger, nil, nil)
+}
+
+func newRuntime(logger *slog.Logger, echoSchema, sleepSchema json.RawMessage) (*dispatch.Runtime, error) {
+	return dispatch.New(
+		dispatch.Implementation{Name: "bench-snodo", Version: "1.0.0"},
+		dispatch.WithLogger(logger),
+		// Serves subscriptions/listen (the idle-stream scenario); nothing
+		// is published.
+		dispatch.WithSubscriptions(dispatch.NewHub(dispatch.HubOptions{})),
+		dispatch.WithTool(dispatch.Tool{Name: benchtool.EchoTool, InputSchema: echoSchema}, echo),
+		dispatch.WithTool(dispatch.Tool{Name: benchtool.SleepTool, InputSchema: sleepSchema}, sleep),
+	)
+}
+
+func echo(_ context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+	var a benchtool.EchoArgs
+	if err := json.Unmarshal(req.Arguments, &a); err != nil {
+		return nil, err
+	}
+	return dispatch.TextResult(a.Text), nil
+}
+
+func sleep(ctx context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+	var a benchtool.SleepArgs
+	if err := json.Unmarshal(req.Arguments, &a); err != nil {
+		return nil, err
+	}
+	if err := benchtool.Sleep(ctx, a.MS); err != nil {
+		return nil, err
+	}
+	return dispatch.TextResult(benchtool.SleptText(a.MS)), nil
+}

@@ -1,0 +1,185 @@
+package client
+
+import (
+	"container/list"
+	"encoding/json"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+)
+
+// Cache bounds.
+const (
+	DefaultCacheEntries = 256
+	DefaultCacheBytes   = 16 << 20
+)
+
+// Cache holds cacheable results (server/discover, the lists and
+// resources/read on 2026-07-28) for as long as their ttlMs allows, least
+// recently used first out when a bound is reached. Results marked public
+// are shared by every client of the same server; private ones only by
+// clients with the same identity (see WithCache). Change notifications
+// drop the entries they concern. Results of multi round-trip retries and
+// results without ttlMs (or with ttlMs 0) are never stored. It is safe for
+// concurrent use.
+type Cache struct {
+	mu         sync.Mutex
+	maxEntries int
+	maxBytes   int
+	bytes      int
+	lru        *list.List // front: most recently used
+	entries    map[cacheKey]*list.Element
+	now        func() time.Time
+}
+
+type cacheKey struct {
+	server, identity, method, arg string
+}
+
+type cacheEntry struct {
+	key     cacheKey
+	raw     json.RawMessage
+	expires time.Time
+}
+
+// NewCache returns a cache holding at most maxEntries results and
+// maxBytes bytes of them (the defaults when not positive).
+func NewCache(maxEntries, maxBytes int) *Cache {
+	if maxEntries <= 0 {
+		maxEntries = DefaultCacheEntries
+	}
+	if maxBytes <= 0 {
+		maxBytes = DefaultCacheBytes
+	}
+	return &Cache{maxEntries: maxEntries, maxBytes: maxBytes, lru: list.New(), entries: map[cacheKey]*list.Element{}, now: time.Now}
+}
+
+// Len returns the number of results held.
+func (k *Cache) Len() int {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return len(k.entries)
+}
+
+func (k *Cache) get(key cacheKey) (json.RawMessage, bool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	el, ok := k.entries[key]
+	if !ok {
+		return nil, false
+	}
+	e := el.Value.(*cacheEntry)
+	if !k.now().Before(e.expires) {
+		k.remove(el)
+		return nil, false
+	}
+	k.lru.MoveToFront(el)
+	return e.raw, true
+}
+
+func (k *Cache) put(key cacheKey, raw json.RawMessage, ttl time.Duration) {
+	if ttl <= 0 || len(raw) > k.maxBytes {
+		return
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if el, ok := k.entries[key]; ok {
+		k.remove(el)
+	}
+	e := &cacheEntry{key: key, raw: raw, expires: k.now().Add(ttl)}
+	k.entries[key] = k.lru.PushFront(e)
+	k.bytes += len(raw)
+	for len(k.entries) > k.maxEntries || k.bytes > k.maxBytes {
+		k.remove(k.lru.Back())
+	}
+}
+
+func (k *Cache) remove(el *list.Element) {
+	e := k.lru.Remove(el).(*cacheEntry)
+	delete(k.entries, e.key)
+	k.bytes -= len(e.raw)
+}
+
+// invalidate drops a server's entries for which drop returns true.
+func (k *Cache) invalidate(server string, drop func(method, arg string) bool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	for key, el := range k.entries {
+		if key.server == server && drop(key.method, key.arg) {
+			k.remove(el)
+		}
+	}
+}
+
+// cacheKeys returns the public and private keys of a request. The
+// negotiated revision is part of the server key: result shapes differ.
+func (c *Client) cacheKeys(r *request) (public, private cacheKey) {
+	server := c.cacheServer + "\x00" + c.ProtocolVersion()
+	public = cacheKey{server: server, identity: "\x00public", method: r.method, arg: r.cacheArg}
+	private = cacheKey{server: server, identity: c.cfg.cacheIdentity, method: r.method, arg: r.cacheArg}
+	return public, private
+}
+
+func (c *Client) cacheGet(r *request) (json.RawMessage, bool) {
+	if c.cache == nil || r.inputRound || r.progress != nil {
+		return nil, false
+	}
+	pub, priv := c.cacheKeys(r)
+	if raw, ok := c.cache.get(priv); ok {
+		return raw, true
+	}
+	return c.cache.get(pub)
+}
+
+func (c *Client) cachePut(r *request, raw json.RawMessage) {
+	if c.cache == nil {
+		return
+	}
+	var hints CacheHints
+	if ttl, ok := jsonrpc.Member(raw, "ttlMs"); !ok || jsonrpc.Unmarshal(ttl, &hints.TTLMs) != nil || hints.TTLMs == nil {
+		return
+	}
+	scope, _ := jsonrpc.Member(raw, "cacheScope")
+	hints.CacheScope, _ = jsonrpc.Unquote(scope)
+	pub, priv := c.cacheKeys(r)
+	key := priv
+	if hints.CacheScope == "public" {
+		key = pub
+	}
+	c.cache.put(key, append(json.RawMessage(nil), raw...), time.Duration(*hints.TTLMs)*time.Millisecond)
+}
+
+// invalidate drops the cached results a change notification concerns.
+func (c *Client) invalidate(ev Event) {
+	if c.cache == nil {
+		return
+	}
+	server := c.cacheServer + "\x00" + c.ProtocolVersion()
+	switch ev.Method {
+	case "notifications/tools/list_changed":
+		c.cache.invalidate(server, func(m, _ string) bool { return m == "tools/list" })
+		c.toolsMu.Lock()
+		clear(c.tools)
+		c.toolsMu.Unlock()
+	case "notifications/prompts/list_changed":
+		c.cache.invalidate(server, func(m, _ string) bool { return m == "prompts/list" })
+	case "notifications/resources/list_changed":
+		c.cache.invalidate(server, func(m, _ string) bool { return m == "resources/list" || m == "resources/templates/list" })
+	case "notifications/resources/updated":
+		// The URI may be a sub-resource of one read (or the other way
+		// round), so related URIs go too.
+		c.cache.invalidate(server, func(m, arg string) bool {
+			return m == "resources/read" && (arg == ev.URI || related(arg, ev.URI) || related(ev.URI, arg))
+		})
+	}
+}
+
+// related reports whether child lies under parent.
+func related(parent, child string) bool {
+	if parent == "" || len(child) <= len(parent) || !strings.HasPrefix(child, parent) {
+		return false
+	}
+	return strings.HasSuffix(parent, "/") || child[len(parent)] == '/'
+}

@@ -1,0 +1,538 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+)
+
+// DefaultMaxResponseBytes bounds an HTTP response body (a JSON body, or
+// everything a request's event stream carries; on a listen stream, each
+// event).
+const DefaultMaxResponseBytes = 16 << 20
+
+// HTTP header names the transport sends and reads.
+const (
+	headerProtocolVersion = "MCP-Protocol-Version"
+	headerMethod          = "Mcp-Method"
+	headerName            = "Mcp-Name"
+	headerSession         = "Mcp-Session-Id"
+)
+
+// HTTPTransport speaks Streamable HTTP: one POST per message, the answer
+// read as JSON or as an event stream, incrementally. On 2026-07-28 every
+// POST mirrors MCP-Protocol-Version, Mcp-Method, Mcp-Name and the tool's
+// Mcp-Param-* headers. In the initialize era it keeps the session the
+// server issues (Mcp-Session-Id), opens the GET stream for a
+// subscription, answers server requests by POST, and deletes the session
+// on Close.
+type HTTPTransport struct {
+	// URL is the MCP endpoint.
+	URL string
+	// Client sends the requests. Nil: a client of the transport's own,
+	// with keep-alive connections released at Close.
+	Client *http.Client
+	// Header is added to every request (for example Authorization).
+	Header http.Header
+	// MaxResponseBytes bounds responses (default 16 MiB).
+	MaxResponseBytes int64
+}
+
+// HTTP returns a transport to the MCP endpoint at url.
+func HTTP(url string) *HTTPTransport { return &HTTPTransport{URL: url} }
+
+// CacheKey identifies the server for a shared Cache.
+func (t *HTTPTransport) CacheKey() string { return "http:" + t.URL }
+
+// Connect implements Transport. It sends nothing: the first request is
+// the negotiation's.
+func (t *HTTPTransport) Connect(_ context.Context, peer Peer) (Conn, error) {
+	hc, owned := t.Client, false
+	if hc == nil {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.MaxIdleConnsPerHost = 16
+		hc, owned = &http.Client{Transport: tr}, true
+	}
+	max := t.MaxResponseBytes
+	if max <= 0 {
+		max = DefaultMaxResponseBytes
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &httpConn{t: t, hc: hc, owned: owned, max: max, peer: peer, ctx: ctx, cancel: cancel}, nil
+}
+
+type httpConn struct {
+	t      *HTTPTransport
+	hc     *http.Client
+	owned  bool
+	max    int64
+	peer   Peer
+	ctx    context.Context // ends at Close
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu         sync.Mutex
+	session    string
+	version    string // the last negotiated version seen, for the GET stream and DELETE
+	closed     bool
+	eventsOpen bool
+}
+
+func (c *httpConn) trace(sent bool, frame []byte) {
+	if c.peer.Trace != nil {
+		c.peer.Trace(sent, frame)
+	}
+}
+
+// newRequest builds a POST carrying out, with the headers its revision
+// asks for.
+func (c *httpConn) newRequest(ctx context.Context, out *Outbound) (*http.Request, string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.t.URL, bytes.NewReader(out.Frame))
+	if err != nil {
+		return nil, "", err
+	}
+	for k, vs := range c.t.Header {
+		for _, v := range vs {
+			req.Header.Add(k, v)
+		}
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if out.ProtocolVersion != "" {
+		req.Header.Set(headerProtocolVersion, out.ProtocolVersion)
+	}
+	c.mu.Lock()
+	session := c.session
+	if out.ProtocolVersion != "" {
+		c.version = out.ProtocolVersion
+	}
+	c.mu.Unlock()
+	if session != "" && !out.Stateless {
+		req.Header.Set(headerSession, session)
+	}
+	if out.Stateless && out.Method != "" {
+		req.Header.Set(headerMethod, out.Method)
+		if out.Name != "" {
+			req.Header.Set(headerName, out.Name)
+		}
+		for k, v := range out.ParamHeaders {
+			req.Header.Set(k, v)
+		}
+	}
+	return req, session, nil
+}
+
+// Call implements Conn. The POST goes out on the exchange's first Next,
+// so that a request still waiting for its response head is an open
+// exchange the client can cancel like any other.
+func (c *httpConn) Call(ctx context.Context, out *Outbound) (Exchange, error) {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil, ErrClosed
+	}
+	c.mu.Unlock()
+	// The request lives until the exchange closes, the caller's context
+	// ends, or the connection closes.
+	rctx, rcancel := context.WithCancel(c.ctx)
+	stop := context.AfterFunc(ctx, rcancel)
+	req, session, err := c.newRequest(rctx, out)
+	if err != nil {
+		stop()
+		rcancel()
+		return nil, err
+	}
+	return &httpExchange{c: c, out: out, req: req, session: session, cancel: rcancel, stop: stop}, nil
+}
+
+// send posts the request and reads the response head, and the body when
+// it is a single JSON message.
+func (ex *httpExchange) send() error {
+	c, out := ex.c, ex.out
+	c.trace(true, out.Frame)
+	resp, err := c.hc.Do(ex.req)
+	if err != nil {
+		if c.ctx.Err() != nil {
+			return ErrClosed
+		}
+		return err
+	}
+	ex.resp = resp
+	if out.Method == "initialize" {
+		if id := resp.Header.Get(headerSession); id != "" {
+			c.mu.Lock()
+			c.session = id
+			c.mu.Unlock()
+		}
+	}
+	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	switch {
+	case resp.StatusCode == http.StatusNotFound && ex.session != "":
+		c.mu.Lock()
+		if c.session == ex.session {
+			c.session = ""
+		}
+		c.mu.Unlock()
+		return ErrSessionExpired
+	case resp.StatusCode/100 == 2 && ct == "text/event-stream":
+		limit := c.max
+		if out.Stream {
+			limit = 1<<63 - 1 // a listen stream is bounded per event
+		}
+		ex.sse = newSSEReader(&limitReader{r: resp.Body, n: limit}, int(c.max))
+		return nil
+	}
+	// A single JSON body: a result, or an error with any status.
+	body, rerr := io.ReadAll(&limitReader{r: resp.Body, n: c.max})
+	if rerr == nil {
+		c.trace(false, body)
+		if msg, err := jsonrpc.Decode(body); err == nil && msg.Kind == jsonrpc.KindResponse {
+			ex.single = msg
+			return nil
+		}
+	}
+	if errors.Is(rerr, ErrFrameTooLarge) {
+		return ErrFrameTooLarge
+	}
+	if rerr != nil {
+		return rerr
+	}
+	if resp.StatusCode/100 == 2 {
+		return fmt.Errorf("%w: HTTP %d with content type %q and no JSON-RPC response", ErrUnexpectedResult, resp.StatusCode, ct)
+	}
+	return &HTTPError{StatusCode: resp.StatusCode, Body: snippet(body)}
+}
+
+func snippet(b []byte) string {
+	const n = 200
+	if len(b) > n {
+		b = b[:n]
+	}
+	return string(bytes.ToValidUTF8(b, []byte("?")))
+}
+
+// Send implements Conn: a notification or a response, answered with 202.
+func (c *httpConn) Send(ctx context.Context, out *Outbound) error {
+	c.mu.Lock()
+	closed := c.closed
+	c.mu.Unlock()
+	if closed {
+		return ErrClosed
+	}
+	req, _, err := c.newRequest(ctx, out)
+	if err != nil {
+		return err
+	}
+	c.trace(true, out.Frame)
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+	if resp.StatusCode/100 != 2 {
+		return &HTTPError{StatusCode: resp.StatusCode, Body: snippet(body)}
+	}
+	return nil
+}
+
+// OpenEventStream opens the initialize era's GET stream once, so that
+// notifications the server sends outside any request reach the Peer. A
+// server without one (405) is fine.
+func (c *httpConn) OpenEventStream() {
+	c.mu.Lock()
+	if c.eventsOpen || c.closed || c.session == "" && c.version == "" {
+		c.mu.Unlock()
+		return
+	}
+	c.eventsOpen = true
+	session, version := c.session, c.version
+	c.mu.Unlock()
+	req, err := http.NewRequestWithContext(c.ctx, http.MethodGet, c.t.URL, nil)
+	if err != nil {
+		return
+	}
+	for k, vs := range c.t.Header {
+		for _, v := range vs {
+			req.Header.Add(k, v)
+		}
+	}
+	req.Header.Set("Accept", "text/event-stream")
+	if session != "" {
+		req.Header.Set(headerSession, session)
+	}
+	if version != "" {
+		req.Header.Set(headerProtocolVersion, version)
+	}
+	c.wg.Add(1)
+	ready := make(chan struct{})
+	go func() {
+		defer c.wg.Done()
+		resp, err := c.hc.Do(req)
+		close(ready)
+		if err != nil {
+			return
+		}
+		defer resp.Body.Close()
+		ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+		if resp.StatusCode != http.StatusOK || ct != "text/event-stream" {
+			return
+		}
+		r := newSSEReader(resp.Body, int(c.max))
+		for {
+			_, data, err := r.next()
+			if err != nil {
+				return
+			}
+			c.trace(false, data)
+			if msg, err := jsonrpc.Decode(data); err == nil && c.peer.Inbound != nil {
+				c.peer.Inbound(msg)
+			}
+		}
+	}()
+	// The stream is open (or refused) once the response head arrived.
+	select {
+	case <-ready:
+	case <-time.After(5 * time.Second):
+	}
+}
+
+// Close implements Conn: requests in flight end, the GET stream closes,
+// and a session is deleted.
+func (c *httpConn) Close() error {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil
+	}
+	c.closed = true
+	session, version := c.session, c.version
+	c.mu.Unlock()
+	c.cancel()
+	c.wg.Wait()
+	var err error
+	if session != "" {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		req, rerr := http.NewRequestWithContext(ctx, http.MethodDelete, c.t.URL, nil)
+		if rerr == nil {
+			for k, vs := range c.t.Header {
+				for _, v := range vs {
+					req.Header.Add(k, v)
+				}
+			}
+			req.Header.Set(headerSession, session)
+			if version != "" {
+				req.Header.Set(headerProtocolVersion, version)
+			}
+			if resp, derr := c.hc.Do(req); derr == nil {
+				io.Copy(io.Discard, io.LimitReader(resp.Body, 4096))
+				resp.Body.Close()
+			} else {
+				err = derr
+			}
+		}
+		cancel()
+	}
+	if c.owned {
+		c.hc.CloseIdleConnections()
+	}
+	return err
+}
+
+// httpExchange is one POST's response: a single JSON message or an event
+// stream.
+type httpExchange struct {
+	c       *httpConn
+	out     *Outbound
+	req     *http.Request
+	session string // the session the request carries
+	resp    *http.Response
+	sendErr error
+	resumes int
+	cancel  context.CancelFunc
+	stop    func() bool
+
+	single *jsonrpc.Message
+	sse    *sseReader
+
+	mu        sync.Mutex
+	answered  bool
+	closeOnce sync.Once
+}
+
+// Next implements Exchange.
+func (ex *httpExchange) Next(ctx context.Context) (*jsonrpc.Message, error) {
+	ex.mu.Lock()
+	answered := ex.answered
+	ex.mu.Unlock()
+	if answered {
+		return nil, io.EOF
+	}
+	if ex.resp == nil && ex.sendErr == nil {
+		// A read blocked on the response head ends when ctx does.
+		stop := context.AfterFunc(ctx, ex.cancel)
+		ex.sendErr = ex.send()
+		stop()
+		if ex.sendErr != nil && ctx.Err() != nil {
+			ex.sendErr = ctx.Err()
+		}
+	}
+	if ex.sendErr != nil {
+		return nil, ex.sendErr
+	}
+	if ex.single != nil {
+		ex.mu.Lock()
+		ex.answered = true
+		ex.mu.Unlock()
+		return ex.single, nil
+	}
+	// A read blocked on the body ends when ctx does.
+	stop := context.AfterFunc(ctx, ex.cancel)
+	defer stop()
+	for {
+		event, data, err := ex.sse.next()
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			if errors.Is(err, ErrFrameTooLarge) {
+				return nil, ErrFrameTooLarge
+			}
+			if errors.Is(err, io.EOF) {
+				if rerr := ex.resume(ctx); rerr != nil {
+					return nil, fmt.Errorf("%w: the event stream ended before the response: %v", ErrClosed, rerr)
+				}
+				continue
+			}
+			if ex.c.ctx.Err() != nil {
+				return nil, ErrClosed
+			}
+			return nil, err
+		}
+		if event != "" && event != "message" {
+			continue
+		}
+		ex.c.trace(false, data)
+		msg, err := jsonrpc.Decode(data)
+		if err != nil {
+			continue
+		}
+		if msg.Kind == jsonrpc.KindResponse {
+			if ex.resumes > 0 && msg.ID != ex.out.ID {
+				continue // a resumed stream may carry others' responses
+			}
+			ex.mu.Lock()
+			ex.answered = true
+			ex.mu.Unlock()
+		}
+		return msg, nil
+	}
+}
+
+// maxResumes bounds how often one request's event stream is resumed.
+const maxResumes = 5
+
+// resume continues an event stream the server closed before the response
+// (2025-11-25 lets a server do that once it has sent an event id or a
+// retry field): after the retry delay it asks for the rest with GET on
+// the session, with Last-Event-ID when there was an id. 2026-07-28
+// streams are never resumed: there a closed stream is a cancellation.
+func (ex *httpExchange) resume(ctx context.Context) error {
+	if ex.out.Stateless || ex.sse.lastID == "" && !ex.sse.retrySet {
+		return errors.New("the stream cannot be resumed")
+	}
+	if ex.resumes >= maxResumes {
+		return fmt.Errorf("resumed %d times already", ex.resumes)
+	}
+	ex.resumes++
+	delay := min(ex.sse.retry, 5*time.Second)
+	t := time.NewTimer(delay)
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+		t.Stop()
+		return ctx.Err()
+	}
+	req, err := http.NewRequestWithContext(ex.req.Context(), http.MethodGet, ex.c.t.URL, nil)
+	if err != nil {
+		return err
+	}
+	for k, vs := range ex.c.t.Header {
+		for _, v := range vs {
+			req.Header.Add(k, v)
+		}
+	}
+	req.Header.Set("Accept", "text/event-stream")
+	if ex.sse.lastID != "" {
+		req.Header.Set("Last-Event-ID", ex.sse.lastID)
+	}
+	if ex.session != "" {
+		req.Header.Set(headerSession, ex.session)
+	}
+	if ex.out.ProtocolVersion != "" {
+		req.Header.Set(headerProtocolVersion, ex.out.ProtocolVersion)
+	}
+	resp, err := ex.c.hc.Do(req)
+	if err != nil {
+		return err
+	}
+	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if resp.StatusCode != http.StatusOK || ct != "text/event-stream" {
+		resp.Body.Close()
+		return &HTTPError{StatusCode: resp.StatusCode}
+	}
+	ex.resp.Body.Close()
+	ex.resp = resp
+	last, retry, set := ex.sse.lastID, ex.sse.retry, ex.sse.retrySet
+	ex.sse = newSSEReader(&limitReader{r: resp.Body, n: ex.c.max}, int(ex.c.max))
+	ex.sse.lastID, ex.sse.retry, ex.sse.retrySet = last, retry, set
+	return nil
+}
+
+// Close implements Exchange. Closing the stream before the response is
+// the cancellation on 2026-07-28; the initialize era also needs the
+// notification, posted on the session.
+func (ex *httpExchange) Close(cancel []byte) {
+	ex.closeOnce.Do(func() {
+		ex.mu.Lock()
+		answered := ex.answered
+		ex.mu.Unlock()
+		if ex.resp == nil {
+			ex.stop()
+			ex.cancel()
+			if cancel != nil && !ex.out.Stateless && ex.c.ctx.Err() == nil {
+				ex.postCancel(cancel)
+			}
+			return
+		}
+		if answered && ex.sse != nil {
+			// Let the connection be reused: read the end of a finished
+			// stream, within small bounds of size and time.
+			t := time.AfterFunc(100*time.Millisecond, ex.cancel)
+			io.Copy(io.Discard, io.LimitReader(ex.resp.Body, 4096))
+			t.Stop()
+		}
+		ex.resp.Body.Close()
+		ex.stop()
+		ex.cancel()
+		if cancel != nil && !answered && !ex.out.Stateless && ex.c.ctx.Err() == nil {
+			ex.postCancel(cancel)
+		}
+	})
+}
+
+// postCancel posts notifications/cancelled on the session (initialize
+// era, where a closed stream is not a cancellation).
+func (ex *httpExchange) postCancel(cancel []byte) {
+	ctx, done := context.WithTimeout(ex.c.ctx, 5*time.Second)
+	defer done()
+	_ = ex.c.Send(ctx, &Outbound{Frame: cancel, Method: "notifications/cancelled", ProtocolVersion: ex.out.ProtocolVersion})
+}

@@ -1,0 +1,208 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+)
+
+// Multi round-trip requests (2026-07-28) and server-to-client requests
+// (initialize era) ask the same questions: elicitation, sampling, roots.
+// The application answers them through the handlers it registered.
+
+const (
+	methodElicit = "elicitation/create"
+	methodSample = "sampling/createMessage"
+	methodRoots  = "roots/list"
+)
+
+// fulfil asks the handler for one input request and returns its result.
+// It returns errNoHandler when none is registered for the method.
+func (c *Client) fulfil(ctx context.Context, req InputRequest) (any, error) {
+	switch req.Method {
+	case methodElicit:
+		if c.cfg.elicit == nil {
+			return nil, errNoHandler
+		}
+		var p ElicitRequest
+		if len(req.Params) > 0 {
+			if err := unmarshal(req.Params, &p); err != nil {
+				return nil, fmt.Errorf("client: elicitation request: %w", err)
+			}
+		}
+		res, err := c.cfg.elicit(ctx, &p)
+		if err == nil && res == nil {
+			err = errors.New("client: elicitation handler returned no result")
+		}
+		return res, err
+	case methodSample:
+		if c.cfg.sample == nil {
+			return nil, errNoHandler
+		}
+		var p CreateMessageRequest
+		if len(req.Params) > 0 {
+			if err := unmarshal(req.Params, &p); err != nil {
+				return nil, fmt.Errorf("client: sampling request: %w", err)
+			}
+		}
+		p.Raw = req.Params
+		res, err := c.cfg.sample(ctx, &p)
+		if err == nil && res == nil {
+			err = errors.New("client: sampling handler returned no result")
+		}
+		return res, err
+	case methodRoots:
+		if c.cfg.roots == nil {
+			return nil, errNoHandler
+		}
+		roots, err := c.cfg.roots(ctx)
+		if roots == nil {
+			roots = []Root{}
+		}
+		return map[string]any{"roots": roots}, err
+	}
+	return nil, errNoHandler
+}
+
+var errNoHandler = errors.New("client: no handler for this request")
+
+// answer responds to a server-to-client request (initialize era).
+func (c *Client) answer(ctx context.Context, conn Conn, version string, msg *jsonrpc.Message) {
+	var frame []byte
+	if msg.Method == "ping" {
+		frame = jsonrpc.AppendResult(nil, msg.ID, []byte("{}"))
+	} else {
+		res, err := c.fulfil(ctx, InputRequest{Method: msg.Method, Params: msg.Params})
+		switch {
+		case errors.Is(err, errNoHandler):
+			frame = jsonrpc.EncodeError(msg.ID, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "Method not found: "+msg.Method))
+		case err != nil:
+			c.cfg.logger.Warn("client: handler for a server request failed", "method", msg.Method, "error", err)
+			frame = jsonrpc.EncodeError(msg.ID, jsonrpc.NewError(jsonrpc.CodeInternalError, "The client could not answer the request"))
+		default:
+			if frame, err = jsonrpc.EncodeResult(msg.ID, res); err != nil {
+				frame = jsonrpc.EncodeError(msg.ID, jsonrpc.NewError(jsonrpc.CodeInternalError, "The client could not encode its answer"))
+			}
+		}
+	}
+	if err := conn.Send(ctx, &Outbound{Frame: frame, ID: msg.ID, ProtocolVersion: version}); err != nil {
+		c.cfg.logger.Warn("client: answering a server request", "method", msg.Method, "error", err)
+	}
+}
+
+// inputRequired is the part of an InputRequiredResult the client reads.
+type inputRequired struct {
+	InputRequests map[string]InputRequest `json:"inputRequests"`
+	RequestState  *string                 `json:"requestState"`
+}
+
+// resultType returns a result's resultType ("" when absent, which means
+// complete).
+func resultType(raw []byte) string {
+	v, ok := jsonrpc.Member(raw, "resultType")
+	if !ok {
+		return ""
+	}
+	s, _ := jsonrpc.Unquote(v)
+	return s
+}
+
+// call runs a request to completion, answering input requests through the
+// registered handlers for up to maxInputRounds retries. Results are served
+// from and stored in the cache when the request is cacheable.
+func (c *Client) call(ctx context.Context, r *request) (json.RawMessage, error) {
+	if r.cacheable {
+		if raw, ok := c.cacheGet(r); ok {
+			return raw, nil
+		}
+	}
+	renewed := false
+	for round := 0; ; round++ {
+		gen := c.sessionGen.Load()
+		raw, err := c.roundTrip(ctx, r)
+		if errors.Is(err, ErrSessionExpired) && !renewed {
+			// The server forgot the session: start a new one and try
+			// once more, as the protocol asks of clients.
+			renewed = true
+			if rerr := c.renewSession(ctx, gen); rerr != nil {
+				return nil, fmt.Errorf("%w (renewing the session: %v)", err, rerr)
+			}
+			round--
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		switch resultType(raw) {
+		case "", "complete":
+			if r.cacheable && !r.inputRound {
+				c.cachePut(r, raw)
+			}
+			return raw, nil
+		case "input_required":
+		default:
+			return nil, fmt.Errorf("%w: %s returned resultType %q", ErrUnexpectedResult, r.method, resultType(raw))
+		}
+		switch r.method {
+		case "tools/call", "resources/read", "prompts/get":
+		default:
+			return nil, fmt.Errorf("%w: %s may not ask for input", ErrUnexpectedResult, r.method)
+		}
+		var ir inputRequired
+		if err := unmarshal(raw, &ir); err != nil {
+			return nil, fmt.Errorf("%w: %s: %v", ErrUnexpectedResult, r.method, err)
+		}
+		if round >= c.cfg.maxInputRounds {
+			return nil, fmt.Errorf("client: %s: %w (%d)", r.method, ErrTooManyInputRounds, c.cfg.maxInputRounds)
+		}
+		responses := map[string]any{}
+		var missing []string
+		for _, key := range slices.Sorted(maps.Keys(ir.InputRequests)) {
+			res, err := c.fulfil(ctx, ir.InputRequests[key])
+			switch {
+			case errors.Is(err, errNoHandler):
+				missing = append(missing, ir.InputRequests[key].Method)
+			case err != nil:
+				return nil, fmt.Errorf("client: %s: answering %s: %w", r.method, ir.InputRequests[key].Method, err)
+			default:
+				responses[key] = res
+			}
+		}
+		if len(missing) > 0 {
+			e := &InputRequiredError{Requests: ir.InputRequests, Missing: slices.Compact(slices.Sorted(slices.Values(missing)))}
+			if ir.RequestState != nil {
+				e.RequestState = *ir.RequestState
+			}
+			return nil, e
+		}
+		if len(ir.InputRequests) == 0 {
+			// Only requestState: the server asks for a plain retry (for
+			// instance while shedding load).
+			t := time.NewTimer(c.cfg.retryDelay)
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				t.Stop()
+				return nil, fmt.Errorf("client: %s: %w", r.method, context.Cause(ctx))
+			}
+		}
+		next := *r
+		next.params = maps.Clone(r.params)
+		delete(next.params, "inputResponses")
+		delete(next.params, "requestState")
+		if len(responses) > 0 {
+			next.params["inputResponses"] = responses
+		}
+		if ir.RequestState != nil {
+			next.params["requestState"] = *ir.RequestState
+		}
+		next.inputRound = true
+		r = &next
+	}
+}

@@ -1,0 +1,72 @@
+package dispatch_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/snodo-go/snodo/dispatch"
+)
+
+// A Hub hands each published event to the listeners whose filter names
+// it. A listener that has not taken its events yet keeps at most
+// MaxBuffer of them; here the oldest is dropped.
+func ExampleHub() {
+	hub := dispatch.NewHub(dispatch.HubOptions{MaxBuffer: 2})
+	l := hub.Attach(dispatch.SubscriptionFilter{ToolsListChanged: true, ResourceSubscriptions: []string{"file:///notes"}}, nil)
+	defer l.Close()
+
+	fmt.Printf("%+v\n", hub.ToolsListChanged())
+	r, _ := hub.ResourceUpdated("file:///notes")
+	fmt.Printf("%+v\n", r)
+	r, _ = hub.ResourceUpdated("file:///other") // nobody subscribed
+	fmt.Printf("%+v\n", r)
+	r, _ = hub.ResourceUpdated("file:///notes") // the buffer is full: the oldest goes
+	fmt.Printf("%+v\n", r)
+	for {
+		ev, err := l.Next()
+		if errors.Is(err, dispatch.ErrNoEvent) {
+			break
+		}
+		fmt.Println(ev.Kind.Method(), ev.URI)
+	}
+	// Output:
+	// {Matched:1 Delivered:0 Buffered:1 Dropped:0}
+	// {Matched:1 Delivered:0 Buffered:1 Dropped:0}
+	// {Matched:0 Delivered:0 Buffered:0 Dropped:0}
+	// {Matched:1 Delivered:0 Buffered:1 Dropped:1}
+	// notifications/resources/updated file:///notes
+	// notifications/resources/updated file:///notes
+}
+
+// A Registry changes the tools a running server offers. Every change is
+// published through the hub once the new list is what requests see, so a
+// client that lists the tools after the event finds the change; a
+// conformance fixture's test_trigger_tool_change can be exactly this.
+func ExampleRegistry() {
+	hub := dispatch.NewHub(dispatch.HubOptions{})
+	reg := dispatch.NewRegistry(hub)
+	rt, err := dispatch.New(dispatch.Implementation{Name: "example", Version: "1.0.0"},
+		dispatch.WithSubscriptions(hub), dispatch.WithRegistry(reg))
+	if err != nil {
+		panic(err)
+	}
+	// A listen stream attaches to the hub like this.
+	l := hub.Attach(dispatch.SubscriptionFilter{ToolsListChanged: true}, nil)
+	defer l.Close()
+
+	_ = reg.AddTool(dispatch.Tool{Name: "report", Description: "Writes the weekly report."},
+		func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+			return dispatch.TextResult("done"), nil
+		})
+	ev, _ := l.Next()
+	fmt.Println(ev.Kind.Method())
+	for _, t := range rt.Tools() {
+		fmt.Println(t.Name)
+	}
+	fmt.Println("listChanged:", rt.Capabilities().Tools.ListChanged)
+	// Output:
+	// notifications/tools/list_changed
+	// report
+	// listChanged: true
+}

@@ -1,0 +1,264 @@
+package dispatch_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/instrumentation"
+	"github.com/snodo-go/snodo/testkit"
+)
+
+const traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+
+type sinkKey struct{}
+
+// instrumented builds a Runtime with a few components and a recording sink
+// whose DispatchStart puts a value in the handler's context.
+func instrumented(t testing.TB, logger *slog.Logger) (*dispatch.Runtime, *testkit.Events, *[]string) {
+	t.Helper()
+	events := &testkit.Events{OnStart: func(ctx context.Context, e instrumentation.DispatchStart) context.Context {
+		return context.WithValue(ctx, sinkKey{}, "from-sink:"+e.Method)
+	}}
+	var seen []string // what handlers found in their context
+	opts := []dispatch.Option{
+		dispatch.WithInstrumentation(events),
+		dispatch.WithTool(dispatch.Tool{Name: "echo"}, func(ctx context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+			seen = append(seen, fmt.Sprint(ctx.Value(sinkKey{})), req.Info.TraceContext().TraceParent)
+			return dispatch.TextResult(string(req.Arguments)), nil
+		}),
+		dispatch.WithTool(dispatch.Tool{Name: "fails"}, func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+			return nil, fmt.Errorf("disk full")
+		}),
+		dispatch.WithTool(dispatch.Tool{Name: "panics"}, func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+			panic("secret-in-panic")
+		}),
+		dispatch.WithTool(dispatch.Tool{Name: "asks"}, func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+			return nil, &dispatch.InputRequired{State: []byte("x")}
+		}),
+		dispatch.WithTool(dispatch.Tool{Name: "waits"}, func(ctx context.Context, _ *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+			<-ctx.Done()
+			return dispatch.TextResult("late"), nil
+		}),
+		dispatch.WithResourceTemplate(dispatch.ResourceTemplate{URITemplate: "notes://{user}/{id}", Name: "note"},
+			func(_ context.Context, req *dispatch.ReadResourceRequest) (*dispatch.ReadResourceResult, error) {
+				return &dispatch.ReadResourceResult{Contents: []*dispatch.ResourceContents{dispatch.TextContents(req.URI, "text/plain", "body")}}, nil
+			}),
+	}
+	if logger != nil {
+		opts = append(opts, dispatch.WithLogger(logger))
+	}
+	return mustNew(t, opts...), events, &seen
+}
+
+func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(&bytes.Buffer{}, nil)) }
+
+func TestInstrumentationStartStop(t *testing.T) {
+	rt, events, seen := instrumented(t, nil)
+	f := callWith(t, rt, "tools/call", map[string]any{
+		"name": "echo", "arguments": map[string]any{"text": "payload-secret"},
+		"_meta": map[string]any{"traceparent": traceparent, "tracestate": "rojo=1"},
+	}, func(r *dispatch.Request) { r.Transport = dispatch.TransportStdio; r.Principal = "principal-secret" })
+	resultOf(t, f)
+
+	starts := testkit.EventsOf[instrumentation.DispatchStart](events)
+	stops := testkit.EventsOf[instrumentation.DispatchStop](events)
+	if len(starts) != 1 || len(stops) != 1 || len(events.All()) != 2 {
+		t.Fatalf("events: %+v", events.All())
+	}
+	want := instrumentation.Call{
+		Method: "tools/call", Component: "echo", RequestID: "1", ProtocolVersion: dispatch.Version20260728,
+		Transport: "stdio", Trace: instrumentation.TraceContext{TraceParent: traceparent, TraceState: "rojo=1"},
+	}
+	if starts[0].Call != want || stops[0].Call != want {
+		t.Fatalf("call:\n got %+v\n and %+v\nwant %+v", starts[0].Call, stops[0].Call, want)
+	}
+	if stops[0].Outcome != instrumentation.OutcomeResult || stops[0].ErrorCode != 0 || stops[0].Duration <= 0 || starts[0].Time.IsZero() {
+		t.Fatalf("stop: %+v", stops[0])
+	}
+	if got := strings.Join(*seen, " "); got != "from-sink:tools/call "+traceparent {
+		t.Fatalf("the handler saw %q: the sink's context or the trace context did not reach it", got)
+	}
+	for _, e := range events.All() {
+		if s := fmt.Sprintf("%+v", e); strings.Contains(s, "secret") {
+			t.Fatalf("an event carries payload or principal: %s", s)
+		}
+	}
+}
+
+func TestInstrumentationOutcomes(t *testing.T) {
+	rt, events, _ := instrumented(t, quietLogger())
+	cases := []struct {
+		name      string
+		method    string
+		params    map[string]any
+		component string
+		outcome   instrumentation.Outcome
+		code      int64
+	}{
+		{"tool error", "tools/call", map[string]any{"name": "fails"}, "fails", instrumentation.OutcomeToolError, 0},
+		{"unknown tool", "tools/call", map[string]any{"name": "made-up-name"}, "", instrumentation.OutcomeError, jsonrpc.CodeInvalidParams},
+		{"input required", "tools/call", map[string]any{"name": "asks"}, "asks", instrumentation.OutcomeInputRequired, 0},
+		{"template read", "resources/read", map[string]any{"uri": "notes://alice/42"}, "notes://{user}/{id}", instrumentation.OutcomeResult, 0},
+		{"list", "tools/list", nil, "", instrumentation.OutcomeResult, 0},
+	}
+	for _, tc := range cases {
+		events.Reset()
+		call(t, rt, tc.method, tc.params)
+		stops := testkit.EventsOf[instrumentation.DispatchStop](events)
+		if len(stops) != 1 {
+			t.Fatalf("%s: events %+v", tc.name, events.All())
+		}
+		s := stops[0]
+		if s.Component != tc.component || s.Outcome != tc.outcome || s.ErrorCode != tc.code {
+			t.Errorf("%s: component %q outcome %v code %d; want %q %v %d", tc.name, s.Component, s.Outcome, s.ErrorCode, tc.component, tc.outcome, tc.code)
+		}
+	}
+}
+
+func TestInstrumentationException(t *testing.T) {
+	rt, events, _ := instrumented(t, quietLogger())
+	rpcError(t, call(t, rt, "tools/call", map[string]any{"name": "panics"}), jsonrpc.CodeInternalError)
+	ex := testkit.EventsOf[instrumentation.DispatchException](events)
+	if len(ex) != 1 || len(testkit.EventsOf[instrumentation.DispatchStop](events)) != 0 {
+		t.Fatalf("want one exception and no stop: %+v", events.All())
+	}
+	if ex[0].Kind != "panic" || ex[0].PanicType != "string" || ex[0].Component != "panics" {
+		t.Fatalf("exception: %+v", ex[0])
+	}
+	if strings.Contains(fmt.Sprintf("%+v", ex[0]), "secret-in-panic") {
+		t.Fatal("the panic value reached the sink")
+	}
+}
+
+func TestInstrumentationCancelled(t *testing.T) {
+	rt, events, _ := instrumented(t, nil)
+	msg, err := jsonrpc.Decode(testkit.Request(9, "tools/call", map[string]any{"name": "waits"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	rt.Dispatch(ctx, &dispatch.Request{Message: msg})
+	stops := testkit.EventsOf[instrumentation.DispatchStop](events)
+	if len(stops) != 1 || stops[0].Outcome != instrumentation.OutcomeCancelled {
+		t.Fatalf("want a cancelled stop: %+v", events.All())
+	}
+}
+
+func TestInstrumentationInvalidTraceContextIgnored(t *testing.T) {
+	rt, events, seen := instrumented(t, nil)
+	call(t, rt, "tools/call", map[string]any{"name": "echo", "_meta": map[string]any{"traceparent": "00-zz", "tracestate": "a=b"}})
+	starts := testkit.EventsOf[instrumentation.DispatchStart](events)
+	if len(starts) != 1 || starts[0].Trace != (instrumentation.TraceContext{}) || (*seen)[1] != "" {
+		t.Fatalf("an invalid traceparent was kept: %+v, handler saw %q", starts, *seen)
+	}
+}
+
+// panickingSink panics in every method.
+type panickingSink struct{ instrumentation.Nop }
+
+func (panickingSink) DispatchStart(context.Context, instrumentation.DispatchStart) context.Context {
+	panic("sink start")
+}
+func (panickingSink) DispatchStop(context.Context, instrumentation.DispatchStop) { panic("sink stop") }
+
+func TestInstrumentationSinkPanicDoesNotBreakTheRequest(t *testing.T) {
+	var logs bytes.Buffer
+	rt := mustNew(t,
+		dispatch.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))),
+		dispatch.WithInstrumentation(panickingSink{}),
+		dispatch.WithTool(dispatch.Tool{Name: "echo"}, func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+			return dispatch.TextResult("fine"), nil
+		}))
+	res := resultOf(t, call(t, rt, "tools/call", map[string]any{"name": "echo"}))
+	b, _ := json.Marshal(res["content"])
+	if !strings.Contains(string(b), "fine") {
+		t.Fatalf("result: %s", b)
+	}
+	if !strings.Contains(logs.String(), "sink start") || !strings.Contains(logs.String(), "sink stop") {
+		t.Fatalf("the sink's panics were not logged:\n%s", logs.String())
+	}
+}
+
+func TestWithInstrumentationNil(t *testing.T) {
+	if _, err := dispatch.New(testInfo, dispatch.WithInstrumentation(nil)); err == nil {
+		t.Fatal("a nil sink was accepted")
+	}
+	if rt := mustNew(t); rt.Instrumentation() != nil {
+		t.Fatal("a Runtime without the option has a sink")
+	}
+}
+
+// BenchmarkInstrumentation compares a typed tools/call with no sink (the
+// default) and with a sink that does nothing, to show what the events
+// cost and that an uninstrumented Runtime pays nothing.
+func BenchmarkInstrumentation(b *testing.B) {
+	raw := benchRequest(b, "tools/call", map[string]any{"name": "weather", "arguments": map[string]any{"city": "Lisbon", "days": 3}})
+	for _, bc := range []struct {
+		name string
+		opts []dispatch.Option
+	}{
+		{"none", nil},
+		{"nop", []dispatch.Option{dispatch.WithInstrumentation(instrumentation.Nop{})}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			opts := append([]dispatch.Option{dispatch.WithTypedTool(dispatch.Tool{Name: "weather"}, func(_ context.Context, in weatherIn) (weatherOut, error) {
+				return weatherOut{City: in.City, Temperature: 20}, nil
+			})}, bc.opts...)
+			rt := mustNew(b, opts...)
+			b.ReportAllocs()
+			for b.Loop() {
+				if out := rt.Dispatch(context.Background(), decodeRequest(b, raw)); out.ErrorCode != 0 {
+					b.Fatalf("error %d", out.ErrorCode)
+				}
+			}
+		})
+	}
+}
+
+func TestHubEvents(t *testing.T) {
+	events := &testkit.Events{}
+	hub := dispatch.NewHub(dispatch.HubOptions{MaxBuffer: 1, Sink: events})
+	l := hub.Attach(dispatch.SubscriptionFilter{ToolsListChanged: true, ResourceSubscriptions: []string{"file:///secret-uri"}}, func() {})
+	defer l.Close()
+	hub.ToolsListChanged()
+	hub.ToolsListChanged() // the buffer holds one: this drops the oldest
+	hub.PromptsListChanged()
+	subs := testkit.EventsOf[instrumentation.SubscriptionEvent](events)
+	type row struct {
+		kind             instrumentation.SubscriptionEventKind
+		topic            string
+		matched, dropped int
+	}
+	var got []row
+	for _, e := range subs {
+		got = append(got, row{e.Kind, e.Topic, e.Matched, e.Dropped})
+		if e.Open != 1 {
+			t.Errorf("open %d, want 1", e.Open)
+		}
+	}
+	want := []row{
+		{instrumentation.SubscriptionPublished, "notifications/tools/list_changed", 1, 0},
+		{instrumentation.SubscriptionPublished, "notifications/tools/list_changed", 1, 0},
+		{instrumentation.SubscriptionOverflowed, "notifications/tools/list_changed", 0, 1},
+		{instrumentation.SubscriptionPublished, "notifications/prompts/list_changed", 0, 0},
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("hub events:\n got %v\nwant %v", got, want)
+	}
+	if _, err := hub.Publish(dispatch.Event{Kind: dispatch.EventResourceUpdated, URI: "file:///secret-uri"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range events.All() {
+		if strings.Contains(fmt.Sprintf("%+v", e), "secret-uri") {
+			t.Fatalf("a resource URI reached the sink: %+v", e)
+		}
+	}
+}

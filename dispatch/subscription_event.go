@@ -1,0 +1,159 @@
+package dispatch
+
+import (
+	"errors"
+
+	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+)
+
+// EventKind is the kind of a change event a subscription carries.
+type EventKind uint8
+
+// The event kinds, one per notification.
+const (
+	// EventToolsListChanged: notifications/tools/list_changed.
+	EventToolsListChanged EventKind = iota + 1
+	// EventPromptsListChanged: notifications/prompts/list_changed.
+	EventPromptsListChanged
+	// EventResourcesListChanged: notifications/resources/list_changed.
+	EventResourcesListChanged
+	// EventResourceUpdated: notifications/resources/updated for one URI.
+	EventResourceUpdated
+)
+
+// Method returns the notification method of the kind, or "" for an
+// unknown kind.
+func (k EventKind) Method() string {
+	switch k {
+	case EventToolsListChanged:
+		return "notifications/tools/list_changed"
+	case EventPromptsListChanged:
+		return "notifications/prompts/list_changed"
+	case EventResourcesListChanged:
+		return "notifications/resources/list_changed"
+	case EventResourceUpdated:
+		return "notifications/resources/updated"
+	}
+	return ""
+}
+
+// String returns the kind's filter name, such as "toolsListChanged".
+func (k EventKind) String() string {
+	switch k {
+	case EventToolsListChanged:
+		return "toolsListChanged"
+	case EventPromptsListChanged:
+		return "promptsListChanged"
+	case EventResourcesListChanged:
+		return "resourcesListChanged"
+	case EventResourceUpdated:
+		return "resourceUpdated"
+	}
+	return "unknown"
+}
+
+// Event is one change a subscription delivers.
+type Event struct {
+	Kind EventKind
+	// URI is the resource that changed (EventResourceUpdated only). It
+	// must be an absolute URI.
+	URI string
+	// Subscribed, when URI is a sub-resource of a subscribed resource
+	// (a file in a subscribed directory), is the URI the client named in
+	// resourceSubscriptions; the event matches subscriptions to it and is
+	// sent with URI. Empty: URI itself is what was subscribed.
+	Subscribed string
+}
+
+// key is the URI a resource update matches subscriptions by.
+func (e Event) key() string {
+	if e.Subscribed != "" {
+		return e.Subscribed
+	}
+	return e.URI
+}
+
+// ErrInvalidEvent reports an event that cannot be sent: an unknown kind,
+// or a resource update without an absolute URI.
+var ErrInvalidEvent = errors.New("dispatch: invalid subscription event")
+
+// check reports whether the event can be sent.
+func (e Event) check() error {
+	switch e.Kind {
+	case EventToolsListChanged, EventPromptsListChanged, EventResourcesListChanged:
+		return nil
+	case EventResourceUpdated:
+		if checkAbsoluteURI(e.URI) == nil {
+			return nil
+		}
+	}
+	return ErrInvalidEvent
+}
+
+// EncodeEvent encodes ev as its notification frame (ASCII only, no
+// newline). A valid subscriptionID is put in
+// _meta["io.modelcontextprotocol/subscriptionId"], as every notification
+// of a subscriptions/listen stream must carry; the zero ID leaves it out,
+// for revisions that send these notifications outside any stream.
+func EncodeEvent(ev Event, subscriptionID jsonrpc.ID) ([]byte, error) {
+	if err := ev.check(); err != nil {
+		return nil, err
+	}
+	b := make([]byte, 0, 96+len(ev.URI))
+	b = append(b, `{"jsonrpc":"2.0","method":"`...)
+	b = append(b, ev.Kind.Method()...)
+	b = append(b, '"')
+	tagged := subscriptionID.IsValid()
+	if ev.Kind == EventResourceUpdated || tagged {
+		b = append(b, `,"params":{`...)
+		if ev.Kind == EventResourceUpdated {
+			b = append(b, `"uri":`...)
+			b = jsonrpc.AppendString(b, ev.URI)
+			if tagged {
+				b = append(b, ',')
+			}
+		}
+		if tagged {
+			b = appendSubscriptionMeta(b, subscriptionID)
+		}
+		b = append(b, '}')
+	}
+	return append(b, '}'), nil
+}
+
+// appendSubscriptionMeta appends "_meta":{"io.modelcontextprotocol/subscriptionId":id}.
+func appendSubscriptionMeta(b []byte, id jsonrpc.ID) []byte {
+	b = append(b, `"_meta":{"`+MetaSubscriptionID+`":`...)
+	b = id.AppendJSON(b)
+	return append(b, '}')
+}
+
+// encodeAcknowledged encodes notifications/subscriptions/acknowledged with
+// the accepted filter, tagged with the stream's id.
+func encodeAcknowledged(accepted SubscriptionFilter, id jsonrpc.ID) ([]byte, error) {
+	body, err := jsonrpc.Marshal(accepted)
+	if err != nil {
+		return nil, err
+	}
+	b := make([]byte, 0, 128+len(body))
+	b = append(b, `{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"notifications":`...)
+	b = append(b, body...)
+	b = append(b, ',')
+	b = appendSubscriptionMeta(b, id)
+	return append(b, '}', '}'), nil
+}
+
+// EncodeListenCancelled encodes the notifications/cancelled a server
+// sends on stdio when it tears down the subscription opened by the listen
+// request id (the only use 2026-07-28 allows a server). reason may be
+// empty.
+func EncodeListenCancelled(id jsonrpc.ID, reason string) []byte {
+	b := make([]byte, 0, 96+len(reason))
+	b = append(b, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":`...)
+	b = id.AppendJSON(b)
+	if reason != "" {
+		b = append(b, `,"reason":`...)
+		b = jsonrpc.AppendString(b, reason)
+	}
+	return append(b, '}', '}')
+}

@@ -1,0 +1,213 @@
+package dispatch
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+
+	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+)
+
+// MethodListen is the 2026-07-28 method that opens a subscription stream.
+// Transports recognise it to serve the call as a stream (see
+// [Runtime.OpenStream]) rather than as a job.
+const MethodListen = "subscriptions/listen"
+
+// MaxResourceSubscriptions bounds the resource URIs one
+// subscriptions/listen may name; more is -32602.
+const MaxResourceSubscriptions = 1000
+
+// SubscriptionFilter is the set of notifications a subscription stream
+// carries: the "notifications" member of subscriptions/listen, and of its
+// acknowledgement. Every kind is opt-in: a stream never carries an event
+// its filter does not name.
+type SubscriptionFilter struct {
+	ToolsListChanged     bool `json:"toolsListChanged,omitempty"`
+	PromptsListChanged   bool `json:"promptsListChanged,omitempty"`
+	ResourcesListChanged bool `json:"resourcesListChanged,omitempty"`
+	// ResourceSubscriptions are absolute URIs whose
+	// notifications/resources/updated the stream carries, each once.
+	ResourceSubscriptions []string `json:"resourceSubscriptions,omitempty"`
+}
+
+// IsEmpty reports whether the filter names no notification.
+func (f SubscriptionFilter) IsEmpty() bool {
+	return !f.ToolsListChanged && !f.PromptsListChanged && !f.ResourcesListChanged && len(f.ResourceSubscriptions) == 0
+}
+
+// Within reports whether every notification f names is also named by g.
+// It runs in time linear in the two URI lists.
+func (f SubscriptionFilter) Within(g SubscriptionFilter) bool {
+	if f.ToolsListChanged && !g.ToolsListChanged ||
+		f.PromptsListChanged && !g.PromptsListChanged ||
+		f.ResourcesListChanged && !g.ResourcesListChanged {
+		return false
+	}
+	if len(f.ResourceSubscriptions) == 0 {
+		return true
+	}
+	set := make(map[string]struct{}, len(g.ResourceSubscriptions))
+	for _, u := range g.ResourceSubscriptions {
+		set[u] = struct{}{}
+	}
+	for _, u := range f.ResourceSubscriptions {
+		if _, ok := set[u]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// Wants reports whether the filter names ev's kind (and, for a resource
+// update, the URI it is about). It scans the URI list; the Hub keeps an
+// index instead.
+func (f SubscriptionFilter) Wants(ev Event) bool {
+	switch ev.Kind {
+	case EventToolsListChanged:
+		return f.ToolsListChanged
+	case EventPromptsListChanged:
+		return f.PromptsListChanged
+	case EventResourcesListChanged:
+		return f.ResourcesListChanged
+	case EventResourceUpdated:
+		key := ev.key()
+		for _, u := range f.ResourceSubscriptions {
+			if u == key {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// attrs describes the filter for the supervision tree.
+func (f SubscriptionFilter) attrs(into map[string]string) {
+	if f.ToolsListChanged {
+		into["toolsListChanged"] = "true"
+	}
+	if f.PromptsListChanged {
+		into["promptsListChanged"] = "true"
+	}
+	if f.ResourcesListChanged {
+		into["resourcesListChanged"] = "true"
+	}
+	if n := len(f.ResourceSubscriptions); n > 0 {
+		into["resourceSubscriptions"] = strconv.Itoa(n)
+	}
+}
+
+// Attrs returns the filter as tree attributes: each kind it names as
+// "true", and the number of resource URIs.
+func (f SubscriptionFilter) Attrs() map[string]string {
+	m := map[string]string{}
+	f.attrs(m)
+	return m
+}
+
+// parseListenParams reads a subscriptions/listen's filter. Unknown members
+// of notifications are ignored (extensions add their own); a known member
+// of the wrong type, more than MaxResourceSubscriptions URIs, or a URI
+// that is not absolute is -32602. Repeated URIs are kept once. The work
+// is linear in the size of params.
+func parseListenParams(params []byte) (SubscriptionFilter, *jsonrpc.Error) {
+	var f SubscriptionFilter
+	raw, ok := jsonrpc.Member(params, "notifications")
+	if !ok || len(raw) == 0 || raw[0] != '{' {
+		return f, invalidParams("Invalid params: notifications must be an object")
+	}
+	var members map[string]json.RawMessage
+	if err := jsonrpc.Unmarshal(raw, &members); err != nil {
+		return f, invalidParams("Invalid params: malformed notifications")
+	}
+	for _, m := range []struct {
+		name string
+		dst  *bool
+	}{
+		{"toolsListChanged", &f.ToolsListChanged},
+		{"promptsListChanged", &f.PromptsListChanged},
+		{"resourcesListChanged", &f.ResourcesListChanged},
+	} {
+		switch string(members[m.name]) {
+		case "", "null", "false":
+		case "true":
+			*m.dst = true
+		default:
+			return f, invalidParams("Invalid params: notifications." + m.name + " must be a boolean")
+		}
+	}
+	uris, jerr := parseResourceSubscriptions(members["resourceSubscriptions"])
+	if jerr != nil {
+		return f, jerr
+	}
+	f.ResourceSubscriptions = uris
+	return f, nil
+}
+
+func parseResourceSubscriptions(raw json.RawMessage) ([]string, *jsonrpc.Error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	const what = "Invalid params: notifications.resourceSubscriptions"
+	if raw[0] != '[' {
+		return nil, invalidParams(what + " must be an array of URIs")
+	}
+	var items []json.RawMessage
+	if err := jsonrpc.Unmarshal(raw, &items); err != nil {
+		return nil, invalidParams(what + " must be an array of URIs")
+	}
+	if len(items) > MaxResourceSubscriptions {
+		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, what+" names more than 1,000 URIs").
+			WithData(map[string]any{"limit": MaxResourceSubscriptions, "count": len(items)})
+	}
+	if len(items) == 0 {
+		return nil, nil
+	}
+	out := make([]string, 0, len(items))
+	seen := make(map[string]struct{}, len(items))
+	for _, it := range items {
+		u, ok := jsonrpc.Unquote(it)
+		if !ok {
+			return nil, invalidParams(what + " must be an array of URIs")
+		}
+		if err := checkAbsoluteURI(u); err != nil {
+			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, what+" must hold absolute URIs").
+				WithData(map[string]any{"reason": err.Error()})
+		}
+		if _, dup := seen[u]; dup {
+			continue
+		}
+		seen[u] = struct{}{}
+		out = append(out, u)
+	}
+	return out, nil
+}
+
+// offered limits a requested filter to what the server serves: list
+// changes for the component kinds it advertises, resource updates when it
+// has resources, and only the resource URIs the Authorizer lets the
+// request use. This is the filter the source is asked to honour.
+func (rt *Runtime) offered(ctx context.Context, c *Call, f SubscriptionFilter) SubscriptionFilter {
+	caps := rt.capabilities
+	f.ToolsListChanged = f.ToolsListChanged && caps.Tools != nil && caps.Tools.ListChanged
+	f.PromptsListChanged = f.PromptsListChanged && caps.Prompts != nil && caps.Prompts.ListChanged
+	res := caps.Resources
+	f.ResourcesListChanged = f.ResourcesListChanged && res != nil && res.ListChanged
+	if res == nil || !res.Subscribe {
+		f.ResourceSubscriptions = nil
+		return f
+	}
+	if rt.authorizer != nil && len(f.ResourceSubscriptions) > 0 {
+		kept := make([]string, 0, len(f.ResourceSubscriptions))
+		for _, u := range f.ResourceSubscriptions {
+			a := &Access{Phase: PhaseInvocation, Kind: KindResource, Name: u, URI: u, Method: c.Info.Method, Info: &c.Info}
+			if rt.authorizer.Authorize(ctx, a) == nil {
+				kept = append(kept, u)
+			}
+		}
+		f.ResourceSubscriptions = kept
+	}
+	if len(f.ResourceSubscriptions) == 0 {
+		f.ResourceSubscriptions = nil
+	}
+	return f
+}

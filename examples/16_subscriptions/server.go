@@ -1,0 +1,97 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+
+	"github.com/snodo-go/snodo/dispatch"
+)
+
+// notesURI is the one resource, which the touch tool marks as changed.
+const notesURI = "memo://notes"
+
+// server is the example's MCP server: a hub that feeds every
+// subscriptions/listen stream, and a registry whose tool list changes
+// while clients listen.
+type server struct {
+	hub *dispatch.Hub
+	reg *dispatch.Registry
+	rt  *dispatch.Runtime
+}
+
+func newServer(logger *slog.Logger) (*server, error) {
+	s := &server{hub: dispatch.NewHub(dispatch.HubOptions{})}
+	// Every change to the registry publishes the matching list_changed
+	// through the hub, after the new list is what requests see.
+	s.reg = dispatch.NewRegistry(s.hub)
+	nameSchema := json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`)
+	rt, err := dispatch.New(
+		dispatch.Implementation{Name: "subscriptions-example", Version: "0.1.0"},
+		dispatch.WithLogger(logger),
+		dispatch.WithSubscriptions(s.hub),
+		dispatch.WithRegistry(s.reg),
+		dispatch.WithTool(dispatch.Tool{Name: "add_tool", Description: "Adds a tool that says hello, under the given name.", InputSchema: nameSchema}, s.addTool),
+		dispatch.WithTool(dispatch.Tool{Name: "remove_tool", Description: "Removes a tool added by add_tool.", InputSchema: nameSchema}, s.removeTool),
+		dispatch.WithTool(dispatch.Tool{Name: "touch", Description: "Marks " + notesURI + " as changed."}, s.touch),
+		dispatch.WithResource(dispatch.Resource{URI: notesURI, Name: "notes", MimeType: "text/plain"}, readNotes),
+	)
+	if err != nil {
+		return nil, err
+	}
+	s.rt = rt
+	return s, nil
+}
+
+func toolName(req *dispatch.CallToolRequest) (string, error) {
+	var args struct {
+		Name string `json:"name"`
+	}
+	if err := json.Unmarshal(req.Arguments, &args); err != nil {
+		return "", err
+	}
+	return args.Name, nil
+}
+
+// addTool changes the tool list: listeners that asked for
+// toolsListChanged get notifications/tools/list_changed.
+func (s *server) addTool(_ context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+	name, err := toolName(req)
+	if err != nil {
+		return nil, err
+	}
+	greeting := "hello from " + name
+	if err := s.reg.AddTool(dispatch.Tool{Name: name, Description: "Says hello."},
+		func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+			return dispatch.TextResult(greeting), nil
+		}); err != nil {
+		return dispatch.ErrorResult(err.Error()), nil
+	}
+	return dispatch.TextResult("added " + name), nil
+}
+
+func (s *server) removeTool(_ context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+	name, err := toolName(req)
+	if err != nil {
+		return nil, err
+	}
+	if !s.reg.RemoveTool(name) {
+		return dispatch.ErrorResult("no tool " + name), nil
+	}
+	return dispatch.TextResult("removed " + name), nil
+}
+
+// touch publishes notifications/resources/updated to the listeners
+// subscribed to the notes.
+func (s *server) touch(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+	r, err := s.hub.ResourceUpdated(notesURI)
+	if err != nil {
+		return nil, err
+	}
+	return dispatch.TextResult(fmt.Sprintf("%d listener(s) told", r.Matched)), nil
+}
+
+func readNotes(_ context.Context, req *dispatch.ReadResourceRequest) (*dispatch.ReadResourceResult, error) {
+	return &dispatch.ReadResourceResult{Contents: []*dispatch.ResourceContents{{URI: req.URI, MimeType: "text/plain", Text: "buy milk"}}}, nil
+}

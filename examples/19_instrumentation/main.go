@@ -1,0 +1,138 @@
+// Command 19_instrumentation measures a server through one sink: how long
+// each method and component takes and how it ended, how long jobs wait
+// for an executor slot, and how often the executor is full. The sink is
+// given once to the Runtime and once to the supervisor; it never sees
+// arguments, results or identities, and a panic in it cannot break a
+// request. For OpenTelemetry, hand it instrumentation/otel's Sink instead
+// (or both, through a sink that forwards to each).
+//
+//	go run ./examples/19_instrumentation                 # serves HTTP on 127.0.0.1:4019, prints stats every 10 s
+//	go run ./examples/19_instrumentation -check          # loads it on an ephemeral port and checks the numbers
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/snodo-go/snodo/actors"
+	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/supervisor"
+	"github.com/snodo-go/snodo/transports/streamablehttp"
+)
+
+func main() {
+	addr := flag.String("addr", "127.0.0.1:4019", "address to listen on")
+	check := flag.Bool("check", false, "start on an ephemeral port, load the server, check the measurements and exit")
+	flag.Parse()
+	if *check {
+		*addr = "127.0.0.1:0"
+	}
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	if err := run(logger, *addr, *check); err != nil {
+		fmt.Fprintln(os.Stderr, "check failed:", err)
+		os.Exit(1)
+	}
+}
+
+// server is what run builds: the sink, the runtime and the tree.
+type server struct {
+	stats *Stats
+	gate  chan struct{} // "slow" waits until it closes or its delay passes
+	srv   *streamablehttp.Server
+	sup   *supervisor.Supervisor
+}
+
+// start builds the server. slots bounds the executor (running and
+// queued); slow calls take delay, or until the gate closes when delay is
+// zero.
+func start(logger *slog.Logger, addr string, slots int, delay time.Duration) (*server, error) {
+	s := &server{stats: NewStats(), gate: make(chan struct{})}
+	rt, err := dispatch.New(dispatch.Implementation{Name: "measured", Version: "1.0.0"},
+		dispatch.WithLogger(logger),
+		dispatch.WithInstrumentation(s.stats), // dispatch events
+		dispatch.WithTool(dispatch.Tool{Name: "fast"}, func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+			return dispatch.TextResult("fast"), nil
+		}),
+		dispatch.WithTool(dispatch.Tool{Name: "slow"}, func(ctx context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+			var timeout <-chan time.Time
+			if delay > 0 {
+				timeout = time.After(delay)
+			}
+			select {
+			case <-s.gate:
+			case <-timeout:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+			// The caller's W3C trace context, from _meta.
+			return dispatch.TextResult("slow; trace " + req.Info.TraceContext().TraceParent), nil
+		}),
+		dispatch.WithTool(dispatch.Tool{Name: "fails"}, func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+			return nil, errors.New("upstream unavailable")
+		}),
+	)
+	if err != nil {
+		return nil, err
+	}
+	// Executor events: admissions, queue waits, rejections.
+	s.sup, err = supervisor.New(supervisor.WithLogger(logger), supervisor.WithInstrumentation(s.stats),
+		supervisor.WithExecutorConfig(actors.ExecutorConfig{MaxConcurrency: slots, MaxQueue: slots}))
+	if err != nil {
+		return nil, err
+	}
+	if s.srv, err = streamablehttp.Listen(rt, streamablehttp.WithAddr(addr), streamablehttp.WithSupervisor(s.sup)); err != nil {
+		_ = s.sup.Close(context.Background())
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *server) close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return errors.Join(s.srv.Shutdown(ctx), s.sup.Close(ctx))
+}
+
+func run(logger *slog.Logger, addr string, check bool) error {
+	slots, delay := 32, 50*time.Millisecond
+	if check {
+		// One running, one queued: the third concurrent call overflows.
+		// Slow calls wait for the check to release them.
+		slots, delay = 1, 0
+	}
+	s, err := start(logger, addr, slots, delay)
+	if err != nil {
+		return err
+	}
+	fmt.Println(s.srv.URL())
+	if check {
+		err := checks(s)
+		if cerr := s.close(); cerr != nil {
+			err = errors.Join(err, cerr)
+		}
+		if err == nil {
+			s.stats.Print(os.Stdout)
+			fmt.Println("check passed")
+		}
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	tick := time.NewTicker(10 * time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return s.close()
+		case <-tick.C:
+			s.stats.Print(os.Stdout)
+		}
+	}
+}

@@ -1,0 +1,114 @@
+// Command 20_mrtr_elicitation asks the user for input in the middle of a
+// request, the 2026-07-28 way: a handler returns *dispatch.InputRequired
+// (a form or URL elicitation, plus application state), the client answers
+// the user's way and retries the same request with inputResponses and the
+// requestState, and the handler completes. The state is sealed with
+// HMAC-SHA256 and bound to the method, the params, the principal and an
+// expiry: the client carries it but cannot read or alter it. A tool, a
+// resource and a prompt each use it here; a client that lacks the
+// elicitation capability gets -32021 instead.
+//
+//	go run ./examples/20_mrtr_elicitation          # serves over stdio
+//	go run ./examples/20_mrtr_elicitation -check   # plays the client in process
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/examples/internal/excheck"
+	"github.com/snodo-go/snodo/transports/stdio"
+)
+
+// confirmSchema is the form the user fills in to confirm a deletion.
+var confirmSchema = json.RawMessage(`{"type":"object","properties":{"confirm":{"type":"boolean","title":"Delete it?"}},"required":["confirm"]}`)
+
+func newRuntime(keys ...[]byte) (*dispatch.Runtime, error) {
+	opts := []dispatch.Option{
+		// Deleting asks for confirmation through a form.
+		dispatch.WithTool(dispatch.Tool{
+			Name:        "delete_file",
+			Description: "Deletes a file after the user confirms.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`),
+		}, deleteFile),
+		// A private document needs the user to sign in on a web page
+		// first: a URL elicitation.
+		dispatch.WithResource(dispatch.Resource{URI: "vault://report", Name: "report"},
+			func(_ context.Context, req *dispatch.ReadResourceRequest) (*dispatch.ReadResourceResult, error) {
+				if ans, ok := req.Input.Elicitation("sign_in"); ok && ans.Action == "accept" {
+					return &dispatch.ReadResourceResult{Contents: []*dispatch.ResourceContents{dispatch.TextContents(req.URI, "text/plain", "Q3 report")}}, nil
+				}
+				return nil, &dispatch.InputRequired{Requests: map[string]dispatch.InputRequest{
+					"sign_in": dispatch.ElicitURL("Sign in to open the report.", "https://vault.example/sign-in?session=42"),
+				}}
+			}),
+		// A prompt asks which tone to use when the client did not say.
+		dispatch.WithPrompt(dispatch.Prompt{Name: "reply", Arguments: []dispatch.PromptArgument{{Name: "tone"}}},
+			func(_ context.Context, req *dispatch.GetPromptRequest) (*dispatch.GetPromptResult, error) {
+				tone := req.Arguments["tone"]
+				if ans, ok := req.Input.Elicitation("tone"); ok && ans.Action == "accept" {
+					tone, _ = ans.Content["tone"].(string)
+				}
+				if tone == "" {
+					return nil, &dispatch.InputRequired{Requests: map[string]dispatch.InputRequest{
+						"tone": dispatch.ElicitForm("Which tone?", json.RawMessage(`{"type":"object","properties":{"tone":{"type":"string","enum":["formal","friendly"]}},"required":["tone"]}`)),
+					}}
+				}
+				return &dispatch.GetPromptResult{Messages: []dispatch.PromptMessage{{Role: dispatch.RoleUser, Content: dispatch.Text("Reply in a " + tone + " tone.")}}}, nil
+			}),
+	}
+	if len(keys) > 0 {
+		// Several server instances share a key ring, so a retry may land
+		// on any of them; the first key seals, all of them open.
+		opts = append(opts, dispatch.WithRequestStateKeys(keys...))
+	}
+	return dispatch.New(dispatch.Implementation{Name: "elicitation", Version: "1.0.0"}, opts...)
+}
+
+func deleteFile(_ context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+	var args struct {
+		Path string `json:"path"`
+	}
+	if err := json.Unmarshal(req.Arguments, &args); err != nil {
+		return nil, err
+	}
+	ans, ok := req.Input.Elicitation("confirm")
+	if !ok {
+		// First round: ask, and carry what we looked up so far (sealed).
+		return nil, &dispatch.InputRequired{
+			Requests: map[string]dispatch.InputRequest{"confirm": dispatch.ElicitForm("Delete "+args.Path+"?", confirmSchema)},
+			State:    []byte("size=4096"),
+		}
+	}
+	state, _ := req.Input.State()
+	if ans.Action != "accept" || ans.Content["confirm"] != true {
+		return dispatch.TextResult("kept " + args.Path), nil
+	}
+	return dispatch.TextResult(fmt.Sprintf("deleted %s (%s)", args.Path, state)), nil
+}
+
+func main() {
+	check := flag.Bool("check", false, "play the client in process and exit non-zero on failure")
+	flag.Parse()
+	rt, err := newRuntime()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "invalid server definition:", err)
+		os.Exit(1)
+	}
+	if *check {
+		excheck.Exit(checks(rt))
+		return
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := stdio.Serve(ctx, rt); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}

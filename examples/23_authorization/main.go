@@ -1,0 +1,120 @@
+// Command 23_authorization applies one policy to everything a server
+// offers. The Authorizer is asked twice: while a list is built (a refused
+// component is left out before paging, so it never shows) and before a
+// component is used (allow; conceal it as if it did not exist; or refuse
+// with the application's own JSON-RPC error). The principal it sees is
+// the one the transport attached (an HTTP middleware, say), never
+// anything the client wrote in the message. An audit hook records every
+// decision.
+//
+//	go run ./examples/23_authorization          # serves over stdio (as an anonymous user)
+//	go run ./examples/23_authorization -check   # exercises the policy in process
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+
+	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/examples/internal/excheck"
+	"github.com/snodo-go/snodo/transports/stdio"
+)
+
+// User is the verified identity the application's authentication attaches
+// as the request's principal.
+type User struct {
+	Name  string
+	Admin bool
+}
+
+// codeForbidden is the application's own refusal code (JSON-RPC reserves
+// -32000 to -32099 for servers).
+const codeForbidden = -32003
+
+// Policy is the application's authorization: admin tools are for admins
+// (visible to nobody else, refused with codeForbidden if called anyway),
+// and the secret resource is concealed from everyone but admins.
+type Policy struct {
+	mu    sync.Mutex
+	audit []string
+}
+
+// Authorize implements dispatch.Authorizer.
+func (p *Policy) Authorize(_ context.Context, a *dispatch.Access) error {
+	user, _ := a.Info.Principal.(*User)
+	admin := user != nil && user.Admin
+	var err error
+	switch {
+	case a.Kind == dispatch.KindTool && a.Name == "reset_database" && !admin:
+		if a.Phase == dispatch.PhaseInvocation {
+			err = jsonrpc.NewError(codeForbidden, "Forbidden: reset_database needs an administrator")
+		} else {
+			err = dispatch.ErrConceal
+		}
+	case a.Kind == dispatch.KindResource && a.Name == "secrets://keys" && !admin:
+		err = dispatch.ErrConceal // looks exactly like an unknown resource
+	}
+	if a.Phase == dispatch.PhaseInvocation {
+		p.record(user, a, err)
+	}
+	return err
+}
+
+// record is the audit hook: who used what, and the decision.
+func (p *Policy) record(u *User, a *dispatch.Access, err error) {
+	who := "anonymous"
+	if u != nil {
+		who = u.Name
+	}
+	decision := "allow"
+	if err != nil {
+		decision = "deny"
+	}
+	p.mu.Lock()
+	p.audit = append(p.audit, fmt.Sprintf("%s %s %s %s", who, a.Method, a.Name, decision))
+	p.mu.Unlock()
+}
+
+func newRuntime(policy *Policy) (*dispatch.Runtime, error) {
+	text := func(s string) dispatch.ToolHandler {
+		return func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+			return dispatch.TextResult(s), nil
+		}
+	}
+	return dispatch.New(dispatch.Implementation{Name: "guarded", Version: "1.0.0"},
+		dispatch.WithAuthorizer(policy),
+		dispatch.WithTool(dispatch.Tool{Name: "status", Description: "Service status."}, text("ok")),
+		dispatch.WithTool(dispatch.Tool{Name: "reset_database", Description: "Drops every table."}, text("reset")),
+		dispatch.WithResource(dispatch.Resource{URI: "secrets://keys", Name: "keys"},
+			func(_ context.Context, req *dispatch.ReadResourceRequest) (*dispatch.ReadResourceResult, error) {
+				return &dispatch.ReadResourceResult{Contents: []*dispatch.ResourceContents{dispatch.TextContents(req.URI, "text/plain", "k1")}}, nil
+			}),
+	)
+}
+
+func main() {
+	check := flag.Bool("check", false, "exercise the policy in process and exit non-zero on failure")
+	flag.Parse()
+	policy := &Policy{}
+	rt, err := newRuntime(policy)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "invalid server definition:", err)
+		os.Exit(1)
+	}
+	if *check {
+		excheck.Exit(checks(rt, policy))
+		return
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := stdio.Serve(ctx, rt); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,72 @@
+// Command everything is the conformance fixture: an MCP server exposing
+// every tool, resource, template and prompt the official conformance suite
+// exercises, plus echo and sleep for load tests.
+//
+//	everything -transport stdio                 # MCP on standard input and output
+//	everything -transport http [-addr 127.0.0.1:0] [-sessions]
+//	everything -transport handler [-addr 127.0.0.1:0] [-sessions]
+//
+// In the HTTP modes (http: the native listener; handler: the http.Handler
+// mounted in a plain net/http server) it prints one line on standard output
+// once it accepts requests,
+//
+//	{"conformanceReady":true,"url":"http://127.0.0.1:PORT/mcp"}
+//
+// and it exits cleanly when its standard input closes, so a parent that
+// dies takes it along. -sessions asks for initialize-era HTTP sessions.
+// Logs go to standard error.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// config is what the flags say.
+type config struct {
+	transport string
+	addr      string
+	sessions  bool
+}
+
+// run parses args and serves until the transport ends; it returns the
+// process's exit status.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("everything", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var cfg config
+	fs.StringVar(&cfg.transport, "transport", "stdio", "stdio, http (native listener) or handler (http.Handler in a net/http server)")
+	fs.StringVar(&cfg.addr, "addr", "127.0.0.1:0", "address the HTTP modes listen on")
+	fs.BoolVar(&cfg.sessions, "sessions", false, "serve initialize-era HTTP sessions (Mcp-Session-Id)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	rt, err := newRuntime(logger)
+	if err != nil {
+		logger.Error("invalid server definition", "error", err)
+		return 1
+	}
+	serve, ok := transports[cfg.transport]
+	if !ok {
+		fmt.Fprintf(stderr, "everything: unknown transport %q (stdio, http, handler)\n", cfg.transport)
+		return 2
+	}
+	if err := serve(ctx, rt, cfg, stdin, stdout, logger); err != nil {
+		logger.Error("transport ended", "transport", cfg.transport, "error", err)
+		return 1
+	}
+	return 0
+}

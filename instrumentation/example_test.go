@@ -1,0 +1,49 @@
+package instrumentation_test
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/instrumentation"
+	"github.com/snodo-go/snodo/testkit"
+)
+
+// printSink handles the events it cares about and embeds Nop for the
+// rest.
+type printSink struct{ instrumentation.Nop }
+
+func (printSink) DispatchStop(_ context.Context, e instrumentation.DispatchStop) {
+	fmt.Println(e.Method, e.Component, e.Outcome, e.Trace.IsValid())
+}
+
+// A sink given to the Runtime hears about every call: method, registered
+// component, outcome and trace context, never arguments or results.
+func ExampleSink() {
+	rt, err := dispatch.New(dispatch.Implementation{Name: "demo", Version: "1"},
+		dispatch.WithInstrumentation(printSink{}),
+		dispatch.WithTool(dispatch.Tool{Name: "echo"}, func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+			return dispatch.TextResult("hi"), nil
+		}))
+	if err != nil {
+		panic(err)
+	}
+	msg, _ := jsonrpc.Decode(testkit.Request(1, "tools/call", map[string]any{
+		"name": "echo", "arguments": map[string]any{"text": "not seen by the sink"},
+		"_meta": map[string]any{"traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"},
+	}))
+	rt.Dispatch(context.Background(), &dispatch.Request{Message: msg})
+	// Output:
+	// tools/call echo result true
+}
+
+func ExampleNewTraceContext() {
+	tc := instrumentation.NewTraceContext("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "rojo=00f067aa0ba902b7")
+	fmt.Println(tc.IsValid(), tc.TraceState)
+	bad := instrumentation.NewTraceContext("00-00000000000000000000000000000000-00f067aa0ba902b7-01", "rojo=1")
+	fmt.Println(bad.IsValid(), bad.TraceState == "")
+	// Output:
+	// true rojo=00f067aa0ba902b7
+	// false true
+}

@@ -1,0 +1,79 @@
+package instrumentation
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"sync/atomic"
+)
+
+// Guard returns a Sink that calls s and contains its panics: a method
+// that panics is treated as having returned (DispatchStart then returns
+// the context it was given), and the panic is logged through logger with
+// its stack the 1st, 2nd, 4th, 8th... time, so a sink that always panics
+// cannot flood the log. Guard(nil, _) is nil, and guarding a guarded sink
+// returns it unchanged. A nil logger means slog.Default().
+//
+// The runtime guards every sink it is given; call Guard yourself only to
+// share one guarded sink (and its panic count) between components.
+func Guard(s Sink, logger *slog.Logger) Sink {
+	if s == nil {
+		return nil
+	}
+	if g, ok := s.(*guarded); ok {
+		return g
+	}
+	if logger == nil {
+		logger = slog.Default()
+	}
+	return &guarded{s: s, logger: logger}
+}
+
+type guarded struct {
+	s      Sink
+	logger *slog.Logger
+	panics atomic.Int64
+}
+
+// contain is deferred by every method: it recovers a panic of the sink.
+func (g *guarded) contain(method string) {
+	r := recover()
+	if r == nil {
+		return
+	}
+	n := g.panics.Add(1)
+	if n&(n-1) == 0 { // 1, 2, 4, 8, ...
+		g.logger.Error("snodo: instrumentation sink panicked; event dropped",
+			"method", method, "panic", fmt.Sprint(r), "panics", n, "stack", string(debug.Stack()))
+	}
+}
+
+func (g *guarded) DispatchStart(ctx context.Context, e DispatchStart) (out context.Context) {
+	out = ctx
+	defer g.contain("DispatchStart")
+	if c := g.s.DispatchStart(ctx, e); c != nil {
+		out = c
+	}
+	return out
+}
+
+func (g *guarded) DispatchStop(ctx context.Context, e DispatchStop) {
+	defer g.contain("DispatchStop")
+	g.s.DispatchStop(ctx, e)
+}
+
+func (g *guarded) DispatchException(ctx context.Context, e DispatchException) {
+	defer g.contain("DispatchException")
+	g.s.DispatchException(ctx, e)
+}
+
+func (g *guarded) Executor(e ExecutorEvent) {
+	defer g.contain("Executor")
+	g.s.Executor(e)
+}
+
+func (g *guarded) Subscription(e SubscriptionEvent) {
+	defer g.contain("Subscription")
+	g.s.Subscription(e)
+}

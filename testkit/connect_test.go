@@ -1,0 +1,62 @@
+package testkit_test
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/snodo-go/snodo/client"
+	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/testkit"
+)
+
+func echoRuntime(t *testing.T) *dispatch.Runtime {
+	t.Helper()
+	rt, err := dispatch.New(dispatch.Implementation{Name: "kit", Version: "1"},
+		dispatch.WithLogger(slog.New(slog.DiscardHandler)),
+		dispatch.WithTool(dispatch.Tool{Name: "echo", InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}}}`)},
+			func(_ context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+				var a struct{ Text string }
+				if err := json.Unmarshal(req.Arguments, &a); err != nil {
+					return nil, err
+				}
+				return dispatch.TextResult(a.Text), nil
+			}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rt
+}
+
+func TestConnectEveryTransport(t *testing.T) {
+	for name, connect := range map[string]func(testing.TB, *dispatch.Runtime, ...client.Option) *client.Client{
+		"direct": testkit.ConnectDirect,
+		"stdio":  testkit.ConnectStdio,
+		"http":   testkit.ConnectHTTP,
+	} {
+		t.Run(name, func(t *testing.T) {
+			c := connect(t, echoRuntime(t))
+			res, err := c.CallTool(context.Background(), "echo", map[string]any{"text": "Gr\u00fc\u00dfe"})
+			if err != nil || res.Content[0].Text != "Gr\u00fc\u00dfe" {
+				t.Fatalf("%+v %v", res, err)
+			}
+		})
+	}
+}
+
+// TestFrameCheckerFindsBadFrames: a result that breaks the schema is
+// reported against the revision of its request.
+func TestFrameCheckerFindsBadFrames(t *testing.T) {
+	fc := testkit.NewFrameChecker()
+	fc.Trace(true, []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`))
+	fc.Trace(false, []byte(`{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}`))
+	fc.Trace(false, []byte("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"\u00e9\"}}"))
+	fc.Trace(true, []byte(`{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`))
+	fc.Trace(false, []byte(`{"jsonrpc":"2.0","id":2,"result":{"protocolVersion":"2025-06-18","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}`))
+	p := fc.Problems()
+	if len(p) != 2 || !strings.Contains(p[0], "2026-07-28") || !strings.Contains(p[1], "non-ASCII") {
+		t.Fatalf("problems %q", p)
+	}
+}
