@@ -22,10 +22,10 @@ import (
 )
 
 // chaosRuntime serves the probe's tools, echo (for the bystander), and,
-// under the test revision, subscriptions/listen.
+// subscriptions/listen from a hub of its own.
 func chaosRuntime(t testing.TB, p *testkit.Probe, extra ...dispatch.Option) *dispatch.Runtime {
 	t.Helper()
-	opts := append(p.Options(), dispatch.WithLogger(quiet()), dispatch.WithDialect(listenDialect{}),
+	opts := append(p.Options(), dispatch.WithLogger(quiet()), dispatch.WithSubscriptions(dispatch.NewHub(dispatch.HubOptions{})),
 		dispatch.WithTool(dispatch.Tool{Name: "echo"}, func(_ context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
 			return dispatch.TextResult(string(req.Arguments)), nil
 		}))
