@@ -82,9 +82,11 @@ func originIsLoopback(v string) bool {
 }
 
 // hostIsLoopback reports whether a Host header names a loopback host.
+// The port is not judged: the rule is about names (a rebinding page
+// sends its own), and a malformed port names no other host.
 func hostIsLoopback(v string) bool {
-	host, port, ok := splitHostPort(v)
-	return ok && allDigits(port) && isLoopbackName(host)
+	host, _, ok := splitHostPort(v)
+	return ok && isLoopbackName(host)
 }
 
 // headerBlock renders headers as the fuzzer's header text: one "Name:
