@@ -65,10 +65,6 @@ type ConnConfig struct {
 	MaxSubscriptions int
 	// Transport is reported to the Runtime with each message.
 	Transport dispatch.TransportKind
-
-	// execute runs an admitted call; nil means Runtime.Execute. Tests in
-	// this package replace it to fake what a dialect cannot yet produce.
-	execute func(context.Context, *dispatch.Call) dispatch.Outcome
 }
 
 // Conn is the handle of a running connection. Its methods are safe for
@@ -80,6 +76,9 @@ type Conn struct {
 	done    <-chan struct{}
 	stopped atomic.Bool
 	version atomic.Pointer[string]
+	// session is the connection's initialize-era state: on a byte
+	// stream the connection is the session.
+	session *dispatch.Session
 
 	handlers handlerSet
 
@@ -109,6 +108,10 @@ func (h *Conn) ProtocolVersion() string {
 	}
 	return ""
 }
+
+// Session returns the connection's initialize-era session (negotiated
+// version, client capabilities, log level, server-to-client requests).
+func (h *Conn) Session() *dispatch.Session { return h.session }
 
 // Stop ends the connection at once with err (nil is allowed): running
 // work is cancelled and delivers nothing, the reader stops, nothing more
@@ -190,10 +193,7 @@ func (s *System) StartConn(cfg ConnConfig) (*Conn, error) {
 	if cfg.MaxSubscriptions <= 0 {
 		cfg.MaxSubscriptions = DefaultConnMaxSubscriptions
 	}
-	if cfg.execute == nil {
-		cfg.execute = cfg.Runtime.Execute
-	}
-	h := &Conn{s: s, name: cfg.Name}
+	h := &Conn{s: s, name: cfg.Name, session: dispatch.NewSession()}
 	props := s.props(func() actor.Actor { return &connActor{s: s, cfg: cfg, h: h} })
 	pid, done, err := s.spawnTop(props, cfg.Prefix)
 	if err != nil {
@@ -258,6 +258,10 @@ type connActor struct {
 	finished   bool
 	released   bool
 	writerGone bool
+
+	// Session change notifications (conn_session.go).
+	sessWake    atomic.Bool // a sessionWake is on its way
+	sessWriting bool        // one is with the writer
 }
 
 func (c *connActor) describe() (Kind, map[string]string) {
@@ -294,9 +298,18 @@ func (c *connActor) Receive(ac actor.Context) {
 			return
 		}
 		c.writer = w
+		c.h.session.SetWake(c.sessionWaker())
 		go c.readLoop()
 	case *admitted:
 		c.record(ac, m.entry)
+	case *sessionWake:
+		c.sessWake.Store(false)
+		c.pumpSession()
+	case *sessionWritten:
+		c.sessWriting = false
+		if m.err == nil {
+			c.pumpSession()
+		}
 	case *cancelRequest:
 		if e, ok := c.requests[m.id]; ok {
 			delete(c.requests, m.id)
@@ -385,6 +398,7 @@ func (c *connActor) cancelWork() {
 	if c.cancel != nil {
 		c.cancel()
 	}
+	c.h.session.Close() // server-to-client requests still waiting fail
 }
 
 // record starts the request actor of a request the reader admitted,
@@ -521,6 +535,8 @@ func (c *connActor) readLoop() {
 			}
 			continue
 		case err != nil:
+			// No answer to a server-to-client request can arrive now.
+			c.h.session.Close()
 			c.s.send(self, &readerEOF{err: err})
 			return
 		}
@@ -561,6 +577,13 @@ func (r *reader) handle(frame []byte) bool {
 		}
 		return true
 	}
+	req := &dispatch.Request{
+		Message:         msg,
+		Transport:       c.cfg.Transport,
+		ProtocolVersion: c.h.ProtocolVersion(),
+		Session:         c.h.session,
+		Notifier:        r.notifier,
+	}
 	switch msg.Kind {
 	case jsonrpc.KindNotification:
 		if msg.Method == "notifications/cancelled" {
@@ -568,15 +591,13 @@ func (r *reader) handle(frame []byte) bool {
 				c.s.send(r.self, &cancelRequest{id: id})
 			}
 		}
+		c.cfg.Runtime.Admit(req) // notifications/initialized reaches the session
 		return true
 	case jsonrpc.KindResponse:
+		// The answer to a server-to-client request; one matching nothing
+		// is ignored.
+		c.h.session.Deliver(msg)
 		return true
-	}
-	req := &dispatch.Request{
-		Message:         msg,
-		Transport:       c.cfg.Transport,
-		ProtocolVersion: c.h.ProtocolVersion(),
-		Notifier:        r.notifier,
 	}
 	call, out := c.cfg.Runtime.Admit(req)
 	if call == nil {
@@ -603,7 +624,7 @@ func (r *reader) submit(call *dispatch.Call) bool {
 	if timeout > 0 {
 		e.deadline = e.started.Add(timeout)
 	}
-	execute, handlers := c.cfg.execute, &c.h.handlers
+	execute, handlers := c.cfg.Runtime.Execute, &c.h.handlers
 	t, err := c.scope.Submit(e.id, Job{
 		Timeout: c.cfg.RequestTimeout,
 		Run: func(ctx context.Context) any {

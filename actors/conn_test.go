@@ -27,7 +27,18 @@ func (sessionDialect) ShapeError(_ *dispatch.Runtime, _ *dispatch.Call, e *jsonr
 	return e
 }
 func (sessionDialect) ShapeResult(_ *dispatch.Runtime, _ *dispatch.Call, r any) (any, error) {
+	if h, ok := r.(handshake); ok {
+		return map[string]any{"protocolVersion": h.Handshake().ProtocolVersion}, nil
+	}
 	return r, nil
+}
+
+// handshake is the stand-in's initialize result: a dispatch.HandshakeResult,
+// which is how a dialect outside dispatch reports a negotiated version.
+type handshake struct{}
+
+func (handshake) Handshake() dispatch.Handshake {
+	return dispatch.Handshake{ProtocolVersion: fakeVersion}
 }
 
 func (sessionDialect) Detect(req *dispatch.Request, _ string) dispatch.Match {
@@ -42,7 +53,10 @@ func (d sessionDialect) Admit(_ *dispatch.Runtime, req *dispatch.Request) (*disp
 	return &dispatch.Call{
 		Info:    dispatch.RequestInfo{ID: req.Message.ID, Method: req.Message.Method, ProtocolVersion: fakeVersion},
 		Dialect: d,
-		Op: func(context.Context, *dispatch.Runtime, *dispatch.Call) (any, error) {
+		Op: func(_ context.Context, _ *dispatch.Runtime, c *dispatch.Call) (any, error) {
+			if c.Info.Method == "initialize" {
+				return handshake{}, nil
+			}
 			return map[string]any{"claimed": claimed}, nil
 		},
 	}, nil
@@ -64,8 +78,6 @@ func (l lines) ReadFrame() ([]byte, error) {
 // negotiates is recorded before its response is written and is given as
 // the transport's version claim to every later message, which is how
 // dialect selection is shared with HTTP's MCP-Protocol-Version header.
-// dispatch does not yet produce NegotiatedVersion for a dialect outside
-// it, so the test's execute stands in for that one step.
 func TestNegotiatedVersionAppliesToLaterMessages(t *testing.T) {
 	logger := slog.New(slog.DiscardHandler)
 	rt, err := dispatch.New(dispatch.Implementation{Name: "t", Version: "1"}, dispatch.WithLogger(logger), dispatch.WithDialect(sessionDialect{}))
@@ -81,13 +93,6 @@ func TestNegotiatedVersionAppliesToLaterMessages(t *testing.T) {
 	outR, outW := io.Pipe()
 	h, err := sys.StartConn(ConnConfig{
 		Runtime: rt, Executor: exec, Input: in, Output: outW, Transport: dispatch.TransportStdio,
-		execute: func(ctx context.Context, c *dispatch.Call) dispatch.Outcome {
-			out := rt.Execute(ctx, c)
-			if c.Info.Method == "initialize" && out.ErrorCode == 0 {
-				out.NegotiatedVersion = c.Dialect.Version()
-			}
-			return out
-		},
 	})
 	if err != nil {
 		t.Fatal(err)

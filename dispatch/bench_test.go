@@ -67,3 +67,25 @@ func benchRequest(b *testing.B, method string, params map[string]any) []byte {
 	}
 	return raw
 }
+
+// BenchmarkLegacyTypedToolCall is BenchmarkTypedToolCall for an
+// initialize-era client: selection by the session's negotiated version,
+// admission, and the 2025 shaping.
+func BenchmarkLegacyTypedToolCall(b *testing.B) {
+	rt := benchRuntime(b)
+	sess := dispatch.NewSession()
+	init := decodeRequest(b, []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"b","version":"1"}}}`))
+	init.Session = sess
+	if out := rt.Dispatch(context.Background(), init); out.NegotiatedVersion != "2025-11-25" {
+		b.Fatalf("initialize: %s", out.Frame)
+	}
+	raw := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"weather","arguments":{"city":"Lisbon","days":3}}}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		req := decodeRequest(b, raw)
+		req.Session = sess
+		if out := rt.Dispatch(context.Background(), req); out.ErrorCode != 0 {
+			b.Fatalf("error %d: %s", out.ErrorCode, out.Frame)
+		}
+	}
+}

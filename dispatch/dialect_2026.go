@@ -27,15 +27,6 @@ func (d dialect20260728) Detect(req *Request, metaVersion string) Match {
 	return MatchFallback
 }
 
-// versionClaim is the version the transport claims outside the message.
-func versionClaim(req *Request) string {
-	if req.Header != nil {
-		v, _, _ := singleHeader(req.Header, HeaderProtocolVersion)
-		return v
-	}
-	return req.ProtocolVersion
-}
-
 // methods20260728 maps each method of the revision to its operation and the
 // capability it needs ("" for none).
 var methods20260728 = map[string]struct {
@@ -229,7 +220,14 @@ func (rt *Runtime) methodNotFound(method string) *jsonrpc.Error {
 }
 
 func (rt *Runtime) unsupportedVersion(requested string) *jsonrpc.Error {
-	return jsonrpc.NewError(jsonrpc.CodeUnsupportedProtocolVersion, fmt.Sprintf("Unsupported protocol version: %s", requested)).
+	msg := "Unsupported protocol version: " + requested
+	for _, d := range rt.registry.dialects {
+		if d.Version() == requested && d.Era() == EraSession {
+			// Listed as supported, but only through initialize.
+			msg += " is served only after initialize"
+		}
+	}
+	return jsonrpc.NewError(jsonrpc.CodeUnsupportedProtocolVersion, msg).
 		WithData(map[string]any{"supported": slices.Clone(rt.registry.versions), "requested": requested})
 }
 

@@ -41,7 +41,8 @@ func (dialect2099) ShapeError(_ *dispatch.Runtime, _ *dispatch.Call, e *jsonrpc.
 }
 
 func TestRegistryTakesANewDialectWithoutCoreChanges(t *testing.T) {
-	rt, err := dispatch.New(dispatch.Implementation{Name: "future", Version: "1"}, dispatch.WithDialect(dialect2099{}))
+	rt, err := dispatch.New(dispatch.Implementation{Name: "future", Version: "1"},
+		dispatch.WithProtocolVersions(dispatch.Version20260728), dispatch.WithDialect(dialect2099{}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -99,7 +99,7 @@ func TestExtensionRegistrationErrors(t *testing.T) {
 		"installed twice":     {dispatch.WithExtension(mk("a/b", v, "x/y")), dispatch.WithExtension(mk("a/b", v, "x/z"))},
 		"bad id":              {dispatch.WithExtension(mk("nodash", v, "x/y"))},
 		"no version":          {dispatch.WithExtension(mk("a/b", nil, "x/y"))},
-		"version not enabled": {dispatch.WithExtension(mk("a/b", []string{dispatch.Version20251125}, "x/y"))},
+		"version not enabled": {dispatch.WithProtocolVersions(dispatch.Version20260728), dispatch.WithExtension(mk("a/b", []string{dispatch.Version20251125}, "x/y"))},
 		"no methods":          {dispatch.WithExtension(mk("a/b", v))},
 		"nil handler":         {dispatch.WithExtension(dispatch.Extension{ID: "a/b", Versions: v, Methods: map[string]dispatch.ExtensionHandler{"x/y": nil}})},
 	} {

@@ -345,6 +345,10 @@ var mrtrMethods = map[string]bool{"tools/call": true, "resources/read": true, "p
 type inputRequiredResult struct {
 	requests map[string]InputRequest
 	state    string // sealed; "" when none
+	// appState is the application's State unsealed, for a dialect that
+	// serves the input requests itself and re-invokes the handler at
+	// once; nil when none.
+	appState []byte
 }
 
 // admitInput checks the MRTR members of a request's params before any
@@ -443,7 +447,7 @@ func (rt *Runtime) inputRequired(c *Call, ir *InputRequired) (any, error) {
 		return nil, jsonrpc.NewError(jsonrpc.CodeMissingRequiredClientCapability, "Missing required client capability").
 			WithData(map[string]any{"requiredCapabilities": need})
 	}
-	res := &inputRequiredResult{requests: ir.Requests}
+	res := &inputRequiredResult{requests: ir.Requests, appState: ir.State}
 	if ir.State != nil {
 		token, err := rt.state.seal(ir.State, c.Info.Method, c.Params, c.Info.Principal)
 		if err != nil {

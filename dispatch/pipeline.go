@@ -20,8 +20,14 @@ type Outcome struct {
 	// is a result (or absent). HTTP transports map it to a status.
 	ErrorCode int64
 	// NegotiatedVersion is set when the message was a successful
-	// initialize: the transport records it for the connection.
+	// initialize (its result is a [HandshakeResult]): the transport
+	// records it for the connection, or issues a session for it.
 	NegotiatedVersion string
+	// Era is the era of the dialect that refused a request in
+	// [Runtime.Admit], or 0 when no dialect did (or nothing was refused).
+	// An HTTP transport chooses the status of a refusal by it: for an
+	// initialize-era client, 404 means its session is gone.
+	Era Era
 }
 
 // ErrorOutcome returns the Outcome that answers id with e.
@@ -42,10 +48,24 @@ func (rt *Runtime) Dispatch(ctx context.Context, req *Request) Outcome {
 // Admit selects the dialect for req and admits it without running any
 // application code. It returns a Call to pass to Execute, or (nil, the
 // outcome to send) when there is nothing to run: an admission error, a
-// notification, or a JSON-RPC response.
+// notification, or a JSON-RPC response. A notification is offered to the
+// dialect that would serve a request on the same connection, when that
+// dialect is a [NotificationReceiver] (notifications/initialized updates
+// the request's Session that way).
 func (rt *Runtime) Admit(req *Request) (*Call, Outcome) {
 	msg := req.Message
-	if msg == nil || msg.Kind != jsonrpc.KindRequest {
+	if msg == nil {
+		return nil, Outcome{}
+	}
+	if msg.Kind == jsonrpc.KindNotification {
+		if d, jerr := rt.registry.selectDialect(req); jerr == nil {
+			if r, ok := d.(NotificationReceiver); ok {
+				r.ReceiveNotification(rt, req)
+			}
+		}
+		return nil, Outcome{}
+	}
+	if msg.Kind != jsonrpc.KindRequest {
 		return nil, Outcome{}
 	}
 	d, jerr := rt.registry.selectDialect(req)
@@ -54,7 +74,9 @@ func (rt *Runtime) Admit(req *Request) (*Call, Outcome) {
 	}
 	call, jerr := d.Admit(rt, req)
 	if jerr != nil {
-		return nil, ErrorOutcome(msg.ID, jerr)
+		out := ErrorOutcome(msg.ID, jerr)
+		out.Era = d.Era()
+		return nil, out
 	}
 	return call, Outcome{}
 }
@@ -90,8 +112,12 @@ func (rt *Runtime) execute(ctx context.Context, c *Call) (Outcome, executed) {
 		return ErrorOutcome(c.Info.ID, rt.internal(c, "encoding result", err)), executed{err: err}
 	}
 	out := Outcome{Frame: jsonrpc.AppendResult(make([]byte, 0, len(body)+48), c.Info.ID, body)}
-	if n, ok := res.(negotiated); ok {
-		out.NegotiatedVersion = n.negotiatedVersion()
+	if hr, ok := res.(HandshakeResult); ok {
+		h := hr.Handshake()
+		out.NegotiatedVersion = h.ProtocolVersion
+		if c.Session != nil {
+			c.Session.begin(h)
+		}
 	}
 	return out, executed{result: res}
 }
@@ -102,8 +128,13 @@ type executed struct {
 	err    error
 }
 
-// negotiated is implemented by initialize results.
-type negotiated interface{ negotiatedVersion() string }
+// NotificationReceiver is implemented by a Dialect that acts on client
+// notifications (notifications/initialized). ReceiveNotification runs on
+// the transport's goroutine during [Runtime.Admit]: it must be quick and
+// must not run application code.
+type NotificationReceiver interface {
+	ReceiveNotification(rt *Runtime, req *Request)
+}
 
 // runOp calls the operation with panic isolation.
 func (rt *Runtime) runOp(ctx context.Context, c *Call) (res any, err error) {

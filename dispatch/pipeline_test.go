@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -119,7 +120,7 @@ func TestDiscover(t *testing.T) {
 	if r["resultType"] != "complete" || r["ttlMs"] != float64(0) || r["cacheScope"] != "private" || r["instructions"] != "Test server." {
 		t.Fatalf("discover: %v", r)
 	}
-	if v := r["supportedVersions"].([]any); len(v) != 1 || v[0] != "2026-07-28" {
+	if v := r["supportedVersions"].([]any); len(v) != 3 || v[0] != "2026-07-28" || v[1] != "2025-11-25" || v[2] != "2025-06-18" {
 		t.Fatalf("supportedVersions: %v", v)
 	}
 	if _, ok := r["capabilities"].(map[string]any)["tools"]; !ok {
@@ -249,7 +250,7 @@ func TestMetaAdmission(t *testing.T) {
 					Supported []string `json:"supported"`
 					Requested string   `json:"requested"`
 				}
-				if err := json.Unmarshal(e.Data, &data); err != nil || len(data.Supported) != 1 || data.Supported[0] != "2026-07-28" || data.Requested == "" {
+				if err := json.Unmarshal(e.Data, &data); err != nil || !slices.Equal(data.Supported, rt.ProtocolVersions()) || data.Requested == "" {
 					t.Fatalf("-32022 data: %s (%v)", e.Data, err)
 				}
 			}
@@ -286,13 +287,17 @@ func TestRemovedAndUnknownMethods(t *testing.T) {
 	for i, m := range []string{"initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe", "no/such/method"} {
 		id := string(rune('1' + i))
 		e := wantError(t, testkit.Dispatch(t, rt, testkit.Request(i+1, m, nil)), jsonrpc.CodeMethodNotFound, id)
-		if !strings.Contains(string(e.Data), `"supported":["2026-07-28"]`) {
+		if !strings.Contains(string(e.Data), `"supported":["2026-07-28","2025-11-25","2025-06-18"]`) {
 			t.Fatalf("%s: -32601 data should name the supported versions: %s", m, e.Data)
 		}
 	}
-	// A legacy client's initialize (no _meta) is told what is supported.
-	f := testkit.Dispatch(t, rt, []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"old","version":"1"}}}`))
-	wantError(t, f, jsonrpc.CodeMethodNotFound, "0")
+	// On a server without the initialize-era revisions, a legacy client's
+	// initialize (no _meta) is told what is supported.
+	modern := newRuntime(t, nil, dispatch.WithProtocolVersions(dispatch.Version20260728))
+	f := testkit.Dispatch(t, modern, []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"old","version":"1"}}}`))
+	if e := wantError(t, f, jsonrpc.CodeMethodNotFound, "0"); !strings.Contains(string(e.Data), `"supported":["2026-07-28"]`) {
+		t.Fatalf("-32601 data should name the supported versions: %s", e.Data)
+	}
 	// Without tools, the tools methods do not exist.
 	bare, err := dispatch.New(dispatch.Implementation{Name: "bare", Version: "1"})
 	if err != nil {

@@ -63,6 +63,8 @@ type Dialect interface {
 // change.
 var builtinDialects = map[string]func() Dialect{
 	Version20260728: func() Dialect { return dialect20260728{} },
+	Version20251125: func() Dialect { return newLegacyDialect(Version20251125) },
+	Version20250618: func() Dialect { return newLegacyDialect(Version20250618) },
 }
 
 // registry is the Runtime's immutable set of enabled dialects in preference
@@ -107,13 +109,11 @@ func newRegistry(versions []string, extra []Dialect) (registry, error) {
 // errNoDialect answers a message no enabled dialect recognises.
 var errNoDialect = jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request: no enabled protocol version recognises the request")
 
-// selectDialect picks the dialect that serves req.
+// selectDialect picks the dialect that serves req. An initialize goes to
+// the session-era dialect of the version it asks for (or the preferred
+// one), unless the message or the transport names a stateless revision,
+// whose dialect then answers it (initialize does not exist there).
 func (r *registry) selectDialect(req *Request) (Dialect, *jsonrpc.Error) {
-	if req.Message.Method == "initialize" {
-		if d := r.forInitialize(req); d != nil {
-			return d, nil
-		}
-	}
 	mv := metaProtocolVersion(req.Message.Params)
 	var best Dialect
 	bestMatch := MatchNone
@@ -122,10 +122,46 @@ func (r *registry) selectDialect(req *Request) (Dialect, *jsonrpc.Error) {
 			best, bestMatch = d, m
 		}
 	}
+	if req.Message.Method == "initialize" && (best == nil || bestMatch < MatchClaim || best.Era() != EraStateless) {
+		if d := r.forInitialize(req); d != nil {
+			return d, nil
+		}
+	}
 	if best == nil {
 		return nil, errNoDialect
 	}
 	return best, nil
+}
+
+// versionClaim is the version the transport claims outside the message:
+// the MCP-Protocol-Version header on HTTP when present, else the version
+// the request's session negotiated, else Request.ProtocolVersion.
+func versionClaim(req *Request) string {
+	if req.Header != nil {
+		if v, present, _ := singleHeader(req.Header, HeaderProtocolVersion); present {
+			return v
+		}
+	}
+	if v := req.Session.ProtocolVersion(); v != "" {
+		return v
+	}
+	return req.ProtocolVersion
+}
+
+// runtimeChecker is implemented by built-in dialects that have something
+// to say about a Runtime once it is built (components an older revision
+// cannot carry). New calls it for every enabled dialect.
+type runtimeChecker interface {
+	checkRuntime(rt *Runtime)
+}
+
+// checkRuntime lets each enabled dialect inspect the finished Runtime.
+func (r *registry) checkRuntime(rt *Runtime) {
+	for _, d := range r.dialects {
+		if c, ok := d.(runtimeChecker); ok {
+			c.checkRuntime(rt)
+		}
+	}
 }
 
 // forInitialize picks the session-era dialect for an initialize request:

@@ -36,10 +36,17 @@ type Request struct {
 	// Transport is the transport the message arrived on.
 	Transport TransportKind
 	// ProtocolVersion is the version the connection claims outside the
-	// message: on stdio the version a successful initialize negotiated on
-	// this connection, empty otherwise. On HTTP the MCP-Protocol-Version
-	// header in Header plays this role.
+	// message, for a transport that tracks it itself rather than through
+	// Session: the version a successful initialize negotiated on the
+	// connection, empty otherwise. On HTTP the MCP-Protocol-Version header
+	// in Header plays this role, and Session's version takes precedence
+	// over this field.
 	ProtocolVersion string
+	// Session is the initialize-era state of the connection (stdio) or
+	// HTTP session the message belongs to; nil when there is none. The
+	// version it negotiated is the transport's version claim when no
+	// MCP-Protocol-Version header says otherwise.
+	Session *Session
 	// Header holds the HTTP request headers, keyed in canonical form
 	// (net/http's textproto rules). Nil on other transports.
 	Header map[string][]string
@@ -102,6 +109,8 @@ type Call struct {
 	// Input holds the multi round-trip members (inputResponses,
 	// requestState) admission checked; nil when the request had none.
 	Input *Input
+	// Session is the request's initialize-era session, if any.
+	Session *Session
 
 	// listenFilter is a subscriptions/listen's filter, parsed at
 	// admission.

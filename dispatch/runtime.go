@@ -31,8 +31,11 @@ const (
 )
 
 // DefaultProtocolVersions are the revisions a Runtime serves unless
-// [WithProtocolVersions] says otherwise, in preference order.
-var DefaultProtocolVersions = []string{Version20260728}
+// [WithProtocolVersions] says otherwise, in preference order: the
+// stateless 2026-07-28 first, then the initialize-era revisions, of which
+// the first is what initialize offers a client asking for a version not
+// enabled.
+var DefaultProtocolVersions = []string{Version20260728, Version20251125, Version20250618}
 
 // Limits bound what one request may make the server do. A zero field takes
 // its default.
@@ -231,6 +234,7 @@ func New(info Implementation, opts ...Option) (*Runtime, error) {
 		rt.capabilities.Extensions[id] = settings
 	}
 	rt.extRoutes = b.extRoutes
+	reg.checkRuntime(rt)
 	return rt, nil
 }
 

@@ -21,6 +21,15 @@ func Dispatch(t testing.TB, rt *dispatch.Runtime, raw []byte) *Frame {
 // principal, notifier) on the request before it runs.
 func DispatchRequest(t testing.TB, rt *dispatch.Runtime, raw []byte, setup func(*dispatch.Request)) *Frame {
 	t.Helper()
+	return DispatchVersion(t, rt, Version, raw, setup)
+}
+
+// DispatchVersion is DispatchRequest for a client of another revision:
+// the response is validated against the official schema of version (for
+// instance "2025-06-18" after an initialize that negotiated it). setup may
+// be nil.
+func DispatchVersion(t testing.TB, rt *dispatch.Runtime, version string, raw []byte, setup func(*dispatch.Request)) *Frame {
+	t.Helper()
 	msg, err := jsonrpc.Decode(raw)
 	var out []byte
 	var method string
@@ -33,7 +42,9 @@ func DispatchRequest(t testing.TB, rt *dispatch.Runtime, raw []byte, setup func(
 	} else {
 		method = msg.Method
 		req := &dispatch.Request{Message: msg}
-		setup(req)
+		if setup != nil {
+			setup(req)
+		}
 		out = rt.Dispatch(context.Background(), req).Frame
 	}
 	if out == nil {
@@ -44,8 +55,8 @@ func DispatchRequest(t testing.TB, rt *dispatch.Runtime, raw []byte, setup func(
 			t.Fatalf("testkit: frame has non-ASCII bytes: %q", out)
 		}
 	}
-	if err := ValidateFrame(Version, out, method); err != nil {
-		t.Fatalf("testkit: frame fails the %s schema: %v\n%s", Version, err, out)
+	if err := ValidateFrame(version, out, method); err != nil {
+		t.Fatalf("testkit: frame fails the %s schema: %v\n%s", version, err, out)
 	}
 	f := &Frame{Raw: out}
 	if err := json.Unmarshal(out, &struct {

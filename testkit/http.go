@@ -141,6 +141,13 @@ func methodOf(frame []byte) string {
 // request's). It fails t on an invalid or non-ASCII frame.
 func ReadHTTPReply(t testing.TB, resp *http.Response, method string) *HTTPReply {
 	t.Helper()
+	return ReadHTTPReplyVersion(t, resp, method, Version)
+}
+
+// ReadHTTPReplyVersion is ReadHTTPReply for a client of another revision:
+// frames are validated against the official schema of version.
+func ReadHTTPReplyVersion(t testing.TB, resp *http.Response, method, version string) *HTTPReply {
+	t.Helper()
 	body, err := io.ReadAll(resp.Body)
 	if err != nil {
 		t.Fatalf("testkit: reading response body: %v", err)
@@ -149,7 +156,7 @@ func ReadHTTPReply(t testing.TB, resp *http.Response, method string) *HTTPReply 
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch mt {
 	case "application/json":
-		r.Frames = append(r.Frames, checkedFrame(t, body, method))
+		r.Frames = append(r.Frames, checkedFrame(t, body, method, version))
 	case "text/event-stream":
 		sr := NewSSEReader(bytes.NewReader(body))
 		for {
@@ -164,7 +171,7 @@ func ReadHTTPReply(t testing.TB, resp *http.Response, method string) *HTTPReply 
 				r.Comments++
 				continue
 			}
-			r.Frames = append(r.Frames, checkedFrame(t, data, method))
+			r.Frames = append(r.Frames, checkedFrame(t, data, method, version))
 		}
 	}
 	return r
@@ -174,10 +181,16 @@ func ReadHTTPReply(t testing.TB, resp *http.Response, method string) *HTTPReply 
 // official schema (method is the request's) and decodes it.
 func CheckFrame(t testing.TB, raw []byte, method string) *Frame {
 	t.Helper()
-	return checkedFrame(t, raw, method)
+	return checkedFrame(t, raw, method, Version)
 }
 
-func checkedFrame(t testing.TB, raw []byte, method string) *Frame {
+// CheckFrameVersion is CheckFrame against the schema of version.
+func CheckFrameVersion(t testing.TB, raw []byte, method, version string) *Frame {
+	t.Helper()
+	return checkedFrame(t, raw, method, version)
+}
+
+func checkedFrame(t testing.TB, raw []byte, method, version string) *Frame {
 	t.Helper()
 	for _, b := range raw {
 		if b >= 0x80 {
@@ -185,8 +198,8 @@ func checkedFrame(t testing.TB, raw []byte, method string) *Frame {
 			break
 		}
 	}
-	if err := ValidateFrame(Version, raw, method); err != nil {
-		t.Errorf("testkit: frame fails the %s schema: %v\n%s", Version, err, raw)
+	if err := ValidateFrame(version, raw, method); err != nil {
+		t.Errorf("testkit: frame fails the %s schema: %v\n%s", version, err, raw)
 	}
 	f := &Frame{Raw: append([]byte(nil), raw...)}
 	var head struct {

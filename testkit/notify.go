@@ -11,9 +11,10 @@ import (
 // request-scoped notification frame in order, checking each against the
 // official schema of Version (a failure fails the test).
 type Recorder struct {
-	t      testing.TB
-	mu     sync.Mutex
-	frames []Recorded
+	t       testing.TB
+	version string
+	mu      sync.Mutex
+	frames  []Recorded
 }
 
 // Recorded is one recorded notification, decoded.
@@ -24,12 +25,16 @@ type Recorded struct {
 }
 
 // NewRecorder returns an empty Recorder that reports schema failures to t.
-func NewRecorder(t testing.TB) *Recorder { return &Recorder{t: t} }
+func NewRecorder(t testing.TB) *Recorder { return &Recorder{t: t, version: Version} }
+
+// NewRecorderFor returns an empty Recorder that checks each notification
+// against the official schema of version.
+func NewRecorderFor(t testing.TB, version string) *Recorder { return &Recorder{t: t, version: version} }
 
 // Notify implements dispatch.Notifier.
 func (r *Recorder) Notify(_ context.Context, frame []byte) error {
-	if err := ValidateFrame(Version, frame, ""); err != nil {
-		r.t.Errorf("testkit: notification fails the %s schema: %v\n%s", Version, err, frame)
+	if err := ValidateFrame(r.version, frame, ""); err != nil {
+		r.t.Errorf("testkit: notification fails the %s schema: %v\n%s", r.version, err, frame)
 	}
 	for _, b := range frame {
 		if b >= 0x80 {

@@ -596,3 +596,74 @@ func TestPromptsAndCompletion(t *testing.T) {
 		t.Errorf("prompt round 2: %v", second)
 	}
 }
+
+// The trigger tools change the lists for real, so listen streams and
+// initialize-era sessions get the list changes the fixture advertises.
+func TestTriggersChangeTheLists(t *testing.T) {
+	f := newFixture(t)
+	caps := f.result(f.call("server/discover", nil, nil, nil))["capabilities"].(map[string]any)
+	if caps["tools"].(map[string]any)["listChanged"] != true || caps["prompts"].(map[string]any)["listChanged"] != true {
+		t.Fatalf("list changes not advertised: %v", caps)
+	}
+	has := func(method, key, name string) bool {
+		return slices.Contains(names(f.result(f.call(method, nil, nil, nil))[key].([]any), "name"), name)
+	}
+	for _, c := range []struct{ trigger, method, key, name string }{
+		{"test_trigger_tool_change", "tools/list", "tools", "test_dynamic_tool"},
+		{"test_trigger_prompt_change", "prompts/list", "prompts", "test_dynamic_prompt"},
+	} {
+		for _, want := range []bool{true, false} {
+			f.tool(c.trigger, nil, nil)
+			if got := has(c.method, c.key, c.name); got != want {
+				t.Fatalf("after %s: %s listed = %v, want %v", c.trigger, c.name, got, want)
+			}
+		}
+	}
+}
+
+// Without its hub (-subscriptions=false) the fixture advertises no list
+// changes and has no subscriptions/listen.
+func TestWithoutSubscriptions(t *testing.T) {
+	rt, _, err := newRuntimeWith(testLogger(t), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fixture{t: t, rt: rt}
+	caps := f.result(f.call("server/discover", nil, nil, nil))["capabilities"].(map[string]any)
+	if _, ok := caps["tools"].(map[string]any)["listChanged"]; ok {
+		t.Fatalf("list changes advertised without a hub: %v", caps)
+	}
+	if fr := f.call("subscriptions/listen", map[string]any{"notifications": map[string]any{"toolsListChanged": true}}, nil, nil); fr.Error == nil || fr.Error.Code != -32601 {
+		t.Fatalf("subscriptions/listen without a hub: %s", fr.Raw)
+	}
+}
+
+// The served fixture reports changes of the watched resource to its
+// subscribers.
+func TestWatchedResourceChanges(t *testing.T) {
+	_, hub, err := newRuntimeWith(testLogger(t), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	woken := make(chan struct{}, 1)
+	l := hub.Attach(dispatch.SubscriptionFilter{ResourceSubscriptions: []string{watchedURI}}, func() {
+		select {
+		case woken <- struct{}{}:
+		default:
+		}
+	})
+	defer l.Close()
+	if _, err := l.Next(); err == nil {
+		t.Fatal("an event before any change")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); updateWatched(ctx, hub, time.Millisecond) }()
+	<-woken
+	cancel()
+	<-done
+	ev, err := l.Next()
+	if err != nil || ev.Kind != dispatch.EventResourceUpdated || ev.URI != watchedURI {
+		t.Fatalf("event %+v, %v", ev, err)
+	}
+}

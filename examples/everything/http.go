@@ -20,8 +20,7 @@ const drainTimeout = 5 * time.Second
 
 // serveListener serves rt on the library's native listener.
 func serveListener(ctx context.Context, rt *dispatch.Runtime, cfg config, stdin io.Reader, stdout io.Writer, logger *slog.Logger) error {
-	warnSessions(cfg, logger)
-	srv, err := streamablehttp.Listen(rt, streamablehttp.WithAddr(cfg.addr), streamablehttp.WithLogger(logger))
+	srv, err := streamablehttp.Listen(rt, append(sessionOptions(cfg), streamablehttp.WithAddr(cfg.addr), streamablehttp.WithLogger(logger))...)
 	if err != nil {
 		return err
 	}
@@ -38,8 +37,7 @@ func serveListener(ctx context.Context, rt *dispatch.Runtime, cfg config, stdin 
 // serveHandler mounts the library's http.Handler in a plain net/http
 // server, as an application would.
 func serveHandler(ctx context.Context, rt *dispatch.Runtime, cfg config, stdin io.Reader, stdout io.Writer, logger *slog.Logger) error {
-	warnSessions(cfg, logger)
-	h, err := streamablehttp.NewHandler(rt, streamablehttp.WithLogger(logger))
+	h, err := streamablehttp.NewHandler(rt, append(sessionOptions(cfg), streamablehttp.WithLogger(logger))...)
 	if err != nil {
 		return err
 	}
@@ -74,10 +72,13 @@ func serveHandler(ctx context.Context, rt *dispatch.Runtime, cfg config, stdin i
 	return errors.Join(herr, serr)
 }
 
-func warnSessions(cfg config, logger *slog.Logger) {
-	if cfg.sessions {
-		logger.Warn("-sessions: the Streamable HTTP transport has no initialize-era sessions yet; serving stateless")
+// sessionOptions turns on initialize-era sessions (Mcp-Session-Id) for
+// -sessions.
+func sessionOptions(cfg config) []streamablehttp.Option {
+	if !cfg.sessions {
+		return nil
 	}
+	return []streamablehttp.Option{streamablehttp.WithSessions(streamablehttp.SessionConfig{})}
 }
 
 // announce prints the ready line the conformance runner waits for.

@@ -2,7 +2,7 @@
 // every tool, resource, template and prompt the official conformance suite
 // exercises, plus echo and sleep for load tests.
 //
-//	everything -transport stdio                 # MCP on standard input and output
+//	everything -transport stdio [-subscriptions=false]  # MCP on standard input and output
 //	everything -transport http [-addr 127.0.0.1:0] [-sessions]
 //	everything -transport handler [-addr 127.0.0.1:0] [-sessions]
 //
@@ -14,7 +14,12 @@
 //
 // and it exits cleanly when its standard input closes, so a parent that
 // dies takes it along. -sessions asks for initialize-era HTTP sessions.
-// Logs go to standard error.
+// While it serves, test://watched-resource changes every 3 seconds.
+// -subscriptions=false leaves out the subscription hub (no listChanged,
+// no subscriptions/listen, no resources/subscribe): a server that is one
+// of a pool answering stateless requests in turn cannot deliver a change
+// made through one request to a stream held by another process. Logs go
+// to standard error.
 package main
 
 import (
@@ -36,9 +41,10 @@ func main() {
 
 // config is what the flags say.
 type config struct {
-	transport string
-	addr      string
-	sessions  bool
+	transport     string
+	addr          string
+	sessions      bool
+	subscriptions bool
 }
 
 // run parses args and serves until the transport ends; it returns the
@@ -50,14 +56,24 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	fs.StringVar(&cfg.transport, "transport", "stdio", "stdio, http (native listener) or handler (http.Handler in a net/http server)")
 	fs.StringVar(&cfg.addr, "addr", "127.0.0.1:0", "address the HTTP modes listen on")
 	fs.BoolVar(&cfg.sessions, "sessions", false, "serve initialize-era HTTP sessions (Mcp-Session-Id)")
+	fs.BoolVar(&cfg.subscriptions, "subscriptions", true, "serve list changes and resource subscriptions from a hub")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	rt, err := newRuntime(logger)
+	rt, hub, err := newRuntimeWith(logger, cfg.subscriptions)
 	if err != nil {
 		logger.Error("invalid server definition", "error", err)
 		return 1
+	}
+	if hub != nil {
+		wctx, stopWatched := context.WithCancel(ctx)
+		updated := make(chan struct{})
+		go func() {
+			defer close(updated)
+			updateWatched(wctx, hub, watchedInterval)
+		}()
+		defer func() { stopWatched(); <-updated }()
 	}
 	serve, ok := transports[cfg.transport]
 	if !ok {

@@ -28,7 +28,7 @@ func resources() []dispatch.Option {
 			return contents(dispatch.BlobContents(req.URI, "image/png", data)), nil
 		}),
 		dispatch.WithResource(dispatch.Resource{
-			URI: "test://watched-resource", Name: "watched-resource", MimeType: "text/plain",
+			URI: watchedURI, Name: "watched-resource", MimeType: "text/plain",
 			Description: "A resource clients may subscribe to.",
 		}, func(_ context.Context, req *dispatch.ReadResourceRequest) (*dispatch.ReadResourceResult, error) {
 			return contents(dispatch.TextContents(req.URI, "text/plain", "Watched resource content")), nil
@@ -50,3 +50,7 @@ func resources() []dispatch.Option {
 func contents(c *dispatch.ResourceContents) *dispatch.ReadResourceResult {
 	return &dispatch.ReadResourceResult{Contents: []*dispatch.ResourceContents{c}}
 }
+
+// watchedURI is the resource clients subscribe to; the served fixture
+// reports a change of it every watchedInterval.
+const watchedURI = "test://watched-resource"

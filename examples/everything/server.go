@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"log/slog"
+	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
 )
@@ -9,13 +11,52 @@ import (
 // newRuntime builds the fixture: every tool, resource, template and prompt
 // the conformance suite names, plus echo and sleep for load tests.
 func newRuntime(logger *slog.Logger) (*dispatch.Runtime, error) {
+	rt, _, err := newRuntimeWith(logger, true)
+	return rt, err
+}
+
+// newRuntimeWith builds the fixture, with or without the subscription
+// hub. With it, change events reach subscriptions/listen streams and the
+// sessions of initialize-era clients (list_changed, resources/subscribe),
+// and the registry lets the trigger tools change the lists for real.
+func newRuntimeWith(logger *slog.Logger, subscriptions bool) (*dispatch.Runtime, *dispatch.Hub, error) {
+	var hub *dispatch.Hub
+	if subscriptions {
+		hub = dispatch.NewHub(dispatch.HubOptions{})
+	}
+	reg := dispatch.NewRegistry(hub)
 	opts := []dispatch.Option{
 		dispatch.WithLogger(logger),
 		dispatch.WithInstructions("The conformance fixture of snodo-go: every tool, resource and prompt the MCP conformance suite exercises."),
 		dispatch.WithLogging(),
+		dispatch.WithRegistry(reg),
 	}
-	for _, group := range [][]dispatch.Option{contentTools(), protocolTools(), mrtrTools(), resources(), prompts()} {
+	if hub != nil {
+		opts = append(opts, dispatch.WithSubscriptions(hub))
+	}
+	for _, group := range [][]dispatch.Option{contentTools(), protocolTools(reg), mrtrTools(), resources(), prompts()} {
 		opts = append(opts, group...)
 	}
-	return dispatch.New(dispatch.Implementation{Name: "snodo-everything", Title: "snodo conformance fixture", Version: "0.1.0"}, opts...)
+	rt, err := dispatch.New(dispatch.Implementation{Name: "snodo-everything", Title: "snodo conformance fixture", Version: "0.1.0"}, opts...)
+	return rt, hub, err
+}
+
+// watchedInterval is how often the served fixture reports a change of
+// test://watched-resource, as the suite's reference servers do.
+const watchedInterval = 3 * time.Second
+
+// updateWatched publishes an update of test://watched-resource every
+// interval until ctx ends, so subscribers (listen streams and
+// initialize-era resources/subscribe) see the resource change.
+func updateWatched(ctx context.Context, hub *dispatch.Hub, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			_, _ = hub.ResourceUpdated(watchedURI)
+		case <-ctx.Done():
+			return
+		}
+	}
 }

@@ -57,7 +57,7 @@ const logStepDelay = 50 * time.Millisecond
 // headers, missing client capabilities, log levels, list changes, and
 // the server-to-client requests of the initialize-era revisions, which
 // the library expresses as input requests.
-func protocolTools() []dispatch.Option {
+func protocolTools(reg *dispatch.Registry) []dispatch.Option {
 	return []dispatch.Option{
 		dispatch.WithTool(dispatch.Tool{
 			Name: "json_schema_2020_12_tool", Description: "Tool with JSON Schema 2020-12 features",
@@ -105,11 +105,11 @@ func protocolTools() []dispatch.Option {
 			return dispatch.TextResult("Logged one message at info level."), nil
 		}),
 		dispatch.WithTool(dispatch.Tool{
-			Name: "test_trigger_tool_change", Description: "Would change the tool list; this server's lists are fixed.", InputSchema: noArgs,
-		}, fixedListTool("tool")),
+			Name: "test_trigger_tool_change", Description: "Adds or removes the tool test_dynamic_tool, which changes the tool list.", InputSchema: noArgs,
+		}, toggleTool(reg)),
 		dispatch.WithTool(dispatch.Tool{
-			Name: "test_trigger_prompt_change", Description: "Would change the prompt list; this server's lists are fixed.", InputSchema: noArgs,
-		}, fixedListTool("prompt")),
+			Name: "test_trigger_prompt_change", Description: "Adds or removes the prompt test_dynamic_prompt, which changes the prompt list.", InputSchema: noArgs,
+		}, togglePrompt(reg)),
 		dispatch.WithTool(dispatch.Tool{
 			Name: "test_tool_with_logging", Description: "Sends three info log messages 50 ms apart.", InputSchema: noArgs,
 		}, loggingTool),
@@ -130,13 +130,39 @@ func protocolTools() []dispatch.Option {
 	}
 }
 
-// fixedListTool answers a list-change trigger. Changing lists at run time
-// needs the mutable component registry of the subscriptions work; until
-// then the server does not advertise listChanged, so no client expects a
-// notification.
-func fixedListTool(kind string) dispatch.ToolHandler {
+// toggleTool changes the tool list: it adds test_dynamic_tool, or
+// removes it when present. The registry publishes the change, which
+// reaches listen streams and initialize-era sessions.
+func toggleTool(reg *dispatch.Registry) dispatch.ToolHandler {
 	return func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
-		return dispatch.TextResult("The " + kind + " list of this server is fixed; nothing changed."), nil
+		if reg.RemoveTool("test_dynamic_tool") {
+			return dispatch.TextResult("Removed test_dynamic_tool."), nil
+		}
+		err := reg.AddTool(dispatch.Tool{Name: "test_dynamic_tool", Description: "Appears and disappears with test_trigger_tool_change.", InputSchema: noArgs},
+			func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+				return dispatch.TextResult("dynamic"), nil
+			})
+		if err != nil {
+			return nil, err
+		}
+		return dispatch.TextResult("Added test_dynamic_tool."), nil
+	}
+}
+
+// togglePrompt changes the prompt list the same way.
+func togglePrompt(reg *dispatch.Registry) dispatch.ToolHandler {
+	return func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		if reg.RemovePrompt("test_dynamic_prompt") {
+			return dispatch.TextResult("Removed test_dynamic_prompt."), nil
+		}
+		err := reg.AddPrompt(dispatch.Prompt{Name: "test_dynamic_prompt", Description: "Appears and disappears with test_trigger_prompt_change."},
+			func(context.Context, *dispatch.GetPromptRequest) (*dispatch.GetPromptResult, error) {
+				return &dispatch.GetPromptResult{Messages: []dispatch.PromptMessage{{Role: dispatch.RoleUser, Content: dispatch.Text("dynamic")}}}, nil
+			})
+		if err != nil {
+			return nil, err
+		}
+		return dispatch.TextResult("Added test_dynamic_prompt."), nil
 	}
 }
 

@@ -20,6 +20,14 @@
 // notifications/cancelled naming the listen request; a stream the client
 // cancels gets neither.
 //
+// An initialize-era client (2025-11-25, 2025-06-18) negotiates once with
+// initialize; the connection is its session: later messages are served
+// under the negotiated version, logging/setLevel holds for the
+// connection, a handler's InputRequired becomes real server-to-client
+// requests whose answers the connection routes back by id (an answer
+// matching nothing is ignored; one still awaited when input ends fails),
+// and resources/subscribe and list changes come from the Runtime's Hub.
+//
 // [Serve] runs the transport in the calling goroutine. [Start] runs it in
 // the background, as a child of an application's supervision tree, and
 // returns a [Conn] handle, which is also what [Notify] and [Lookup] work

@@ -1,7 +1,11 @@
-// Package streamablehttp serves MCP over Streamable HTTP (protocol
-// revision 2026-07-28): one POST per request, answered with
-// application/json, or with text/event-stream once the handler reports
-// progress and for a subscriptions/listen stream.
+// Package streamablehttp serves MCP over Streamable HTTP: one POST per
+// request, answered with application/json, or with text/event-stream once
+// the handler reports progress (or asks an initialize-era client for
+// input) and for a subscriptions/listen stream. Revision 2026-07-28 is
+// stateless; initialize-era clients (2025-11-25, 2025-06-18) are served
+// by their MCP-Protocol-Version header, and with [WithSessions] get
+// Mcp-Session-Id sessions (a GET stream, DELETE, server-to-client
+// requests, notifications/cancelled), which are off by default.
 //
 // There are three ways in, all built on the same rules:
 //
@@ -17,7 +21,8 @@
 //     runtime) can host MCP the same way.
 //
 // Whichever way a request arrives, the checks run in this order, each with
-// its status: path (404), method (405, Allow: POST), draining (503),
+// its status: path (404), method (405, Allow: POST; GET and DELETE are
+// allowed with sessions on), draining (503),
 // Origin (403), Host (403), Content-Type (415), Accept (406),
 // Transfer-Encoding or no Content-Length (411), body size (413), body
 // timeout (408), JSON and envelope (400), then the protocol's own
@@ -27,7 +32,10 @@
 // the subscription cap answer 503, a request timeout 504. Errors from
 // running a request map -32601 to 404; -32602, -32020, -32021, -32022,
 // -32600 and -32700 to 400; -32603 to 500; any other code to 200. Once an
-// event stream has started, a later error is its final event.
+// event stream has started, a later error is its final event. An
+// initialize-era request's errors are 200 (an unknown method too, since
+// 404 tells such a client its session is gone), except the header and
+// session refusals (400, and 404 for an unknown session).
 //
 // A client disconnect cancels the request: the handler's context ends at
 // once and nothing more is written for it. Each request is a request actor

@@ -16,9 +16,11 @@ import (
 // handed over and Notify waits until it is written, so notifications
 // always precede the response.
 type exchange struct {
-	mu     sync.Mutex // one notification outstanding at a time
-	events chan event // at most one notification and the final result
-	acks   chan error
+	mu      sync.Mutex // one notification outstanding at a time
+	events  chan event // at most one notification and the final result
+	acks    chan error
+	done    chan struct{} // closed when the exchange is over
+	endOnce sync.Once
 }
 
 type event struct {
@@ -28,7 +30,7 @@ type event struct {
 }
 
 func newExchange() *exchange {
-	return &exchange{events: make(chan event, 2), acks: make(chan error, 1)}
+	return &exchange{events: make(chan event, 2), acks: make(chan error, 1), done: make(chan struct{})}
 }
 
 // Notify implements dispatch.Notifier.
@@ -42,14 +44,22 @@ func (x *exchange) Notify(ctx context.Context, frame []byte) error {
 	case x.events <- event{frame: frame}:
 	case <-ctx.Done():
 		return ctx.Err()
+	case <-x.done:
+		return errStreamClosed
 	}
 	select {
 	case err := <-x.acks:
 		return err
 	case <-ctx.Done():
 		return ctx.Err()
+	case <-x.done:
+		return errStreamClosed
 	}
 }
+
+// end marks the exchange over: a notification still waiting, or one
+// offered later (to a session's GET stream), fails instead of waiting.
+func (x *exchange) end() { x.endOnce.Do(func() { close(x.done) }) }
 
 // deliver is the job's Done callback. It never blocks: the buffer holds
 // the one notification that may still be unread, and the result.
@@ -88,6 +98,9 @@ func (h *Handler) Execute(ctx context.Context, p *Prepared) (*Response, *StreamR
 	p.executed = true
 	p.mu.Unlock()
 
+	if p.get {
+		return h.executeGet(p)
+	}
 	if p.stream {
 		return h.executeListen(ctx, p)
 	}
@@ -125,12 +138,22 @@ func (h *Handler) Execute(ctx context.Context, p *Prepared) (*Response, *StreamR
 			return nil, newStream(h, p, ev.frame)
 		}
 		status, frame := h.final(p, ev.result)
+		resp := &Response{Status: status, ContentType: mediaJSON, Body: frame}
+		if id := h.issueSession(p, ev.result); id != "" {
+			resp.Header = http.Header{HeaderSessionID: {id}}
+		}
 		p.finish()
-		return &Response{Status: status, ContentType: mediaJSON, Body: frame}, nil
+		return resp, nil
 	case <-ctx.Done():
 		task.Cancel()
 		p.finish()
 		return &Response{Status: http.StatusNoContent}, nil
+	case <-p.clientCancel:
+		// Cancelled by the client (notifications/cancelled in its
+		// session): no JSON-RPC response follows, which 202 says.
+		task.Cancel()
+		p.finish()
+		return &Response{Status: http.StatusAccepted}, nil
 	case <-h.host.Context().Done():
 		p.finish()
 		return errorResponse(http.StatusServiceUnavailable, call.Info.ID, errShuttingDown), nil

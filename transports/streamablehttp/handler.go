@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -31,6 +32,8 @@ type Handler struct {
 	ownsSup bool
 	exec    *actors.Executor
 	host    *actors.Host
+
+	sessions *sessionStore // nil: sessions off
 
 	// boundAllWrites: the native listener bounds every write with the
 	// write timeout; a mounted Handler bounds only event-stream writes.
@@ -102,6 +105,9 @@ func newHandler(rt *dispatch.Runtime, o options, path string) (*Handler, error) 
 		return nil, err
 	}
 	h := &Handler{rt: rt, o: o, path: path, originRules: origins, drainCh: make(chan struct{})}
+	if o.sessions != nil {
+		h.sessions = newSessionStore(*o.sessions)
+	}
 	if len(o.hosts) > 0 {
 		if h.hostRules, err = parseHostRules(o.hosts); err != nil {
 			return nil, err
@@ -154,6 +160,9 @@ func (h *Handler) describe(attrs map[string]string) {
 	if h.draining.Load() {
 		attrs["state"] = "draining"
 	}
+	if h.sessions != nil {
+		attrs["sessions"] = strconv.Itoa(h.sessions.live())
+	}
 }
 
 // Supervisor returns the supervision tree the handler's actors live in.
@@ -184,6 +193,9 @@ func (h *Handler) Shutdown(ctx context.Context) error {
 func (h *Handler) Close() error {
 	h.closeOnce.Do(func() {
 		h.beginDrain()
+		if h.sessions != nil {
+			h.sessions.closeAll()
+		}
 		h.host.Finish()
 		<-h.host.Done()
 		ctx, cancel := context.WithTimeout(context.Background(), h.o.gracePeriod)

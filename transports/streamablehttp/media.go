@@ -79,3 +79,20 @@ func zeroQuality(params string) bool {
 	}
 	return false
 }
+
+// acceptsSSE reports whether the Accept headers accept text/event-stream
+// (a GET stream needs nothing else).
+func acceptsSSE(values []string) bool {
+	for _, v := range values {
+		for r := range strings.SplitSeq(v, ",") {
+			mt, params, _ := strings.Cut(r, ";")
+			switch strings.ToLower(strings.TrimSpace(mt)) {
+			case "*/*", "text/*", mediaSSE:
+				if !zeroQuality(params) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}

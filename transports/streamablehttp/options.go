@@ -49,7 +49,8 @@ type options struct {
 	sup                *supervisor.Supervisor
 	logger             *slog.Logger
 	principal          func(*http.Request) any
-	listenerOnlyOption string // the first listener-only option given, for NewHandler's error
+	sessions           *SessionConfig // nil: sessions off
+	listenerOnlyOption string         // the first listener-only option given, for NewHandler's error
 
 	// Native listener only.
 	addr           string

@@ -25,14 +25,30 @@ type Prepared struct {
 	release func() // subscription slot, for subscriptions/listen
 	stream  bool   // subscriptions/listen: an event stream from the start, no job, no deadline
 
+	// Sessions (initialize-era clients, with WithSessions).
+	sess      *httpSession      // the session the request named, held until finish
+	newSess   *dispatch.Session // an initialize's session, issued if it succeeds
+	principal any               // the principal a new session is bound to
+	get       bool              // the session's GET stream
+	// clientCancel is closed when the client cancels the request with
+	// notifications/cancelled in its session (nil outside a session).
+	clientCancel chan struct{}
+	cancelOnce   sync.Once
+
 	mu       sync.Mutex
 	executed bool
 	finished bool
 	task     *actors.HostRequest
 }
 
-// Method returns the JSON-RPC method of the request.
-func (p *Prepared) Method() string { return p.call.Info.Method }
+// Method returns the JSON-RPC method of the request ("GET" for a
+// session's event stream).
+func (p *Prepared) Method() string {
+	if p.call == nil {
+		return http.MethodGet
+	}
+	return p.call.Info.Method
+}
 
 // Discard gives up a prepared request that will not be executed.
 func (p *Prepared) Discard() {
@@ -61,6 +77,18 @@ func (p *Prepared) finish() {
 	} else if p.release != nil {
 		p.release()
 	}
+	p.x.end()
+	if p.sess != nil {
+		if p.get {
+			p.h.sessions.detach(p.sess, p)
+		} else {
+			p.h.sessions.untrack(p.sess, p)
+		}
+		p.h.sessions.release(p.sess)
+	}
+	if p.newSess != nil {
+		p.h.issueOrDrop(p)
+	}
 	p.h.active.leave()
 }
 
@@ -71,6 +99,9 @@ func (p *Prepared) finish() {
 func (h *Handler) Prepare(req *Request) (*Prepared, *Response) {
 	if resp := h.checkHead(req); resp != nil {
 		return nil, resp
+	}
+	if req.Method != http.MethodPost {
+		return h.prepareSessionMethod(req)
 	}
 	body, resp := h.readBody(req)
 	if resp != nil {
@@ -84,9 +115,12 @@ func (h *Handler) checkHead(req *Request) *Response {
 	switch {
 	case h.path != "" && req.Path != h.path:
 		return &Response{Status: http.StatusNotFound, ContentType: "text/plain; charset=utf-8", Body: []byte("404 page not found\n")}
-	case req.Method != http.MethodPost:
+	case req.Method != http.MethodPost && !(h.sessions != nil && (req.Method == http.MethodGet || req.Method == http.MethodDelete)):
 		r := errorResponse(http.StatusMethodNotAllowed, jsonrpc.NullID, errMethodNotAllowed)
 		r.Header = http.Header{"Allow": allowPost}
+		if h.sessions != nil {
+			r.Header["Allow"] = allowSessions
+		}
 		return r
 	case h.draining.Load():
 		return errorResponse(http.StatusServiceUnavailable, jsonrpc.NullID, errShuttingDown)
@@ -94,6 +128,8 @@ func (h *Handler) checkHead(req *Request) *Response {
 		return errorResponse(http.StatusForbidden, jsonrpc.NullID, errOrigin)
 	case h.hostRules != nil && !hostAllowed(h.hostRules, hostOf(req)):
 		return errorResponse(http.StatusForbidden, jsonrpc.NullID, errHost)
+	case req.Method != http.MethodPost:
+		return nil // GET and DELETE have their own rules
 	case !contentTypeOK(req.Header["Content-Type"]):
 		return errorResponse(http.StatusUnsupportedMediaType, jsonrpc.NullID, errContentType)
 	case !acceptOK(req.Header["Accept"]):
@@ -163,29 +199,82 @@ func (h *Handler) admit(req *Request, body []byte) (*Prepared, *Response) {
 		// needs a status: 400 with the id-less error.
 		return nil, errorResponse(http.StatusBadRequest, de.ID, de.Err)
 	}
-	if msg.Kind != jsonrpc.KindRequest {
-		// Notifications and JSON-RPC responses are accepted and ignored:
-		// 2026-07-28 defines none a client sends over HTTP.
-		return nil, &Response{Status: http.StatusAccepted}
+	hs, resp := h.sessionOf(req, msg)
+	if resp != nil {
+		return nil, resp
 	}
-	x := newExchange()
-	call, out := h.rt.Admit(&dispatch.Request{
+	dreq := &dispatch.Request{
 		Message:   msg,
 		Transport: dispatch.TransportHTTP,
 		Header:    req.Header,
 		Principal: req.Principal,
-		Notifier:  x,
-	})
-	if call == nil {
+	}
+	if hs != nil {
+		dreq.Session = hs.sess
+	}
+	if msg.Kind != jsonrpc.KindRequest {
+		// Notifications and JSON-RPC responses get 202. 2026-07-28
+		// defines none a client sends over HTTP; in a session,
+		// notifications/initialized reaches the session and a response
+		// goes to the server-to-client request waiting for it (one that
+		// matches nothing is ignored).
+		if hs != nil {
+			switch {
+			case msg.Kind == jsonrpc.KindResponse:
+				hs.sess.Deliver(msg)
+			case msg.Method == "notifications/cancelled":
+				// In the initialize era a disconnect is not a
+				// cancellation: the client says so.
+				if id, ok := dispatch.CancelledRequestID(msg.Params); ok {
+					h.sessions.cancel(hs, id)
+				}
+			default:
+				h.rt.Admit(dreq)
+			}
+			h.sessions.release(hs)
+		}
+		return nil, &Response{Status: http.StatusAccepted}
+	}
+	var newSess *dispatch.Session
+	if hs == nil && h.sessions != nil && msg.Method == "initialize" {
+		if err := h.sessions.reserve(); err != nil {
+			return nil, errorResponse(http.StatusServiceUnavailable, msg.ID, errSessionCap)
+		}
+		newSess = dispatch.NewSession()
+		dreq.Session = newSess
+	}
+	x := newExchange()
+	dreq.Notifier = x
+	call, out := h.rt.Admit(dreq)
+	if call == nil || h.sessions != nil && hs == nil && newSess == nil && call.Dialect.Era() == dispatch.EraSession {
+		if hs != nil {
+			h.sessions.release(hs)
+		}
+		if newSess != nil {
+			h.sessions.unreserve()
+		}
+		if call != nil {
+			// An initialize-era request outside a session, when sessions
+			// are on.
+			return nil, errorResponse(http.StatusBadRequest, msg.ID, errSessionRequired)
+		}
 		if out.Frame == nil {
 			return nil, &Response{Status: http.StatusAccepted}
 		}
-		return nil, &Response{Status: admissionStatus(out.ErrorCode), ContentType: mediaJSON, Body: out.Frame}
+		return nil, &Response{Status: refusalStatus(out), ContentType: mediaJSON, Body: out.Frame}
 	}
-	p := &Prepared{h: h, call: call, x: x, peer: req.Peer}
+	p := &Prepared{h: h, call: call, x: x, peer: req.Peer, sess: hs, newSess: newSess, principal: req.Principal}
+	if hs != nil {
+		p.clientCancel = make(chan struct{})
+		h.sessions.track(hs, p)
+	}
 	if call.Info.Method == dispatch.MethodListen {
 		release, ok := h.exec.AcquireSubscription()
 		if !ok {
+			if hs != nil {
+				h.sessions.untrack(hs, p)
+				h.sessions.release(hs)
+			}
 			return nil, errorResponse(http.StatusServiceUnavailable, call.Info.ID, errSubscriptionCap)
 		}
 		p.release, p.stream = release, true

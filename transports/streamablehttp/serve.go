@@ -33,6 +33,25 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.write(w, resp)
 		return
 	}
+	if h.o.principal != nil {
+		req.Principal = h.o.principal(r)
+	} else {
+		req.Principal = PrincipalFromContext(r.Context())
+	}
+	if req.Method != http.MethodPost {
+		// A session's GET stream or DELETE (checkHead allowed them).
+		p, resp := h.prepareSessionMethod(&req)
+		if resp != nil {
+			h.write(w, resp)
+			return
+		}
+		if resp, stream := h.Execute(r.Context(), p); stream != nil {
+			h.writeStream(w, r, stream)
+		} else {
+			h.write(w, resp)
+		}
+		return
+	}
 	req.Body = r.Body
 	if req.ContentLength > 0 {
 		// The body must be complete within the body timeout. The read
@@ -41,11 +60,6 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		deadline := time.Now().Add(h.o.bodyTimeout)
 		setReadDeadline(w, deadline)
 		req.Body = &deadlineReader{r: r.Body, deadline: deadline}
-	}
-	if h.o.principal != nil {
-		req.Principal = h.o.principal(r)
-	} else {
-		req.Principal = PrincipalFromContext(r.Context())
 	}
 	body, resp := h.readBody(&req)
 	if resp != nil {

@@ -20,6 +20,17 @@ func statusFor(era dispatch.Era, code int64) int {
 	return admissionStatus(code)
 }
 
+// refusalStatus is the HTTP status of an admission refusal. For an
+// initialize-era client 404 means that its session is gone (it would
+// start a new one), so an unknown method is refused with 200 there, as the
+// JSON-RPC error it is.
+func refusalStatus(out dispatch.Outcome) int {
+	if out.Era == dispatch.EraSession && out.ErrorCode == jsonrpc.CodeMethodNotFound {
+		return http.StatusOK
+	}
+	return admissionStatus(out.ErrorCode)
+}
+
 // admissionStatus maps the code of a refusal to its HTTP status.
 func admissionStatus(code int64) int {
 	switch code {
@@ -53,6 +64,12 @@ var (
 	errDuplicateID      = jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request: a request with this id is already in flight")
 	errTimedOut         = jsonrpc.NewError(jsonrpc.CodeInternalError, "Request execution timed out")
 	errWorker           = jsonrpc.NewError(jsonrpc.CodeInternalError, "Request worker failed")
+	errSessionCap       = jsonrpc.NewError(jsonrpc.CodeInternalError, "Session limit reached")
+	errSessionRequired  = jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request: the Mcp-Session-Id header is required")
+	errSessionID        = jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request: the Mcp-Session-Id header is malformed or repeated")
+	errSessionNotFound  = jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request: session not found")
+	errStreamOpenRPC    = jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request: the session already has a GET stream")
+	errAcceptSSE        = jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request: Accept must list text/event-stream")
 )
 
 // Header values shared by every response; net/http only reads them.
@@ -62,6 +79,7 @@ var (
 	noCache         = []string{"no-cache"}
 	noBuffering     = []string{"no"}
 	allowPost       = []string{http.MethodPost}
+	allowSessions   = []string{"GET, POST, DELETE"}
 	connectionClose = []string{"close"}
 )
 

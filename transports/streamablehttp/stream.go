@@ -68,6 +68,9 @@ func (s *StreamResponse) Next(ctx context.Context) ([]byte, error) {
 	if s.listen != nil {
 		return s.nextListen(ctx)
 	}
+	if s.p.get {
+		return s.nextSession(ctx)
+	}
 	if s.needAck {
 		s.needAck = false
 		s.p.x.ack(nil) // the previous notification was written
@@ -95,6 +98,10 @@ func (s *StreamResponse) Next(ctx context.Context) ([]byte, error) {
 		return sseEvent(frame), nil
 	case <-s.timer.C:
 		return keepaliveComment, nil
+	case <-s.p.clientCancel:
+		// Cancelled by the client: the stream ends with no response.
+		s.Close()
+		return nil, io.EOF
 	case <-ctx.Done():
 		s.Close()
 		return nil, ctx.Err()
@@ -128,4 +135,39 @@ func (s *StreamResponse) Close() {
 	}
 	s.p.x.ack(errStreamClosed)
 	s.p.finish()
+}
+
+// nextSession is Next for a session's GET stream: the session's change
+// notifications (pulled one at a time, each after the previous one was
+// written), keepalive comments while there are none, and the end (no
+// final event) when the session ends or the handler drains.
+func (s *StreamResponse) nextSession(ctx context.Context) ([]byte, error) {
+	hs := s.p.sess
+	for {
+		if frame := hs.sess.NextNotification(); frame != nil {
+			return sseEvent(frame), nil
+		}
+		if s.timer == nil {
+			s.timer = time.NewTimer(s.h.o.keepAlive)
+		} else {
+			s.timer.Reset(s.h.o.keepAlive)
+		}
+		select {
+		case <-hs.wake:
+		case <-hs.endCh:
+			s.Close()
+			return nil, io.EOF
+		case <-s.h.drainCh:
+			s.Close()
+			return nil, io.EOF
+		case <-s.timer.C:
+			return keepaliveComment, nil
+		case <-ctx.Done():
+			s.Close()
+			return nil, ctx.Err()
+		case <-s.h.host.Context().Done():
+			s.Close()
+			return nil, ErrShuttingDown
+		}
+	}
 }

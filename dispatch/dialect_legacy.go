@@ -1,0 +1,205 @@
+package dispatch
+
+import (
+	"context"
+	"strings"
+
+	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+)
+
+// legacyDialect is an initialize-era revision (2025-11-25 or 2025-06-18):
+// the client negotiates its version and capabilities once with
+// initialize, and every later message is served under that negotiation,
+// found through the transport's version claim (the stdio connection's
+// session, or HTTP's MCP-Protocol-Version header). Both revisions share
+// the method catalog; they differ only in wire shapes (see
+// dialect_legacy_shape.go).
+type legacyDialect struct{ version string }
+
+func newLegacyDialect(version string) Dialect { return legacyDialect{version: version} }
+
+func (d legacyDialect) Version() string { return d.version }
+func (legacyDialect) Era() Era          { return EraSession }
+
+// Detect claims a message only through the transport: an initialize-era
+// request carries no version of its own. initialize itself is routed by
+// the registry (forInitialize).
+func (d legacyDialect) Detect(req *Request, _ string) Match {
+	if versionClaim(req) == d.version {
+		return MatchClaim
+	}
+	return MatchNone
+}
+
+// Capabilities a legacy method needs beyond the component kinds of
+// Runtime.hasCapability.
+const (
+	// capSessionLogging: logging/setLevel needs the logging capability
+	// and a session to keep the level in.
+	capSessionLogging = "logging+session"
+	// capSessionSubscribe: resources/subscribe needs resources with
+	// subscribe, a Hub to feed the updates, and a session to carry them.
+	capSessionSubscribe = "subscribe+session"
+)
+
+// methodsLegacy maps each method the initialize-era revisions serve to
+// its operation and the capability it needs.
+var methodsLegacy = map[string]struct {
+	op         Operation
+	capability string
+}{
+	"ping":                     {opPing, ""},
+	"tools/list":               {opToolsList, "tools"},
+	"tools/call":               {opToolsCall, "tools"},
+	"prompts/list":             {opPromptsList, "prompts"},
+	"prompts/get":              {opPromptsGet, "prompts"},
+	"resources/list":           {opResourcesList, "resources"},
+	"resources/templates/list": {opTemplatesList, "resources"},
+	"resources/read":           {opResourcesRead, "resources"},
+	"completion/complete":      {opComplete, "completions"},
+	"logging/setLevel":         {opSetLevel, capSessionLogging},
+	"resources/subscribe":      {opSubscribe, capSessionSubscribe},
+	"resources/unsubscribe":    {opUnsubscribe, capSessionSubscribe},
+}
+
+// serves reports whether the Runtime, on this session, offers capability.
+func (d legacyDialect) serves(rt *Runtime, s *Session, capability string) bool {
+	switch capability {
+	case capSessionLogging:
+		return rt.capabilities.Logging != nil && s != nil
+	case capSessionSubscribe:
+		res := rt.capabilities.Resources
+		return res != nil && res.Subscribe && rt.Hub() != nil && s != nil
+	}
+	return rt.hasCapability(capability)
+}
+
+func (d legacyDialect) Admit(rt *Runtime, req *Request) (*Call, *jsonrpc.Error) {
+	msg := req.Message
+	if msg.Method == "initialize" {
+		return d.admitInitialize(rt, req)
+	}
+	sess := req.Session
+	if v := sess.ProtocolVersion(); v != "" && v != d.version {
+		return nil, invalidParams("Invalid params: MCP-Protocol-Version " + d.version + " does not match the version negotiated for this session, " + v)
+	}
+	if mv := metaProtocolVersion(msg.Params); mv != "" && mv != d.version {
+		return nil, invalidParams("Invalid params: _meta names protocol version " + mv + " but the request is served under " + d.version)
+	}
+	entry, known := methodsLegacy[msg.Method]
+	if known && !d.serves(rt, sess, entry.capability) {
+		known = false
+	}
+	ext := rt.extensionRoute(msg.Method, d.version)
+	if !known && ext != nil {
+		entry.op, known = opExtension, true
+	}
+	if !known {
+		return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "Method not found: "+msg.Method).
+			WithData(map[string]any{"method": msg.Method})
+	}
+	meta, hasMeta := jsonrpc.Member(msg.Params, "_meta")
+	if hasMeta && (len(meta) == 0 || meta[0] != '{') {
+		return nil, invalidParams("Invalid params: _meta must be an object")
+	}
+	var token jsonrpc.ID
+	if hasMeta {
+		raw, _ := jsonrpc.Member(meta, MetaProgressToken)
+		var jerr *jsonrpc.Error
+		if token, jerr = parseProgressToken(raw); jerr != nil {
+			return nil, jerr
+		}
+	} else {
+		meta = nil
+	}
+	if mrtrMethods[msg.Method] {
+		_, hasResp := jsonrpc.Member(msg.Params, "inputResponses")
+		_, hasState := jsonrpc.Member(msg.Params, "requestState")
+		if hasResp || hasState {
+			return nil, invalidParams("Invalid params: inputResponses and requestState are not part of protocol version " + d.version)
+		}
+	}
+	op := entry.op
+	if msg.Method == "tools/call" {
+		op = legacyToolsCall
+	}
+	if mrtrMethods[msg.Method] {
+		op = d.withClientRequests(op)
+	}
+	caps := sess.ClientCapabilities()
+	if ext != nil && entry.capability == "" {
+		if jerr := admitExtension(ext, caps); jerr != nil {
+			return nil, jerr
+		}
+	}
+	return &Call{
+		Info: RequestInfo{
+			ID:                 msg.ID,
+			Method:             msg.Method,
+			ProtocolVersion:    d.version,
+			ClientCapabilities: caps,
+			ClientInfo:         sess.ClientInfo(),
+			LogLevel:           sess.LogLevel(),
+			ProgressToken:      token,
+			Meta:               meta,
+			Principal:          req.Principal,
+			Transport:          req.Transport,
+		},
+		Params:   msg.Params,
+		Dialect:  d,
+		Op:       op,
+		Notifier: req.Notifier,
+		Session:  sess,
+	}, nil
+}
+
+// legacyToolsCall refuses a tool the initialize-era revisions cannot
+// carry with the error an unknown tool gets, and calls any other.
+func legacyToolsCall(ctx context.Context, rt *Runtime, c *Call) (any, error) {
+	raw, _ := jsonrpc.Member(c.Params, "name")
+	name, _ := jsonrpc.Unquote(raw)
+	if e, ok := rt.catalog.snapshot().tools[name]; ok && !legacyCarries(&e.tool) {
+		return nil, unknownTool(name)
+	}
+	return opToolsCall(ctx, rt, c)
+}
+
+// legacyCarries reports whether an initialize-era client can be shown a
+// tool: its schemas must be object-rooted, as those revisions require
+// (the input schema always is; an output schema may be any 2020-12 schema
+// on 2026-07-28).
+func legacyCarries(t *Tool) bool {
+	return objectRooted(t.InputSchema) && (len(t.OutputSchema) == 0 || objectRooted(t.OutputSchema))
+}
+
+func objectRooted(schema []byte) bool {
+	typ, _ := jsonrpc.Member(schema, "type")
+	return string(typ) == `"object"`
+}
+
+// checkRuntime logs, once per Runtime, the tools initialize-era clients
+// will not see.
+func (d legacyDialect) checkRuntime(rt *Runtime) {
+	var legacy []string
+	for _, x := range rt.registry.dialects {
+		if x.Era() == EraSession {
+			legacy = append(legacy, x.Version())
+		}
+	}
+	if len(legacy) == 0 || legacy[0] != d.version {
+		return // the first initialize-era dialect speaks for all of them
+	}
+	for _, e := range rt.catalog.snapshot().toolList {
+		if !legacyCarries(&e.tool) {
+			rt.logger.Warn("snodo: tool has an output schema that is not object-rooted; initialize-era clients will not see it",
+				"tool", e.tool.Name, "versions", strings.Join(legacy, ","))
+		}
+	}
+}
+
+// ReceiveNotification records notifications/initialized in the session.
+func (d legacyDialect) ReceiveNotification(_ *Runtime, req *Request) {
+	if req.Message.Method == "notifications/initialized" && req.Session.ProtocolVersion() == d.version {
+		req.Session.markInitialized()
+	}
+}

@@ -1,0 +1,108 @@
+package dispatch
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+)
+
+// MaxInputRounds bounds how many times a handler serving an
+// initialize-era client may ask for input before it completes: after the
+// last round's answers it must return a result or an error.
+const MaxInputRounds = 16
+
+// withClientRequests serves the multi round-trip protocol for an
+// initialize-era client, which has no inputRequests/requestState: when
+// the handler returns an *InputRequired, each input request is sent to
+// the client as a real server-to-client request on the stream of the
+// request being served, the answers are collected into the call's Input
+// (with the handler's State, unsealed), and the handler runs again, until
+// it returns something else. One handler serves both eras.
+func (d legacyDialect) withClientRequests(op Operation) Operation {
+	return func(ctx context.Context, rt *Runtime, c *Call) (any, error) {
+		for round := 1; ; round++ {
+			res, err := op(ctx, rt, c)
+			ir, ok := res.(*inputRequiredResult)
+			if err != nil || !ok {
+				return res, err
+			}
+			switch {
+			case !canAskClient(c):
+				return nil, rt.internal(c, "input_required", ErrNoClientChannel)
+			case round > MaxInputRounds:
+				return nil, rt.internal(c, "input_required", fmt.Errorf("the handler asked for input more than %d times", MaxInputRounds))
+			}
+			in, err := d.askClient(ctx, rt, c, ir)
+			if err != nil {
+				return nil, err
+			}
+			c.Input = in
+		}
+	}
+}
+
+// askClient sends the input requests one at a time, in key order, and
+// returns the answers as the next round's Input.
+func (d legacyDialect) askClient(ctx context.Context, rt *Runtime, c *Call, ir *inputRequiredResult) (*Input, error) {
+	keys := make([]string, 0, len(ir.requests))
+	for k := range ir.requests {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	in := &Input{responses: make(map[string]json.RawMessage, len(keys)), state: ir.appState, hasState: ir.appState != nil}
+	for _, k := range keys {
+		r := ir.requests[k]
+		params, err := d.clientRequestParams(r)
+		if err != nil {
+			return nil, rt.internal(c, "input request "+k, err)
+		}
+		answer, err := c.Session.request(ctx, c.Notifier, r.Method(), params)
+		var ce *ClientError
+		switch {
+		case err == nil:
+		case errors.As(err, &ce):
+			return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, fmt.Sprintf("The client could not serve %s: %s", r.Method(), ce.Err.Message))
+		case ctx.Err() != nil:
+			return nil, ctx.Err()
+		default:
+			return nil, rt.internal(c, "server-to-client request "+r.Method(), err)
+		}
+		in.responses[k] = answer
+	}
+	return in, nil
+}
+
+// clientRequestParams shapes an input request's params for the revision:
+// a url-mode elicitation gets the elicitationId 2025-11-25 requires, and
+// 2025-06-18, which has form mode only, no mode member.
+func (d legacyDialect) clientRequestParams(r InputRequest) (any, error) {
+	e, ok := r.(*ElicitRequest)
+	if !ok {
+		return r, nil
+	}
+	cp := *e
+	switch {
+	case d.version == Version20250618:
+		cp.Mode = ""
+		return &cp, nil
+	case cp.Mode == "url":
+		var b [16]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			return nil, err
+		}
+		return &urlElicitation{ElicitRequest: cp, ElicitationID: hex.EncodeToString(b[:])}, nil
+	}
+	return &cp, nil
+}
+
+// urlElicitation is a url-mode elicitation as 2025-11-25 sends it.
+type urlElicitation struct {
+	ElicitRequest
+	ElicitationID string `json:"elicitationId"`
+}

@@ -1,0 +1,143 @@
+package streamablehttp
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/snodo-go/snodo/actors"
+	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+)
+
+// The HTTP side of initialize-era sessions (WithSessions): which session a
+// request names, the GET stream, DELETE, and issuing an id for a
+// successful initialize.
+
+// maxSessionIDBytes bounds the Mcp-Session-Id a client may send; ours are
+// 43 bytes.
+const maxSessionIDBytes = 128
+
+// sessionIDOf returns the one Mcp-Session-Id of a request when it is
+// visible ASCII (0x21 to 0x7E) and not too long.
+func sessionIDOf(h http.Header) (string, bool) {
+	vs := h[HeaderSessionID]
+	if len(vs) != 1 {
+		return "", false
+	}
+	id := strings.TrimSpace(vs[0])
+	if id == "" || len(id) > maxSessionIDBytes {
+		return "", false
+	}
+	for i := 0; i < len(id); i++ {
+		if id[i] < 0x21 || id[i] > 0x7e {
+			return "", false
+		}
+	}
+	return id, true
+}
+
+// sessionOf finds the session a POST names. Without sessions, or without
+// the header, there is none; a malformed header is 400, and an unknown or
+// ended session (or one bound to another principal) 404. A session found
+// is held until the request ends.
+func (h *Handler) sessionOf(req *Request, msg *jsonrpc.Message) (*httpSession, *Response) {
+	if h.sessions == nil || req.Header[HeaderSessionID] == nil {
+		return nil, nil
+	}
+	id, ok := sessionIDOf(req.Header)
+	if !ok {
+		return nil, errorResponse(http.StatusBadRequest, msg.ID, errSessionID)
+	}
+	hs := h.sessions.acquire(id, req.Principal)
+	if hs == nil {
+		return nil, errorResponse(http.StatusNotFound, msg.ID, errSessionNotFound)
+	}
+	return hs, nil
+}
+
+// prepareSessionMethod serves DELETE at once and prepares a GET stream.
+// checkHead has let them through only with sessions on.
+func (h *Handler) prepareSessionMethod(req *Request) (*Prepared, *Response) {
+	if req.Header[HeaderSessionID] == nil {
+		return nil, errorResponse(http.StatusBadRequest, jsonrpc.NullID, errSessionRequired)
+	}
+	id, ok := sessionIDOf(req.Header)
+	if !ok {
+		return nil, errorResponse(http.StatusBadRequest, jsonrpc.NullID, errSessionID)
+	}
+	if req.Method == http.MethodGet && !acceptsSSE(req.Header["Accept"]) {
+		return nil, errorResponse(http.StatusNotAcceptable, jsonrpc.NullID, errAcceptSSE)
+	}
+	hs := h.sessions.acquire(id, req.Principal)
+	if hs == nil {
+		return nil, errorResponse(http.StatusNotFound, jsonrpc.NullID, errSessionNotFound)
+	}
+	if req.Method == http.MethodDelete {
+		h.sessions.end(hs)
+		h.sessions.release(hs)
+		return nil, &Response{Status: http.StatusNoContent}
+	}
+	p := &Prepared{h: h, x: newExchange(), get: true, sess: hs, peer: req.Peer}
+	if err := h.sessions.attach(hs, p); err != nil {
+		h.sessions.release(hs)
+		return nil, errorResponse(http.StatusConflict, jsonrpc.NullID, errStreamOpenRPC)
+	}
+	h.active.enter()
+	return p, nil
+}
+
+// executeGet opens a session's GET stream: an event stream of the
+// notifications that answer no request, until the session ends, the
+// handler drains, or the client goes away. Like a subscriptions/listen
+// stream it runs no job, holds a slot of the subscription cap, and is a
+// request actor with a subscription actor in the tree.
+func (h *Handler) executeGet(p *Prepared) (*Response, *StreamResponse) {
+	release, ok := h.exec.AcquireSubscription()
+	if !ok {
+		p.finish()
+		return errorResponse(http.StatusServiceUnavailable, jsonrpc.NullID, errSubscriptionCap), nil
+	}
+	p.release = release
+	task, err := h.host.BeginStream(&actors.StreamSpec{
+		Method:   http.MethodGet,
+		Peer:     p.peer,
+		Describe: func() map[string]string { return map[string]string{"stream": "session"} },
+		Release:  release,
+	})
+	if err != nil {
+		p.finish()
+		return errorResponse(http.StatusServiceUnavailable, jsonrpc.NullID, errShuttingDown), nil
+	}
+	p.mu.Lock()
+	p.task = task
+	p.mu.Unlock()
+	return nil, newStream(h, p, nil)
+}
+
+// issueSession issues an id for the session of a successful initialize
+// and returns it ("" when there is none to issue).
+func (h *Handler) issueSession(p *Prepared, r actors.Result) string {
+	if p.newSess == nil || r.Status != actors.Completed {
+		return ""
+	}
+	out, _ := r.Value.(dispatch.Outcome)
+	if out.NegotiatedVersion == "" {
+		return ""
+	}
+	sess := p.newSess
+	p.newSess = nil
+	id, err := h.sessions.register(sess, p.principal)
+	if err != nil {
+		return ""
+	}
+	return id
+}
+
+// issueOrDrop gives back the place of an initialize's session that was
+// never issued (the initialize failed, or answered with an event stream,
+// whose head was written before the outcome was known).
+func (h *Handler) issueOrDrop(p *Prepared) {
+	p.newSess.Close() // it may have joined the hub
+	p.newSess = nil
+	h.sessions.unreserve()
+}
