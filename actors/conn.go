@@ -70,12 +70,13 @@ type ConnConfig struct {
 // Conn is the handle of a running connection. Its methods are safe for
 // concurrent use.
 type Conn struct {
-	s       *System
-	name    string
-	pid     *actor.PID
-	done    <-chan struct{}
-	stopped atomic.Bool
-	version atomic.Pointer[string]
+	s          *System
+	name       string
+	pid        *actor.PID
+	done       <-chan struct{}
+	outputDone chan struct{} // closed when the writer's pump has returned
+	stopped    atomic.Bool
+	version    atomic.Pointer[string]
 	// session is the connection's initialize-era state: on a byte
 	// stream the connection is the session.
 	session *dispatch.Session
@@ -84,6 +85,21 @@ type Conn struct {
 
 	mu  sync.Mutex
 	err error
+}
+
+// WaitOutput waits until the connection's last write has returned, or ctx
+// ends, and reports whether it did. After Done the writer accepts nothing
+// more, but a write it had started may still be running: closing the
+// output before it returns would cut a frame in half. A write that never
+// returns (a blocked device) is bounded by the caller's ctx, typically the
+// write timeout.
+func (h *Conn) WaitOutput(ctx context.Context) bool {
+	select {
+	case <-h.outputDone:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
 
 // Done is closed once every actor of the connection has stopped.
@@ -193,7 +209,7 @@ func (s *System) StartConn(cfg ConnConfig) (*Conn, error) {
 	if cfg.MaxSubscriptions <= 0 {
 		cfg.MaxSubscriptions = DefaultConnMaxSubscriptions
 	}
-	h := &Conn{s: s, name: cfg.Name, session: dispatch.NewSession()}
+	h := &Conn{s: s, name: cfg.Name, session: dispatch.NewSession(), outputDone: make(chan struct{})}
 	props := s.props(func() actor.Actor { return &connActor{s: s, cfg: cfg, h: h} })
 	pid, done, err := s.spawnTop(props, cfg.Prefix)
 	if err != nil {
@@ -292,8 +308,11 @@ func (c *connActor) Receive(ac actor.Context) {
 		c.requests = map[jsonrpc.ID]*reqEntry{}
 		c.subs = map[jsonrpc.ID]*subEntry{}
 		c.dying = map[string]bool{}
-		w, err := ac.SpawnNamed(c.s.props(func() actor.Actor { return newWriter(c.s, c.cfg.Output, c.cfg.WriteTimeout) }), "writer")
+		w, err := ac.SpawnNamed(c.s.props(func() actor.Actor {
+			return newWriter(c.s, c.cfg.Output, c.cfg.WriteTimeout).withPumpExited(c.h.outputDone)
+		}), "writer")
 		if err != nil {
+			close(c.h.outputDone) // no writer, so nothing can be written
 			c.finish(ac, fmt.Errorf("actors: starting writer: %w", err))
 			return
 		}

@@ -117,9 +117,10 @@ type closeOutput struct{}
 // Waiting frames are written together by the next write, each whole and
 // newline-terminated, so frames never interleave.
 type writer struct {
-	s       *System
-	out     io.Writer
-	timeout time.Duration
+	pumpExited chan struct{} // closed when the pump returns (may be nil)
+	s          *System
+	out        io.Writer
+	timeout    time.Duration
 
 	pump     chan pumpJob
 	inflight []*writeFrame
@@ -144,6 +145,14 @@ func newWriter(s *System, out io.Writer, timeout time.Duration) *writer {
 	return &writer{s: s, out: out, timeout: timeout}
 }
 
+// pumpExited, when set before the writer starts, is closed once the pump
+// goroutine has returned, so its owner can wait for a write in progress
+// to finish before letting anyone close the output.
+func (w *writer) withPumpExited(ch chan struct{}) *writer {
+	w.pumpExited = ch
+	return w
+}
+
 func (w *writer) describe() (Kind, map[string]string) {
 	attrs := map[string]string{
 		"pending":  strconv.Itoa(len(w.pending)),
@@ -160,7 +169,7 @@ func (w *writer) Receive(c actor.Context) {
 	switch m := c.Message().(type) {
 	case *actor.Started:
 		w.pump = make(chan pumpJob, 1)
-		go runPump(w.s, c.Self(), w.out, w.pump)
+		go runPump(w.s, c.Self(), w.out, w.pump, w.pumpExited)
 	case *writeFrame:
 		if w.failed != nil {
 			ack(m, &DeliveryError{Kind: ErrConnDown, Reason: w.failed})
@@ -305,7 +314,10 @@ func ack(f *writeFrame, err error) {
 
 // runPump performs the writes. It is owned by the writer actor and exits
 // when the writer closes jobs.
-func runPump(s *System, writer *actor.PID, out io.Writer, jobs <-chan pumpJob) {
+func runPump(s *System, writer *actor.PID, out io.Writer, jobs <-chan pumpJob, exited chan struct{}) {
+	if exited != nil {
+		defer close(exited)
+	}
 	for j := range jobs {
 		_, err := out.Write(j.b)
 		s.send(writer, &writeDone{gen: j.gen, err: err})

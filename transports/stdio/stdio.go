@@ -59,6 +59,8 @@ type Conn struct {
 	allowed map[string]bool
 	logger  *slog.Logger
 	grace   time.Duration
+	// writeTimeout bounds the wait for a write in progress at the end.
+	writeTimeout time.Duration
 
 	sup      *supervisor.Supervisor // closed at the end when owned
 	exec     *actors.Executor       // closed at the end when owned
@@ -108,7 +110,7 @@ func Start(ctx context.Context, rt *dispatch.Runtime, opts ...Option) (*Conn, er
 	if logger == nil {
 		logger = rt.Logger()
 	}
-	c := &Conn{name: o.name, logger: logger, grace: o.gracePeriod, sup: o.sup, exec: o.executor, done: make(chan struct{})}
+	c := &Conn{name: o.name, logger: logger, grace: o.gracePeriod, writeTimeout: o.writeTimeout, sup: o.sup, exec: o.executor, done: make(chan struct{})}
 	c.allowed = make(map[string]bool, len(o.notificationMethods))
 	for _, m := range o.notificationMethods {
 		c.allowed[m] = true
@@ -212,10 +214,21 @@ func (c *Conn) stop(err error) {
 // releases what the transport owns.
 func (c *Conn) finish() {
 	<-c.ac.Done()
-	c.stopCtx()
 	c.stopMu.Lock()
 	from := c.stopAt
 	c.stopMu.Unlock()
+	// A write already started finishes before the transport reports the
+	// end, so a caller closing the output then cannot cut a frame. The wait
+	// is bounded as every write is, by the write timeout, and after a stop
+	// by the grace period too, which Stop promises.
+	waitUntil := time.Now().Add(c.writeTimeout)
+	if !from.IsZero() && from.Add(c.grace).Before(waitUntil) {
+		waitUntil = from.Add(c.grace)
+	}
+	wctx, wcancel := context.WithDeadline(context.Background(), waitUntil)
+	c.ac.WaitOutput(wctx)
+	wcancel()
+	c.stopCtx()
 	if from.IsZero() {
 		from = time.Now()
 	}
