@@ -512,6 +512,9 @@ func (e *Executor) release() *job {
 	for e.queue.Len() > 0 {
 		j := e.queue.Remove(e.queue.Front()).(*job)
 		j.elem = nil
+		if j.scope.closed {
+			continue // its scope's Close, under way, drops it
+		}
 		if j.state.CompareAndSwap(stateQueued, stateRunning) {
 			return j
 		}

@@ -207,7 +207,8 @@ func (s *stateSealer) open(token, method string, params []byte, principal any) (
 	if key == nil {
 		return nil, errors.New("unknown key")
 	}
-	sig, err := base64.RawURLEncoding.DecodeString(parts[3])
+	// Strict: a MAC has exactly one spelling, so no altered token opens.
+	sig, err := base64.RawURLEncoding.Strict().DecodeString(parts[3])
 	if err != nil || !hmac.Equal(sig, mac(key.secret, token[:len(token)-len(parts[3])-1])) {
 		return nil, errors.New("bad signature")
 	}

@@ -1,8 +1,10 @@
 package jsonrpc
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -37,6 +39,35 @@ func maxNesting(b []byte) int {
 	return best
 }
 
+// tokenBounds walks valid JSON with encoding/json (an independent parser)
+// and returns its real nesting depth and the longest digit run of any
+// number literal (integer part, fraction or exponent).
+func tokenBounds(data []byte) (depth, digits int) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	level := 0
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			return depth, digits
+		}
+		if err != nil {
+			return depth, digits // not reached for valid JSON
+		}
+		switch v := tok.(type) {
+		case json.Delim:
+			if v == '{' || v == '[' {
+				level++
+				depth = max(depth, level)
+			} else {
+				level--
+			}
+		case json.Number:
+			digits = max(digits, longestDigitRun([]byte(v)))
+		}
+	}
+}
+
 // FuzzDecode checks that Decode never panics, that whatever it accepts is
 // valid JSON within the bounds, and that accepted ids and rejected inputs
 // obey the rules, whatever the input.
@@ -55,11 +86,35 @@ func FuzzDecode(f *testing.F) {
 		`{"jsonrpc":"2.0","id":1,"method":"m"} trailing`,
 		`{"\u006aSonrpc":"2.0","id":-0,"method":"\ud83d\ude00"}`,
 		``, `null`, `{}`, `{"id":null}`,
+		// Bounds exactly at and one past each limit.
+		`{"jsonrpc":"2.0","id":1,"method":"m","params":{"n":-` + strings.Repeat("9", 64) + `}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"m","params":{"n":1.` + strings.Repeat("0", 65) + `}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"m","params":{"n":1e-` + strings.Repeat("1", 65) + `}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"m","params":` + strings.Repeat(`{"a":`, 127) + `1` + strings.Repeat("}", 127) + `}`,
+		`{"jsonrpc":"2.0","id":1,"method":"m","params":` + strings.Repeat(`[`, 128) + strings.Repeat("]", 128) + `}`,
+		`{"jsonrpc":"2.0","id":-9223372036854775808,"method":"m"}`,
+		`{"jsonrpc":"2.0","id":-9223372036854775809,"method":"m"}`,
+		`{"jsonrpc":"2.0","id":1e2,"method":"m"}`,
+		`{"jsonrpc":"2.0","id":"` + strings.Repeat("\\u00e9", 128) + `","method":"m"}`,
+		`{"jsonrpc":"2.0","id":"` + strings.Repeat("\\u00e9", 129) + `","method":"m"}`,
+		`{"jsonrpc":"2.0","id":"` + strings.Repeat("\\u0041", 256) + `","method":"m"}`,
+		// Invalid UTF-8 in a key, a value, and outside any string.
+		"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"\xc3\":1}}",
+		"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"a\":\"\xed\xa0\x80\"}}",
+		"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\"}\xff",
+		`{"jsonrpc":"2.0","id":1,"id":2,"method":"m"}`,
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":[1]}`,
 	} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := Decode(data)
+		// What an independent parser says the bounds require.
+		overBound := !utf8.Valid(data)
+		if json.Valid(data) {
+			depth, digits := tokenBounds(data)
+			overBound = overBound || depth > MaxDepth || digits > MaxNumberDigits
+		}
 		if err != nil {
 			var de *DecodeError
 			if !errors.As(err, &de) || de.Err == nil {
@@ -71,7 +126,16 @@ func FuzzDecode(f *testing.F) {
 			if !Valid(data) && de.Err.Code != CodeParseError {
 				t.Fatalf("invalid input answered with %d, want -32700", de.Err.Code)
 			}
+			if overBound && (de.Err.Code != CodeParseError || !de.Reply) {
+				t.Fatalf("input over a bound answered with %d (reply=%t), want -32700", de.Err.Code, de.Reply)
+			}
+			if s, ok := de.ID.Str(); ok && len(s) > MaxIDBytes {
+				t.Fatalf("an error echoes a %d-byte id", len(s))
+			}
 			return
+		}
+		if overBound {
+			t.Fatalf("accepted input over a bound (UTF-8, depth or digits): %q", data)
 		}
 		// Accepted: valid JSON, within every bound.
 		if !json.Valid(data) {

@@ -93,7 +93,9 @@ func assign(vals Values, group []part, s string) bool {
 	p := group[0]
 	switch p.op {
 	case opReserved:
-		if s == "" {
+		// A reserved expansion copies a value's escapes but encodes a
+		// stray '%', so a malformed escape is not an expansion.
+		if s == "" || !validEscapes(s) {
 			return false
 		}
 		if len(p.vars) == 1 {
@@ -131,11 +133,17 @@ func assign(vals Values, group []part, s string) bool {
 		if s == "" {
 			return true
 		}
-		if s[0] != byte(p.op) {
+		// A query whose own variables are all undefined expands to
+		// nothing, and the continuations after it then start with '&'.
+		skipQuery := p.op == opQuery && s[0] == '&' && len(group) > 1
+		if s[0] != byte(p.op) && !skipQuery {
 			return false
 		}
 		declared := map[string]bool{}
-		for _, g := range group {
+		for i, g := range group {
+			if i == 0 && skipQuery {
+				continue
+			}
 			for _, v := range g.vars {
 				declared[v.name] = true
 			}
@@ -169,6 +177,24 @@ func assignList(vals Values, vars []varspec, pieces []string, dec bool) bool {
 			v = d
 		}
 		vals[vars[i].name] = []string{v}
+	}
+	return true
+}
+
+// validEscapes reports whether every '%' in s starts a two-digit hex
+// escape.
+func validEscapes(s string) bool {
+	for i := strings.IndexByte(s, '%'); i >= 0; i = strings.IndexByte(s, '%') {
+		if i+2 >= len(s) {
+			return false
+		}
+		if _, ok := unhex(s[i+1]); !ok {
+			return false
+		}
+		if _, ok := unhex(s[i+2]); !ok {
+			return false
+		}
+		s = s[i+3:]
 	}
 	return true
 }

@@ -21,8 +21,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if resp := h.checkHead(&req); resp != nil {
 		if req.ContentLength != 0 {
 			// The body stays unread: the connection cannot carry another
-			// request, and net/http must not try to drain it first.
+			// request. After the handler returns, net/http still reads up
+			// to 256 KiB of an unread body before it closes the
+			// connection (so that a client still sending can read the
+			// answer), with no deadline of its own: the body timeout
+			// bounds that too, so a client that never sends the body
+			// cannot hold the connection.
 			w.Header()["Connection"] = connectionClose
+			setReadDeadline(w, time.Now().Add(h.o.bodyTimeout))
 		}
 		h.write(w, resp)
 		return
