@@ -265,6 +265,7 @@ func serveScripted() {
 			tell("hanging " + string(m.ID))
 		case m.Method == "notifications/cancelled":
 			id := string(m.Params.RequestID)
+			tell("got " + m.Method + " " + id)
 			token, ok := hanging[id]
 			if !ok {
 				continue

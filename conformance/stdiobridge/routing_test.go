@@ -305,6 +305,7 @@ func TestDisconnectCancelsAndDropsLateFrames(t *testing.T) {
 	ln := listenSocket(t)
 	e := startBridge(t, false, "scripted")
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -327,12 +328,72 @@ func TestDisconnectCancelsAndDropsLateFrames(t *testing.T) {
 	}
 	cancel()
 	<-done
-	if w, err := awaitWord(ln, testkit.DefaultTimeout); err != nil || w != "cancelled "+childID {
-		t.Fatalf("the stdio server saw %q (%v), want cancelled %s", w, err, childID)
+	for _, want := range []string{"got notifications/cancelled " + childID, "cancelled " + childID} {
+		if w, err := awaitWord(ln, testkit.DefaultTimeout); err != nil || w != want {
+			t.Fatalf("the stdio server said %q (%v), want %q", w, err, want)
+		}
 	}
 	body, h := rawCall(`"x"`, `"t"`, "seen")
 	resp, b := e.post(body, h)
 	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/json" || !strings.Contains(string(b), "id=") {
 		t.Fatalf("the next request got %d %s %s", resp.StatusCode, resp.Header.Get("Content-Type"), b)
+	}
+}
+
+// A notification or response a client posts gets 202 and never reaches
+// the shared stdio server (its ids are the bridge's, not the client's);
+// an initialize-era initialize, which would make the shared server one
+// client's session, is refused.
+func TestClientMessagesThatWouldReachOtherClientsStayOut(t *testing.T) {
+	ln := listenSocket(t)
+	e := startBridge(t, false, "scripted")
+	ctx, cancel := context.WithCancel(context.Background())
+	var calls sync.WaitGroup
+	defer calls.Wait()
+	defer cancel() // first: it ends the calls
+	hang := func(id string) {
+		body, h := rawCall(id, "", "hang")
+		calls.Add(1)
+		go func() {
+			defer calls.Done()
+			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, e.url, bytes.NewReader(body))
+			req.Header = h
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			if resp, err := e.client.Do(req); err == nil {
+				resp.Body.Close()
+			}
+		}()
+	}
+	hang(`"x"`)
+	w, err := awaitWord(ln, testkit.DefaultTimeout)
+	if err != nil || !strings.HasPrefix(w, "hanging ") {
+		t.Fatalf("the call did not reach the stdio server: %q %v", w, err)
+	}
+	childID := strings.TrimPrefix(w, "hanging ")
+	for _, msg := range [][]byte{
+		testkit.Notification("notifications/cancelled", map[string]any{"requestId": json.RawMessage(childID)}),
+		[]byte(`{"jsonrpc":"2.0","id":` + childID + `,"result":{}}`),
+	} {
+		if resp, b := e.post(msg, nil); resp.StatusCode != 202 || len(b) != 0 {
+			t.Errorf("%s: %d %s", msg, resp.StatusCode, b)
+		}
+	}
+	initialize := []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	if resp, b := e.post(initialize, http.Header{"Mcp-Method": {"initialize"}}); resp.StatusCode != 400 || decode(t, b).Error.Code != -32600 {
+		t.Errorf("initialize-era initialize: %d %s", resp.StatusCode, b)
+	}
+	// The stdio server reads in order: had anything above reached it, it
+	// would have spoken before this call's start.
+	hang(`"y"`)
+	if w, err := awaitWord(ln, testkit.DefaultTimeout); err != nil || !strings.HasPrefix(w, "hanging ") {
+		t.Fatalf("the stdio server said %q (%v), want the second call's start", w, err)
+	}
+	cancel() // both calls are cancelled under the bridge's ids
+	for range 2 {
+		if w, err := awaitWord(ln, testkit.DefaultTimeout); err != nil || !strings.HasPrefix(w, "got notifications/cancelled ") {
+			t.Fatalf("after the disconnects the stdio server said %q (%v)", w, err)
+		}
+		_, _ = awaitWord(ln, testkit.DefaultTimeout) // its "cancelled" word
 	}
 }
