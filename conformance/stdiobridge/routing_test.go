@@ -397,3 +397,26 @@ func TestClientMessagesThatWouldReachOtherClientsStayOut(t *testing.T) {
 		_, _ = awaitWord(ln, testkit.DefaultTimeout) // its "cancelled" word
 	}
 }
+
+// The reader never waits for a client: past maxQueued waiting
+// notifications delivery fails (the reader then cancels the request),
+// while the final response always fits, and nothing is queued for a
+// client that has gone.
+func TestDeliveryNeverWaits(t *testing.T) {
+	x := &exchange{items: make(chan item, maxQueued+1), gone: make(chan struct{})}
+	for i := range maxQueued {
+		if !x.deliver(item{frame: []byte("{}")}) {
+			t.Fatalf("notification %d refused below the bound", i)
+		}
+	}
+	if x.deliver(item{frame: []byte("{}")}) {
+		t.Fatal("a notification past the bound was queued")
+	}
+	if !x.deliver(item{frame: []byte("{}"), final: true}) {
+		t.Fatal("the final response did not fit")
+	}
+	x.abandon()
+	if !x.deliver(item{frame: []byte("{}")}) || len(x.items) != maxQueued+1 {
+		t.Fatalf("after the client left: %d queued", len(x.items))
+	}
+}
