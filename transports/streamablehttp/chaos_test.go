@@ -69,12 +69,16 @@ func TestChaosSlowLorisCrowd(t *testing.T) {
 	conns := make([]net.Conn, crowd)
 	dialed := make([]time.Time, crowd)
 	for i := range conns {
+		// The time before the dial is the earliest the server can have
+		// accepted the connection and started its head timeout: the time
+		// Dial returns can be much later on a loaded machine, as the
+		// dialing goroutine waits to be scheduled once connected.
+		dialed[i] = time.Now()
 		c, err := net.Dial("tcp", srv.Addr().String())
 		if err != nil {
 			t.Fatalf("dialing connection %d: %v", i, err)
 		}
 		t.Cleanup(func() { c.Close() })
-		dialed[i] = time.Now()
 		if _, err := c.Write([]byte("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")); err != nil {
 			t.Fatal(err)
 		}
