@@ -195,12 +195,11 @@ func serverCommand(lane, version, fixture, bridge string) *exec.Cmd {
 	case "handler":
 		args = append(args, "-transport", "handler")
 	case "stdio":
-		// Stateless, the bridge hands each request a stdio server of a
-		// pool: a list change made through one request cannot reach a
-		// listen stream held by another process, so the fixture runs
-		// without its subscription hub there. With sessions each session
-		// has its own server, which serves resources/subscribe.
-		return exec.Command(bridge, "-sessions="+fmt.Sprint(sessions), "--", fixture, "-transport", "stdio", "-subscriptions="+fmt.Sprint(sessions))
+		// Stateless, the bridge serves every request through one stdio
+		// server, as a stdio client does, so a list change one request
+		// makes reaches the listen stream another holds. With sessions
+		// each session has a stdio server of its own.
+		return exec.Command(bridge, "-sessions="+fmt.Sprint(sessions), "--", fixture, "-transport", "stdio")
 	}
 	if sessions {
 		args = append(args, "-sessions")

@@ -6,15 +6,19 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"time"
+
+	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/transports/streamablehttp"
 )
 
 // bridge is the HTTP side: it relays each POST to a stdio server.
 //
-// Without sessions (2026-07-28, stateless) it keeps a pool of stdio servers
-// and gives each request one to itself for as long as it runs, so every
-// notification a server writes belongs to exactly one request: the stdio
-// transport writes request-scoped notifications (log messages) with
-// nothing naming their request.
+// Without sessions (2026-07-28, stateless) every request goes to one
+// long-lived stdio server, as a real stdio client's requests do: the
+// child multiplexes them (its own ids and progress tokens, routing by id,
+// token, subscription id and log level; see child), so a list change one
+// request makes reaches a listen stream another request holds.
 //
 // With sessions (the initialize era) each initialize starts a stdio server
 // for the session it opens (Mcp-Session-Id); the session's requests share
@@ -34,13 +38,12 @@ type bridge struct {
 
 	mu       sync.Mutex
 	closed   bool
-	idle     []*child
-	all      map[*child]bool
+	shared   *child // the stateless stdio server, started on first use
 	sessByID map[string]*session
 }
 
 func newBridge(argv []string, sessions bool, path string, logger *slog.Logger) *bridge {
-	return &bridge{argv: argv, sessions: sessions, path: path, logger: logger, all: map[*child]bool{}, sessByID: map[string]*session{}}
+	return &bridge{argv: argv, sessions: sessions, path: path, logger: logger, sessByID: map[string]*session{}}
 }
 
 func (b *bridge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -111,38 +114,54 @@ func (b *bridge) post(w http.ResponseWriter, r *http.Request) {
 	b.relayStateless(w, r, body, &h)
 }
 
-// relayStateless gives a request a stdio server of the pool to itself.
+// relayStateless relays a request to the shared stdio server. A
+// notification or a JSON-RPC response gets 202 and goes no further, as on
+// the library's own stateless transport: 2026-07-28 defines none that a
+// client sends over HTTP (closing the stream is how it cancels), and an id
+// it names would mean nothing to a server whose ids are the bridge's.
 func (b *bridge) relayStateless(w http.ResponseWriter, r *http.Request, body []byte, h *head) {
-	c, err := b.acquire()
+	if h.isNotification() || h.isResponse() {
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	if h.Method == "initialize" && pathValue(h.Params, "_meta", dispatch.MetaProtocolVersion) == nil {
+		// An initialize-era initialize would turn the shared server into
+		// one client's session.
+		refuse(w, http.StatusBadRequest, -32600, "Invalid Request: this bridge serves stateless requests; run it with -sessions for initialize-era clients")
+		return
+	}
+	c, err := b.sharedChild()
 	if err != nil {
 		refuse(w, http.StatusServiceUnavailable, -32603, "the stdio server could not be started: "+err.Error())
 		return
 	}
-	if h.isNotification() || h.isResponse() {
-		err := c.write(body)
-		b.release(c, err == nil)
-		w.WriteHeader(http.StatusAccepted)
-		return
-	}
 	x, err := c.request(body, h)
 	if err != nil {
-		b.release(c, false)
 		refuse(w, http.StatusBadGateway, -32603, "relaying to the stdio server: "+err.Error())
 		return
 	}
-	b.release(c, b.relay(w, r, c, x, nil) != nil)
+	b.relay(w, r, c, x, nil)
 }
 
 // relay writes x's messages: JSON when the response comes first, an event
-// stream once anything precedes it. prepare, when set, runs before the
-// first byte is written, with the response when it comes first (nil when
-// a stream starts). relay returns the response, or nil when the client
-// went away and the request was cancelled.
+// stream once anything precedes it (with a keepalive comment when the
+// stream is quiet, as the library's transport writes). prepare, when set,
+// runs before the first byte is written, with the response when it comes
+// first (nil when a stream starts). relay returns the response, or nil
+// when the client went away (the request is cancelled in the child) or
+// the stream ended without one.
 func (b *bridge) relay(w http.ResponseWriter, r *http.Request, c *child, x *exchange, prepare func(hdr http.Header, response []byte)) []byte {
 	var sse *sseWriter
+	var keepalive <-chan time.Time
 	for {
 		select {
 		case it := <-x.items:
+			if it.frame == nil { // ended by the server with no response
+				if sse == nil {
+					refuse(w, http.StatusInternalServerError, -32603, "the stdio server ended the request without answering")
+				}
+				return nil
+			}
 			if sse == nil && it.final {
 				if prepare != nil {
 					prepare(w.Header(), it.frame)
@@ -157,6 +176,9 @@ func (b *bridge) relay(w http.ResponseWriter, r *http.Request, c *child, x *exch
 					prepare(w.Header(), nil)
 				}
 				sse = startSSE(w)
+				t := time.NewTicker(streamablehttp.DefaultKeepAlive)
+				defer t.Stop()
+				keepalive = t.C
 			}
 			if err := sse.event(it.frame); err != nil {
 				c.cancel(x, "the client stopped reading")
@@ -165,6 +187,13 @@ func (b *bridge) relay(w http.ResponseWriter, r *http.Request, c *child, x *exch
 			if it.final {
 				return it.frame
 			}
+		case <-keepalive:
+			if err := sse.comment("keepalive"); err != nil {
+				c.cancel(x, "the client stopped reading")
+				return nil
+			}
+		case <-x.gone: // cancelled by the child's reader: the client fell behind
+			return nil
 		case <-r.Context().Done():
 			c.cancel(x, "the client disconnected")
 			return nil
@@ -179,15 +208,15 @@ func (b *bridge) close(ctx context.Context) {
 	}
 	b.mu.Lock()
 	b.closed = true
-	children := make([]*child, 0, len(b.all))
-	for c := range b.all {
-		children = append(children, c)
+	var children []*child
+	if b.shared != nil {
+		children = append(children, b.shared)
 	}
 	sessions := make([]*session, 0, len(b.sessByID))
 	for _, s := range b.sessByID {
 		sessions = append(sessions, s)
 	}
-	b.all, b.idle, b.sessByID = map[*child]bool{}, nil, map[string]*session{}
+	b.shared, b.sessByID = nil, map[string]*session{}
 	b.mu.Unlock()
 	var wg sync.WaitGroup
 	for _, s := range sessions {

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/snodo-go/snodo/dispatch"
 )
 
 // maxChildLine bounds one line the stdio server writes.
@@ -21,6 +23,12 @@ const maxChildLine = 16 << 20
 // childStopTimeout is how long a child may take to exit once its input
 // is closed before it is killed.
 const childStopTimeout = 5 * time.Second
+
+// maxQueued bounds the messages waiting for one HTTP client. The reader
+// that routes the child's output never waits for a client (one slow
+// client would hold up every other request), so a client that falls this
+// far behind has its request cancelled instead.
+const maxQueued = 1024
 
 // head is what the bridge reads of a JSON-RPC message to route it.
 type head struct {
@@ -35,27 +43,10 @@ func (h *head) isRequest() bool      { return h.Method != "" && len(h.ID) > 0 }
 func (h *head) isNotification() bool { return h.Method != "" && len(h.ID) == 0 }
 func (h *head) isResponse() bool     { return h.Method == "" && (h.Result != nil || h.Error != nil) }
 
-// progressToken returns the compacted progress token of a request's
-// params._meta or of a progress notification's params, or "".
-func progressToken(params json.RawMessage, inMeta bool) string {
-	if len(params) == 0 {
-		return ""
-	}
-	if inMeta {
-		meta := memberValue(params, "_meta")
-		if meta == nil {
-			return ""
-		}
-		params = meta
-	}
-	if tok := memberValue(params, "progressToken"); tok != nil && string(tok) != "null" {
-		return compactJSON(tok)
-	}
-	return ""
-}
-
 // item is one message for an exchange: a notification or server-to-client
-// request to relay, or the final response.
+// request to relay, or the final response. A final item without a frame
+// ends the exchange with no response (the server ended a listen stream
+// with notifications/cancelled, which HTTP says by closing the stream).
 type item struct {
 	frame []byte
 	final bool
@@ -65,35 +56,72 @@ type item struct {
 type exchange struct {
 	clientID json.RawMessage // as the client wrote it; nil when forwarded verbatim
 	childID  int64           // the id the child sees; 0 when forwarded verbatim
-	token    string          // compacted progress token, or ""
-	items    chan item
-	gone     chan struct{} // closed when the client stops waiting
+	// clientToken is the client's progress token; the child sees childID
+	// in its place, so tokens chosen by different clients cannot collide
+	// either. nil when the request carries none.
+	clientToken json.RawMessage
+	// logLevel is the rank of the request's _meta logLevel (see
+	// levelRank), or -1: without one the server sends it no log message.
+	logLevel int
+	listen   bool // a subscriptions/listen stream
+
+	items    chan item // at most maxQueued notifications, then the final item
+	gone     chan struct{}
 	goneOnce sync.Once
 }
 
 func (x *exchange) abandon() { x.goneOnce.Do(func() { close(x.gone) }) }
 
-// deliver hands an item to the exchange unless its client has gone.
-func (x *exchange) deliver(it item) {
+// deliver hands an item to the exchange without waiting. It reports false
+// when a notification finds maxQueued items already waiting; a final item
+// always fits.
+func (x *exchange) deliver(it item) bool {
+	select {
+	case <-x.gone:
+		return true // nobody waits any more: dropped
+	default:
+	}
+	if !it.final && len(x.items) >= maxQueued {
+		return false
+	}
 	select {
 	case x.items <- it:
-	case <-x.gone:
+		return true
+	default:
+		return false
 	}
 }
 
-// child is one stdio server process. Requests from several clients may be
-// in flight at once: each gets an id of the bridge's own, so that ids
-// chosen by different clients cannot collide, and the response gets the
-// client's id back.
+// child is one stdio server process and the multiplexer in front of it.
+// Requests from several HTTP clients are in flight at once: each gets an
+// id of the bridge's own (and its progress token the same number), so
+// that ids and tokens chosen by different clients cannot collide, and
+// every message for it gets the client's values back.
+//
+// Three goroutines belong to a child: the writer, the only one that
+// writes its standard input, which it takes from a queue so that nobody
+// waits on a full pipe; the reader, which routes each line of its output
+// to the exchange it belongs to; and the waiter, which reaps the process
+// once both have returned. close stops all three.
 type child struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
 	logger *slog.Logger
+	// stateless routes by the rules of 2026-07-28, under which a server
+	// sends only responses, notifications scoped to a request (progress,
+	// log messages) and listen-stream notifications (see route); otherwise
+	// (initialize-era sessions) a notification that names no request goes
+	// to the oldest request in flight, or to unrouted.
+	stateless bool
 	// unrouted receives notifications and server-to-client requests that
 	// belong to no exchange in flight (a session's GET stream); may be nil.
 	unrouted func(frame []byte)
 
-	wmu sync.Mutex // serialises writes to stdin
+	wmu      sync.Mutex
+	wqueue   [][]byte
+	wstopped bool
+	wwake    chan struct{} // one token: the queue has work or the writer must stop
+	wdone    chan struct{} // closed when the writer has returned
 
 	mu      sync.Mutex
 	nextID  int64
@@ -106,7 +134,7 @@ type child struct {
 }
 
 // startChild starts argv as a stdio server.
-func startChild(argv []string, logger *slog.Logger) (*child, error) {
+func startChild(argv []string, stateless bool, logger *slog.Logger) (*child, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stderr = os.Stderr
 	stdin, err := cmd.StdinPipe()
@@ -121,15 +149,17 @@ func startChild(argv []string, logger *slog.Logger) (*child, error) {
 		return nil, fmt.Errorf("starting %s: %w", argv[0], err)
 	}
 	c := &child{
-		cmd: cmd, stdin: stdin, logger: logger,
+		cmd: cmd, stdin: stdin, logger: logger, stateless: stateless,
 		pending: map[int64]*exchange{},
-		done:    make(chan struct{}), exited: make(chan struct{}),
+		wwake:   make(chan struct{}, 1), wdone: make(chan struct{}),
+		done: make(chan struct{}), exited: make(chan struct{}),
 	}
+	go c.writeLoop()
 	go c.readLoop(stdout)
 	go func() {
 		<-c.done
-		err := cmd.Wait()
-		if err != nil {
+		<-c.wdone
+		if err := cmd.Wait(); err != nil {
 			logger.Debug("stdio server exited", "pid", cmd.Process.Pid, "error", err)
 		}
 		close(c.exited)
@@ -144,34 +174,74 @@ func (c *child) alive() bool {
 	return !c.closed
 }
 
-// busy reports how many requests are in flight.
-func (c *child) busy() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.order)
-}
-
 // errChildGone is the error of a request whose child has exited.
 var errChildGone = errors.New("the stdio server has exited")
 
-// write sends one message (a newline is added).
+// write queues one message for the child's input (the writer adds the
+// newline). It never waits for the child.
 func (c *child) write(frame []byte) error {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
-	if !c.alive() {
+	if c.wstopped {
 		return errChildGone
 	}
-	buf := make([]byte, 0, len(frame)+1)
-	buf = append(append(buf, frame...), '\n')
-	_, err := c.stdin.Write(buf)
-	return err
+	c.wqueue = append(c.wqueue, frame)
+	c.wake()
+	return nil
+}
+
+func (c *child) wake() {
+	select {
+	case c.wwake <- struct{}{}:
+	default:
+	}
+}
+
+// stopWriter asks the writer to write what is queued, close the child's
+// input, and return.
+func (c *child) stopWriter() {
+	c.wmu.Lock()
+	c.wstopped = true
+	c.wake()
+	c.wmu.Unlock()
+}
+
+// writeLoop is the writer: the only goroutine that writes the child's
+// input. A failed write ends it (the child is gone or going).
+func (c *child) writeLoop() {
+	defer close(c.wdone)
+	defer func() { _ = c.stdin.Close() }()
+	for range c.wwake {
+		c.wmu.Lock()
+		queue, stop := c.wqueue, c.wstopped
+		c.wqueue = nil
+		c.wmu.Unlock()
+		for _, frame := range queue {
+			line := make([]byte, 0, len(frame)+1)
+			if _, err := c.stdin.Write(append(append(line, frame...), '\n')); err != nil {
+				c.logger.Debug("writing to the stdio server", "error", err)
+				c.wmu.Lock()
+				c.wstopped, c.wqueue = true, nil
+				c.wmu.Unlock()
+				return
+			}
+		}
+		if stop {
+			return
+		}
+	}
 }
 
 // request forwards a client request and returns the exchange its response
 // and request-scoped messages arrive on. A request whose id cannot be read
 // is forwarded verbatim; the child's id-less error answers it.
 func (c *child) request(body []byte, h *head) (*exchange, error) {
-	x := &exchange{items: make(chan item, 64), gone: make(chan struct{})}
+	x := &exchange{items: make(chan item, maxQueued+1), gone: make(chan struct{}), logLevel: -1, listen: h.Method == "subscriptions/listen"}
+	if level, ok := unquote(pathValue(h.Params, "_meta", dispatch.MetaLogLevel)); ok {
+		if rank, known := levelRank[level]; known {
+			x.logLevel = rank
+		}
+	}
 	out := body
 	c.mu.Lock()
 	if c.closed {
@@ -180,12 +250,17 @@ func (c *child) request(body []byte, h *head) (*exchange, error) {
 	}
 	if len(h.ID) > 0 {
 		c.nextID++
-		if rewritten, ok := replaceMember(body, "id", []byte(strconv.FormatInt(c.nextID, 10))); ok {
+		own := []byte(strconv.FormatInt(c.nextID, 10))
+		if rewritten, ok := replaceMember(body, "id", own); ok {
 			x.clientID, x.childID, out = h.ID, c.nextID, rewritten
 			c.pending[x.childID] = x
+			if tok := pathValue(h.Params, "_meta", dispatch.MetaProgressToken); tok != nil && string(tok) != "null" {
+				if retokened, ok := replacePath(out, own, "params", "_meta", dispatch.MetaProgressToken); ok {
+					x.clientToken, out = tok, retokened
+				}
+			}
 		}
 	}
-	x.token = progressToken(h.Params, true)
 	c.order = append(c.order, x)
 	c.mu.Unlock()
 	if err := c.write(out); err != nil {
@@ -196,7 +271,8 @@ func (c *child) request(body []byte, h *head) (*exchange, error) {
 }
 
 // cancel tells the child that the client stopped waiting for x, and
-// forgets x: nothing more is relayed for it.
+// forgets x: nothing more is relayed for it, and a later message the
+// child writes for it (the race with its completion) is dropped.
 func (c *child) cancel(x *exchange, reason string) {
 	x.abandon()
 	if c.finish(x) && x.childID != 0 {
@@ -217,7 +293,7 @@ func (c *child) finish(x *exchange) bool {
 			break
 		}
 	}
-	if x.childID != 0 {
+	if x.childID != 0 && c.pending[x.childID] == x {
 		delete(c.pending, x.childID)
 	}
 	return found
@@ -237,6 +313,18 @@ func (c *child) childIDFor(clientID json.RawMessage) (int64, bool) {
 	return 0, false
 }
 
+// inFlight returns the exchange the bridge's id (a JSON number) names.
+func (c *child) inFlight(raw []byte) *exchange {
+	id, err := strconv.ParseInt(string(raw), 10, 64)
+	if err != nil {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.pending[id]
+}
+
+// readLoop is the reader: it routes each line the child writes.
 func (c *child) readLoop(stdout io.Reader) {
 	defer c.shut()
 	sc := bufio.NewScanner(stdout)
@@ -251,10 +339,8 @@ func (c *child) readLoop(stdout io.Reader) {
 		switch {
 		case h.isResponse():
 			c.respond(frame, &h)
-		case h.Method == "notifications/progress":
-			c.route(frame, progressToken(h.Params, false))
 		case h.Method != "":
-			c.route(frame, "")
+			c.route(frame, &h)
 		default:
 			c.logger.Warn("stdio server wrote a message that is neither request, notification nor response", "line", truncate(frame))
 		}
@@ -264,57 +350,96 @@ func (c *child) readLoop(stdout io.Reader) {
 	}
 }
 
-// respond delivers a response to its exchange, with the client's id.
+// respond delivers a response to its exchange, with the client's id (and,
+// ending a listen stream, the client's id as its subscription id).
 func (c *child) respond(frame []byte, h *head) {
-	var x *exchange
-	c.mu.Lock()
-	if id, err := strconv.ParseInt(string(h.ID), 10, 64); err == nil {
-		x = c.pending[id]
-	} else {
-		// An id-less error answers the oldest request sent verbatim.
-		for _, y := range c.order {
-			if y.childID == 0 {
-				x = y
-				break
+	x := c.inFlight(h.ID)
+	if x == nil {
+		if _, err := strconv.ParseInt(string(h.ID), 10, 64); err != nil {
+			// An id-less error answers the oldest request sent verbatim
+			// (one whose id could not be read, a body that is not JSON).
+			c.mu.Lock()
+			for _, y := range c.order {
+				if y.childID == 0 {
+					x = y
+					break
+				}
 			}
+			c.mu.Unlock()
 		}
 	}
-	c.mu.Unlock()
-	if x == nil {
-		c.logger.Warn("response for no request in flight", "line", truncate(frame))
+	if x == nil || !c.finish(x) {
+		c.logger.Debug("response for no request in flight dropped", "line", truncate(frame))
 		return
 	}
-	c.finish(x)
 	if x.clientID != nil {
 		if restored, ok := replaceMember(frame, "id", x.clientID); ok {
 			frame = restored
+		}
+		if x.listen {
+			if restored, ok := replacePath(frame, x.clientID, "result", "_meta", dispatch.MetaSubscriptionID); ok {
+				frame = restored
+			}
 		}
 	}
 	x.deliver(item{frame: frame, final: true})
 }
 
-// route relays a notification or server-to-client request: to the request
-// whose progress token it names, else to the oldest request in flight,
-// else to the unrouted sink.
-func (c *child) route(frame []byte, token string) {
+// route relays a notification or server-to-client request to the
+// exchange it belongs to:
+//   - notifications/progress to the request whose token it names;
+//   - a message tagged with a subscription id to that listen stream;
+//   - stateless, notifications/cancelled naming a request in flight ends
+//     it with no response (the server ending a listen stream), and a log
+//     message goes to a request that asked for logs at its level (see
+//     routeLog); anything else names no request and is dropped;
+//   - with sessions, anything else goes to the oldest request in flight,
+//     else to the unrouted sink.
+func (c *child) route(frame []byte, h *head) {
+	if h.Method == "notifications/progress" {
+		x := c.inFlight(memberValue(h.Params, dispatch.MetaProgressToken))
+		if x == nil || x.clientToken == nil {
+			c.logger.Debug("progress for no request in flight dropped", "line", truncate(frame))
+			return
+		}
+		if restored, ok := replacePath(frame, x.clientToken, "params", dispatch.MetaProgressToken); ok {
+			c.hand(x, restored)
+		}
+		return
+	}
+	if sub := pathValue(h.Params, "_meta", dispatch.MetaSubscriptionID); sub != nil {
+		x := c.inFlight(sub)
+		if x == nil || !x.listen {
+			c.logger.Debug("message for no listen stream in flight dropped", "line", truncate(frame))
+			return
+		}
+		if restored, ok := replacePath(frame, x.clientID, "params", "_meta", dispatch.MetaSubscriptionID); ok {
+			c.hand(x, restored)
+		}
+		return
+	}
+	if c.stateless {
+		switch h.Method {
+		case "notifications/cancelled":
+			if x := c.inFlight(memberValue(h.Params, "requestId")); x != nil && c.finish(x) {
+				x.deliver(item{final: true})
+			}
+		case "notifications/message":
+			c.routeLog(frame, h)
+		default:
+			c.logger.Warn("message that names no request dropped", "line", truncate(frame))
+		}
+		return
+	}
 	var x *exchange
 	c.mu.Lock()
-	if token != "" {
-		for _, y := range c.order {
-			if y.token == token {
-				x = y
-				break
-			}
-		}
-	} else if len(c.order) > 0 {
+	if len(c.order) > 0 {
 		x = c.order[0]
 	}
 	c.mu.Unlock()
 	switch {
 	case x != nil:
-		x.deliver(item{frame: frame})
-	case token != "":
-		c.logger.Debug("progress for no request in flight", "token", token)
+		c.hand(x, frame)
 	case c.unrouted != nil:
 		c.unrouted(frame)
 	default:
@@ -322,14 +447,50 @@ func (c *child) route(frame []byte, token string) {
 	}
 }
 
-// shut marks the child closed once its output has ended and fails every
-// request still in flight.
+// routeLog relays a stateless log message. The stdio transport writes it
+// with nothing naming its request, and the server sends log messages only
+// to a request whose _meta logLevel admits their level; so it goes to the
+// oldest request in flight that asked for logs at or below the message's
+// level, and is dropped when there is none: a request without logLevel
+// never sees one. With several such requests in flight at once the oldest
+// may get a message of another; that is the limit of what stdio says.
+func (c *child) routeLog(frame []byte, h *head) {
+	level, _ := unquote(memberValue(h.Params, "level"))
+	rank, known := levelRank[level]
+	var x *exchange
+	c.mu.Lock()
+	for _, y := range c.order {
+		if y.logLevel >= 0 && (!known || rank >= y.logLevel) {
+			x = y
+			break
+		}
+	}
+	c.mu.Unlock()
+	if x == nil {
+		c.logger.Debug("log message for no request that asked for logs dropped", "line", truncate(frame))
+		return
+	}
+	c.hand(x, frame)
+}
+
+// hand delivers a notification; a client too far behind has its request
+// cancelled.
+func (c *child) hand(x *exchange, frame []byte) {
+	if !x.deliver(item{frame: frame}) {
+		c.logger.Warn("an HTTP client fell behind; its request is cancelled", "queued", maxQueued)
+		c.cancel(x, "the client fell behind")
+	}
+}
+
+// shut marks the child closed once its output has ended, fails every
+// request still in flight, and stops the writer.
 func (c *child) shut() {
 	c.mu.Lock()
 	c.closed = true
 	order := c.order
 	c.order, c.pending = nil, map[int64]*exchange{}
 	c.mu.Unlock()
+	c.stopWriter()
 	close(c.done)
 	for _, x := range order {
 		x.deliver(item{frame: internalError(x.clientID, "the stdio server exited before answering"), final: true})
@@ -339,9 +500,7 @@ func (c *child) shut() {
 // close ends the child's input, so it finishes its requests and exits,
 // and kills it if it has not exited within childStopTimeout or ctx.
 func (c *child) close(ctx context.Context) {
-	c.wmu.Lock()
-	_ = c.stdin.Close()
-	c.wmu.Unlock()
+	c.stopWriter()
 	t := time.NewTimer(childStopTimeout)
 	defer t.Stop()
 	select {
@@ -352,6 +511,20 @@ func (c *child) close(ctx context.Context) {
 	}
 	_ = c.cmd.Process.Kill()
 	<-c.exited
+}
+
+// levelRank orders the log levels, least severe first.
+var levelRank = map[string]int{
+	"debug": 0, "info": 1, "notice": 2, "warning": 3, "error": 4, "critical": 5, "alert": 6, "emergency": 7,
+}
+
+// unquote returns the string a raw JSON string holds.
+func unquote(raw []byte) (string, bool) {
+	var s string
+	if raw == nil || json.Unmarshal(raw, &s) != nil {
+		return "", false
+	}
+	return s, true
 }
 
 // internalError is a -32603 response for id (no id member when nil).

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
@@ -47,14 +48,37 @@ func runTestChild() int {
 	case "session":
 		serveSessionEra()
 		return 0
+	case "scripted":
+		serveScripted()
+		return 0
 	}
 	return -1
 }
 
+// gateOpen is closed by the "open" tool of the snodo test server.
+var (
+	gateOpen = make(chan struct{})
+	openGate sync.Once
+)
+
 func serveSnodo() error {
 	textSchema := json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`)
+	hub := dispatch.NewHub(dispatch.HubOptions{})
+	reg := dispatch.NewRegistry(hub)
 	rt, err := dispatch.New(dispatch.Implementation{Name: "bridge-test", Version: "1"},
 		dispatch.WithLogging(),
+		dispatch.WithRegistry(reg),
+		dispatch.WithSubscriptions(hub),
+		// trigger changes the tool list, which listen streams hear of.
+		dispatch.WithTool(dispatch.Tool{Name: "trigger"}, func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+			if reg.RemoveTool("dynamic") {
+				return dispatch.TextResult("removed"), nil
+			}
+			err := reg.AddTool(dispatch.Tool{Name: "dynamic"}, func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+				return dispatch.TextResult("dynamic"), nil
+			})
+			return dispatch.TextResult("added"), err
+		}),
 		dispatch.WithTool(dispatch.Tool{Name: "echo", InputSchema: textSchema}, func(_ context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
 			var args struct{ Text string }
 			if err := json.Unmarshal(req.Arguments, &args); err != nil {
@@ -76,6 +100,24 @@ func serveSnodo() error {
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}},"required":["region"]}`),
 		}, func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
 			return dispatch.TextResult("ok"), nil
+		}),
+		// gate reports progress once, then waits until "open" is called
+		// (the requests share one stdio server, so one request can let
+		// another go on).
+		dispatch.WithTool(dispatch.Tool{Name: "gate"}, func(ctx context.Context, _ *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+			if err := dispatch.ReportProgress(ctx, dispatch.Progress{Progress: 1}); err != nil {
+				return nil, err
+			}
+			select {
+			case <-gateOpen:
+				return dispatch.TextResult("through"), nil
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}),
+		dispatch.WithTool(dispatch.Tool{Name: "open"}, func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+			openGate.Do(func() { close(gateOpen) })
+			return dispatch.TextResult("open"), nil
 		}),
 		dispatch.WithTool(dispatch.Tool{Name: "block"}, func(ctx context.Context, _ *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
 			tell("started")
@@ -152,4 +194,88 @@ func awaitWord(ln net.Listener, within time.Duration) (string, error) {
 	buf := make([]byte, 64)
 	n, _ := conn.Read(buf)
 	return string(buf[:n]), nil
+}
+
+// serveScripted is a hand-written 2026-07-28 stdio server whose behaviour
+// the tests script, to see exactly what the bridge writes to a stdio
+// server and to write what a real one would not (late frames, responses
+// out of order). It answers server/discover and tools/list (so that the
+// bridge's front loads), and tools/call by name:
+//   - "seen": a text result naming the id and progress token it received;
+//   - "hold": no answer until a call to "release", which answers every
+//     held call, the last one first, then itself;
+//   - "hang": no answer; when notifications/cancelled names it, it tells
+//     the test's socket "cancelled <id>" and writes a response and a
+//     progress notification for it all the same, which the bridge must
+//     drop.
+func serveScripted() {
+	in := bufio.NewScanner(os.Stdin)
+	in.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	out := json.NewEncoder(os.Stdout)
+	send := func(v any) { _ = out.Encode(v) }
+	result := func(id json.RawMessage, text string) {
+		send(map[string]any{"jsonrpc": "2.0", "id": id, "result": map[string]any{
+			"resultType": "complete", "content": []any{map[string]any{"type": "text", "text": text}},
+		}})
+	}
+	type msg struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Params struct {
+			Name      string          `json:"name"`
+			RequestID json.RawMessage `json:"requestId"`
+			Meta      struct {
+				Token json.RawMessage `json:"progressToken"`
+			} `json:"_meta"`
+		} `json:"params"`
+	}
+	var held []json.RawMessage
+	hanging := map[string]json.RawMessage{} // id -> progress token
+	noArgs := map[string]any{"type": "object"}
+	for in.Scan() {
+		var m msg
+		if json.Unmarshal(in.Bytes(), &m) != nil {
+			continue
+		}
+		switch {
+		case m.Method == "server/discover":
+			send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]any{
+				"resultType": "complete", "supportedVersions": []string{dispatch.Version20260728}, "capabilities": map[string]any{"tools": map[string]any{}},
+				"ttlMs": 0, "cacheScope": "public",
+			}})
+		case m.Method == "tools/list":
+			var tools []any
+			for _, name := range []string{"seen", "hold", "release", "hang"} {
+				tools = append(tools, map[string]any{"name": name, "inputSchema": noArgs})
+			}
+			send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]any{"resultType": "complete", "tools": tools, "ttlMs": 0, "cacheScope": "public"}})
+		case m.Method == "tools/call" && m.Params.Name == "seen":
+			result(m.ID, fmt.Sprintf("id=%s token=%s", m.ID, m.Params.Meta.Token))
+		case m.Method == "tools/call" && m.Params.Name == "hold":
+			held = append(held, m.ID)
+			tell("held " + string(m.ID))
+		case m.Method == "tools/call" && m.Params.Name == "release":
+			for i := len(held) - 1; i >= 0; i-- {
+				result(held[i], "released "+string(held[i]))
+			}
+			held = nil
+			result(m.ID, "release")
+		case m.Method == "tools/call" && m.Params.Name == "hang":
+			hanging[string(m.ID)] = m.Params.Meta.Token
+			tell("hanging " + string(m.ID))
+		case m.Method == "notifications/cancelled":
+			id := string(m.Params.RequestID)
+			tell("got " + m.Method + " " + id)
+			token, ok := hanging[id]
+			if !ok {
+				continue
+			}
+			delete(hanging, id)
+			tell("cancelled " + id)
+			send(map[string]any{"jsonrpc": "2.0", "method": "notifications/progress", "params": map[string]any{"progressToken": token, "progress": 1}})
+			result(m.Params.RequestID, "too late")
+		case m.Method != "" && len(m.ID) > 0:
+			send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "error": map[string]any{"code": -32601, "message": "Method not found"}})
+		}
+	}
 }

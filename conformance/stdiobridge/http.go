@@ -149,3 +149,12 @@ func (s *sseWriter) event(frame []byte) error {
 	}
 	return s.rc.Flush()
 }
+
+// comment writes an SSE comment line, which clients ignore; it keeps a
+// quiet stream from looking dead and finds a client that has gone.
+func (s *sseWriter) comment(text string) error {
+	if _, err := fmt.Fprintf(s.w, ": %s\n\n", text); err != nil {
+		return err
+	}
+	return s.rc.Flush()
+}

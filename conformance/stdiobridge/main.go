@@ -10,15 +10,24 @@
 //
 // and relays each POST to a stdio server it runs as COMMAND: the request
 // goes to the server's standard input with an id of the bridge's own (so
-// ids chosen by different clients cannot collide), and the response comes
-// back with the client's id, as application/json or, when the server
-// writes notifications first (progress, log messages), as an event stream.
-// A client that goes away has its request cancelled (notifications/cancelled).
+// ids chosen by different clients cannot collide; a progress token is
+// replaced the same way), and the response comes back with the client's
+// id, as application/json or, when the server writes notifications first
+// (progress, log messages), as an event stream. A client that goes away
+// has its request cancelled (notifications/cancelled), and anything the
+// server writes for it later is dropped.
 //
-// Without -sessions (2026-07-28) requests are stateless, and each one has a
-// stdio server from a pool to itself while it runs. With -sessions (the
-// initialize era) each initialize starts a stdio server for the session it
-// opens; see bridge for the routing.
+// Without -sessions (2026-07-28) requests are stateless, and all of them
+// share one long-lived stdio server, as the requests of a stdio client
+// do: progress goes to the stream of the request whose token it carries,
+// listen-stream notifications to the subscriptions/listen stream their
+// subscription id names (with the client's id put back), and log
+// messages, which name no request on stdio, to a request in flight whose
+// _meta logLevel admits them (never to one without). A notification or a
+// JSON-RPC response a client posts gets 202 and goes no further, as on
+// the library's own stateless transport. With -sessions (the initialize
+// era) each initialize starts a stdio server for the session it opens;
+// see bridge and child for the routing.
 //
 // Without -sessions every rule of HTTP is the library's own: each request
 // goes first through the Streamable HTTP transport's Handler.Prepare (path,

@@ -110,7 +110,7 @@ func (b *bridge) remapCancel(c *child, body []byte, h *head) []byte {
 }
 
 func (b *bridge) initialize(w http.ResponseWriter, r *http.Request, body []byte, h *head) {
-	c, err := startChild(b.argv, b.logger)
+	c, err := startChild(b.argv, false, b.logger)
 	if err != nil {
 		refuse(w, http.StatusServiceUnavailable, -32603, "the stdio server could not be started: "+err.Error())
 		return

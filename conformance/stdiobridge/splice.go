@@ -84,3 +84,33 @@ func compactJSON(raw []byte) string {
 	}
 	return b.String()
 }
+
+// replacePath returns obj with the value at the path of nested object
+// members replaced by value (params, _meta, progressToken, say); false
+// when a member on the path is missing or not an object. Every other byte
+// is kept.
+func replacePath(obj []byte, value []byte, path ...string) ([]byte, bool) {
+	if len(path) == 1 {
+		return replaceMember(obj, path[0], value)
+	}
+	inner := memberValue(obj, path[0])
+	if inner == nil {
+		return nil, false
+	}
+	edited, ok := replacePath(inner, value, path[1:]...)
+	if !ok {
+		return nil, false
+	}
+	return replaceMember(obj, path[0], edited)
+}
+
+// pathValue returns the raw value at a path of nested object members, or
+// nil.
+func pathValue(obj []byte, path ...string) []byte {
+	for _, key := range path {
+		if obj = memberValue(obj, key); obj == nil {
+			return nil
+		}
+	}
+	return obj
+}

@@ -16,10 +16,10 @@
 // dies takes it along. -sessions asks for initialize-era HTTP sessions.
 // While it serves, test://watched-resource changes every 3 seconds.
 // -subscriptions=false leaves out the subscription hub (no listChanged,
-// no subscriptions/listen, no resources/subscribe): a server that is one
-// of a pool answering stateless requests in turn cannot deliver a change
-// made through one request to a stream held by another process. Logs go
-// to standard error.
+// no subscriptions/listen, no resources/subscribe), for a server that is
+// one of several processes answering stateless requests in turn, where a
+// change made through one request cannot reach a stream another process
+// holds. Logs go to standard error.
 package main
 
 import (

@@ -5,13 +5,12 @@ package main
 // its own few rules (those of sessions) and the header scenarios fail, so
 // a failure is logged, not fatal.
 func (b *bridge) loadFront() {
-	c, err := b.acquire()
+	c, err := b.sharedChild()
 	if err != nil {
 		b.logger.Warn("no library front: the stdio server did not start", "error", err)
 		return
 	}
 	rules, err := loadHeaderRules(c)
-	b.release(c, err == nil)
 	if err != nil {
 		b.logger.Warn("no library front: the stdio server's catalog could not be read", "error", err)
 		return
@@ -24,49 +23,45 @@ func (b *bridge) loadFront() {
 	b.front = f
 }
 
-// acquire returns an idle stdio server, or starts one.
-func (b *bridge) acquire() (*child, error) {
+// sharedChild returns the stateless stdio server, starting it on first
+// use, and again after it has exited (a crashed server fails the requests
+// it had in flight; later ones get a new one).
+func (b *bridge) sharedChild() (*child, error) {
 	b.mu.Lock()
-	for len(b.idle) > 0 {
-		c := b.idle[len(b.idle)-1]
-		b.idle = b.idle[:len(b.idle)-1]
-		if c.alive() {
-			b.mu.Unlock()
-			return c, nil
-		}
-		delete(b.all, c)
-	}
-	closed := b.closed
-	b.mu.Unlock()
-	if closed {
+	if b.closed {
+		b.mu.Unlock()
 		return nil, errBridgeClosed
 	}
-	c, err := startChild(b.argv, b.logger)
+	if c := b.shared; c != nil && c.alive() {
+		b.mu.Unlock()
+		return c, nil
+	}
+	dead := b.shared
+	b.shared = nil
+	b.mu.Unlock()
+	if dead != nil {
+		b.retire(dead) // reaps the process
+	}
+	c, err := startChild(b.argv, true, b.logger)
 	if err != nil {
 		return nil, err
 	}
 	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.closed {
+	switch {
+	case b.closed:
+		b.mu.Unlock()
 		b.retire(c)
 		return nil, errBridgeClosed
-	}
-	b.all[c] = true
-	return c, nil
-}
-
-// release returns c to the pool. A server whose request was cancelled may
-// still be finishing it, so it is retired instead of reused.
-func (b *bridge) release(c *child, reusable bool) {
-	b.mu.Lock()
-	if reusable && !b.closed && c.alive() && c.busy() == 0 {
-		b.idle = append(b.idle, c)
+	case b.shared != nil && b.shared.alive():
+		// Another request started one meanwhile: use that one.
+		winner := b.shared
 		b.mu.Unlock()
-		return
+		b.retire(c)
+		return winner, nil
 	}
-	delete(b.all, c)
+	b.shared = c
 	b.mu.Unlock()
-	b.retire(c)
+	return c, nil
 }
 
 type bridgeError string
