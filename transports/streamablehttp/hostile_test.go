@@ -27,12 +27,15 @@ type bystander struct {
 	failed []string
 }
 
-// startBystander starts calling url over its own connections. Call
+// startBystander starts calling url over one connection of its own. Call
 // check before the test ends.
 func startBystander(t *testing.T, url string) *bystander {
 	t.Helper()
 	b := &bystander{stop: make(chan struct{})}
-	client := &http.Client{Transport: &http.Transport{}, Timeout: testkit.DefaultTimeout}
+	// One connection at most: without the bound, a request made while the
+	// previous response's connection is still on its way back to the idle
+	// pool dials a new one, which a full listener rightly refuses.
+	client := &http.Client{Transport: &http.Transport{MaxConnsPerHost: 1}, Timeout: testkit.DefaultTimeout}
 	b.wg.Add(1)
 	go func() {
 		defer b.wg.Done()
