@@ -27,12 +27,16 @@ func (d dialect20260728) Detect(req *Request, metaVersion string) Match {
 	return MatchFallback
 }
 
-// methods20260728 maps each method of the revision to its operation and the
-// capability it needs ("" for none).
-var methods20260728 = map[string]struct {
+// methodRoute is where a dialect routes one method: its operation and
+// the capability it needs ("" for none).
+type methodRoute struct {
 	op         Operation
 	capability string
-}{
+}
+
+// methods20260728 maps each method of the revision to its operation and the
+// capability it needs ("" for none).
+var methods20260728 = map[string]methodRoute{
 	"server/discover":          {opDiscover, ""},
 	"tools/list":               {opToolsList, "tools"},
 	"tools/call":               {opToolsCall, "tools"},

@@ -44,10 +44,7 @@ const (
 
 // methodsLegacy maps each method the initialize-era revisions serve to
 // its operation and the capability it needs.
-var methodsLegacy = map[string]struct {
-	op         Operation
-	capability string
-}{
+var methodsLegacy = map[string]methodRoute{
 	"ping":                     {opPing, ""},
 	"tools/list":               {opToolsList, "tools"},
 	"tools/call":               {opToolsCall, "tools"},
