@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/jsonrpc"
 )
 
 func newHostSystem(t *testing.T) (*System, *Executor) {

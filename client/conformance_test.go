@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/client"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 // The official Go SDK's conformance server, installed by the tests with
@@ -145,15 +146,15 @@ type everythingCase struct {
 func everythingCases() []everythingCase {
 	stdio := func(t *testing.T) client.Transport { return client.Command(everything(t)) }
 	return []everythingCase{
-		{name: "stdio/2026-07-28", transport: stdio, version: client.Version20260728},
-		{name: "stdio/2025-11-25", transport: stdio, version: client.Version20251125, versions: []string{client.Version20251125, client.Version20250618}},
-		{name: "stdio/2025-06-18", transport: stdio, version: client.Version20250618, versions: []string{client.Version20250618}},
-		{name: "http/2026-07-28", transport: func(t *testing.T) client.Transport { return client.HTTP(everythingHTTP(t, false)) }, version: client.Version20260728},
+		{name: "stdio/2026-07-28", transport: stdio, version: mcp.Version20260728},
+		{name: "stdio/2025-11-25", transport: stdio, version: mcp.Version20251125, versions: []string{mcp.Version20251125, mcp.Version20250618}},
+		{name: "stdio/2025-06-18", transport: stdio, version: mcp.Version20250618, versions: []string{mcp.Version20250618}},
+		{name: "http/2026-07-28", transport: func(t *testing.T) client.Transport { return client.HTTP(everythingHTTP(t, false)) }, version: mcp.Version20260728},
 		// A stateful server names only the 2025 revisions in
 		// server/discover: the client negotiates the newest through
 		// initialize, with a session.
-		{name: "http-stateful/2025-11-25", transport: func(t *testing.T) client.Transport { return client.HTTP(everythingHTTP(t, true)) }, version: client.Version20251125},
-		{name: "http-stateful/2025-06-18", transport: func(t *testing.T) client.Transport { return client.HTTP(everythingHTTP(t, true)) }, version: client.Version20250618, versions: []string{client.Version20250618}},
+		{name: "http-stateful/2025-11-25", transport: func(t *testing.T) client.Transport { return client.HTTP(everythingHTTP(t, true)) }, version: mcp.Version20251125},
+		{name: "http-stateful/2025-06-18", transport: func(t *testing.T) client.Transport { return client.HTTP(everythingHTTP(t, true)) }, version: mcp.Version20250618, versions: []string{mcp.Version20250618}},
 	}
 }
 
@@ -236,7 +237,7 @@ func checkEverything(t *testing.T, c *client.Client, version, server string, inp
 	if err != nil || cr.Completion.Values == nil {
 		t.Fatalf("completion/complete: %+v, %v", cr, err)
 	}
-	if version == client.Version20260728 {
+	if version == mcp.Version20260728 {
 		checkInputRequired(t, c, inputTexts)
 	} else {
 		checkServerRequests(t, c)
@@ -384,7 +385,7 @@ func TestEverythingSessionDeletedOnClose(t *testing.T) {
 	h := client.HTTP(url)
 	h.Client = &http.Client{Transport: rec}
 	ctx := context.Background()
-	c, err := client.New(ctx, h, client.WithProtocolVersions(client.Version20251125))
+	c, err := client.New(ctx, h, client.WithProtocolVersions(mcp.Version20251125))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -410,7 +411,7 @@ func TestEverythingSessionDeletedOnClose(t *testing.T) {
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("Mcp-Session-Id", session)
-	req.Header.Set("MCP-Protocol-Version", client.Version20251125)
+	req.Header.Set("MCP-Protocol-Version", mcp.Version20251125)
 	resp, err := tr.RoundTrip(req)
 	if err != nil {
 		t.Fatal(err)

@@ -11,7 +11,8 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/client"
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/testkit"
 )
 
@@ -86,7 +87,7 @@ func TestOurFixture(t *testing.T) {
 	for name, lane := range lanes {
 		t.Run(name, func(t *testing.T) {
 			c := testkit.Connect(t, lane(t), handlers()...)
-			checkEverything(t, c, client.Version20260728, c.Server().Implementation.Name, ourInputTexts)
+			checkEverything(t, c, mcp.Version20260728, c.Server().Implementation.Name, ourInputTexts)
 			ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 			defer cancel()
 			sub, err := c.Listen(ctx, client.SubscriptionFilter{ToolsListChanged: true, ResourceSubscriptions: []string{"test://watched-resource"}})
