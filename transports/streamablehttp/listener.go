@@ -80,7 +80,11 @@ func Listen(rt *dispatch.Runtime, opts ...Option) (*Server, error) {
 	}
 	h.boundAllWrites = true
 	s.h = h
-	s.srv.Handler = h
+	var served http.Handler = h
+	for i := len(o.middleware) - 1; i >= 0; i-- {
+		served = o.middleware[i](served)
+	}
+	s.srv.Handler = served
 	// The node's actor starts the accept loop, which waits for ready.
 	err = h.start(actors.HostConfig{
 		Prefix: "http",
