@@ -5,8 +5,8 @@ package interop
 
 import (
 	"context"
-	"errors"
 	"encoding/json"
+	"errors"
 	"maps"
 	"net/http"
 	"os/exec"

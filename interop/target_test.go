@@ -15,11 +15,11 @@ import (
 // it starts (stdio) or a URL.
 type serverTarget struct {
 	lane     string
-	sessions bool                // HTTP: the server keeps initialize-era sessions
-	command  func() *exec.Cmd    // stdio: a new, unstarted fixture process
-	argv     []string            // stdio: the same command as an argument list
-	url      string              // HTTP: the endpoint
-	server   *httpServer         // HTTP: the fixture process
+	sessions bool             // HTTP: the server keeps initialize-era sessions
+	command  func() *exec.Cmd // stdio: a new, unstarted fixture process
+	argv     []string         // stdio: the same command as an argument list
+	url      string           // HTTP: the endpoint
+	server   *httpServer      // HTTP: the fixture process
 }
 
 // roundTripper returns a fresh HTTP transport whose idle connections are
