@@ -176,8 +176,8 @@ func (s *Server) AddResource(ctx context.Context, r Resource) error {
 	return s.post(ctx, "/test/resources", body)
 }
 
-// Deny makes the user refuse to grant scopes from now on (none: grant
-// everything again).
+// Deny makes the user refuse (access_denied) every authorization that
+// asks for one of scopes, from now on (none: approve everything again).
 func (s *Server) Deny(ctx context.Context, scopes ...string) error {
 	return s.post(ctx, "/test/deny", map[string]any{"scopes": scopes})
 }

@@ -4,8 +4,9 @@
 // the token's audience, dynamic client registration, client ID metadata
 // documents, refresh tokens, introspection). The one shortcut is the
 // user: every interaction is approved at once as the account "alice",
-// granting what the request asked for, so that an HTTP client following
-// redirects plays the browser.
+// granting what the request asked for (or refusing it, access_denied,
+// when it asks for a scope /test/deny named), so that an HTTP client
+// following redirects plays the browser.
 //
 // It prints one JSON line, {"issuer": "http://127.0.0.1:PORT"}, once it
 // is listening, and stops when its standard input closes.
@@ -14,8 +15,8 @@
 //   POST /test/resources  {"resource", "scopes", "format", "ttl"} registers
 //                         a resource server (format "jwt" or "opaque",
 //                         ttl in seconds).
-//   POST /test/deny       {"scopes": [...]} makes the user refuse to
-//                         grant those scopes from now on.
+//   POST /test/deny       {"scopes": [...]} makes the user refuse any
+//                         authorization asking for one of those scopes.
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 
@@ -58,6 +59,13 @@ const provider = new Provider(issuer, {
   jwks: { keys: [signingKey] },
   cookies: { keys: [randomBytes(32).toString('hex')] },
   scopes: ['openid', 'offline_access'],
+  // Everything here runs on 127.0.0.1, which the package's protection
+  // against server-side request forgery refuses to fetch from (a client ID
+  // metadata document); the test server lets its fetches reach it.
+  fetch: (url, options) => {
+    const { dispatcher, ...rest } = options;
+    return globalThis.fetch(url, rest);
+  },
   findAccount: async (_ctx, sub) => ({ accountId: sub, claims: async () => ({ sub }) }),
   interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
   issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
@@ -115,6 +123,15 @@ provider.use(async (ctx, next) => {
       ? await provider.Grant.find(details.grantId)
       : new provider.Grant({ accountId: details.session.accountId, clientId: details.params.client_id });
     const missing = details.prompt.details;
+    const refused = Object.values(missing.missingResourceScopes || {}).flat().filter((s) => denied.has(s));
+    if (refused.length > 0) {
+      const to = await provider.interactionResult(ctx.req, ctx.res, {
+        error: 'access_denied',
+        error_description: `the user refused ${refused.join(' ')}`,
+      }, { mergeWithLastSubmission: false });
+      ctx.redirect(to);
+      return;
+    }
     if (missing.missingOIDCScope) {
       grant.addOIDCScope(missing.missingOIDCScope.join(' '));
     }
@@ -122,7 +139,7 @@ provider.use(async (ctx, next) => {
       grant.addOIDCClaims(missing.missingOIDCClaims);
     }
     for (const [indicator, scopes] of Object.entries(missing.missingResourceScopes || {})) {
-      grant.addResourceScope(indicator, scopes.filter((s) => !denied.has(s)).join(' '));
+      grant.addResourceScope(indicator, scopes.join(' '));
     }
     result = { consent: { grantId: await grant.save() } };
   }
