@@ -15,7 +15,7 @@ import (
 )
 
 // Server is the native Streamable HTTP listener: it owns its
-// net.Listener and a net/http server bounded as the seed describes, and
+// net.Listener and a net/http server bounded at every stage, and
 // serves one endpoint path. Its node in the supervision tree (kind
 // listener) is a child of the root supervisor and owns the accept loop;
 // every request is a request actor under it.

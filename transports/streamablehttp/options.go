@@ -11,7 +11,7 @@ import (
 	"github.com/snodo-go/snodo/supervisor"
 )
 
-// Defaults, as in the seed documents.
+// Defaults, used where the corresponding option is not given.
 const (
 	DefaultAddr             = "127.0.0.1:0"
 	DefaultPath             = "/mcp"
