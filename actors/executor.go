@@ -14,7 +14,7 @@ import (
 	"github.com/snodo-go/snodo/instrumentation"
 )
 
-// Executor defaults, as in the seed documents.
+// Executor defaults, used where the corresponding option is not given.
 const (
 	DefaultMaxConcurrency   = 32
 	DefaultMaxQueue         = 256
