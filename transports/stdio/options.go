@@ -13,7 +13,7 @@ import (
 	"github.com/snodo-go/snodo/supervisor"
 )
 
-// Defaults, as in the seed documents.
+// Defaults, used where the corresponding option is not given.
 const (
 	DefaultWriteTimeout     = 5 * time.Second
 	DefaultMaxLineBytes     = 2_000_000

@@ -10,8 +10,8 @@
 // There are three ways in, all built on the same rules:
 //
 //   - [Listen] (or [Serve]) runs the native listener: it owns its
-//     net.Listener (127.0.0.1 by default) and a net/http server with every
-//     bound of the seed: connection cap, head, read and body timeouts,
+//     net.Listener (127.0.0.1 by default) and a net/http server bounded at
+//     every stage: connection cap, head, read and body timeouts,
 //     header and body size limits, graceful drain.
 //   - [NewHandler] returns an [http.Handler] to mount in an application's
 //     own mux or router, behind its own authentication middleware, TLS

@@ -141,7 +141,7 @@ func TestNewHandlerRefusesListenerOnlyOptions(t *testing.T) {
 	for _, opt := range []streamablehttp.Option{
 		streamablehttp.WithAddr("127.0.0.1:0"), streamablehttp.WithMaxConnections(1), streamablehttp.WithHeadTimeout(time.Second),
 		streamablehttp.WithReadTimeout(time.Second), streamablehttp.WithMaxHeaderBytes(1), streamablehttp.WithIdleTimeout(time.Second),
-		streamablehttp.WithDrainTimeout(time.Second),
+		streamablehttp.WithDrainTimeout(time.Second), streamablehttp.WithHTTPMiddleware(func(h http.Handler) http.Handler { return h }),
 	} {
 		if h, err := streamablehttp.NewHandler(rt, opt); err == nil {
 			_ = h.Close()

@@ -15,7 +15,7 @@ import (
 )
 
 // Server is the native Streamable HTTP listener: it owns its
-// net.Listener and a net/http server bounded as the seed describes, and
+// net.Listener and a net/http server bounded at every stage, and
 // serves one endpoint path. Its node in the supervision tree (kind
 // listener) is a child of the root supervisor and owns the accept loop;
 // every request is a request actor under it.
@@ -76,7 +76,11 @@ func Listen(rt *dispatch.Runtime, opts ...Option) (*Server, error) {
 	s.srv.ErrorLog = slog.NewLogLogger(h.sup.System().Logger().Handler(), slog.LevelWarn)
 	h.boundAllWrites = true
 	s.h = h
-	s.srv.Handler = h
+	var served http.Handler = h
+	for i := len(o.middleware) - 1; i >= 0; i-- {
+		served = o.middleware[i](served)
+	}
+	s.srv.Handler = served
 	// The node's actor starts the accept loop, which waits for ready.
 	err = h.start(actors.HostConfig{
 		Prefix: "http",

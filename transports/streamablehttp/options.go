@@ -9,7 +9,7 @@ import (
 	"github.com/snodo-go/snodo/supervisor"
 )
 
-// Defaults, as in the seed documents.
+// Defaults, used where the corresponding option is not given.
 const (
 	DefaultAddr             = "127.0.0.1:0"
 	DefaultPath             = "/mcp"
@@ -56,6 +56,7 @@ type options struct {
 	maxHeaderBytes int
 	idleTimeout    time.Duration
 	drainTimeout   time.Duration
+	middleware     []func(http.Handler) http.Handler
 }
 
 func defaultOptions() options {
@@ -296,4 +297,23 @@ func WithIdleTimeout(d time.Duration) Option {
 // only.
 func WithDrainTimeout(d time.Duration) Option {
 	return listenerOnly("WithDrainTimeout", positive("drain timeout", d, func(o *options, d time.Duration) { o.drainTimeout = d }))
+}
+
+// WithHTTPMiddleware wraps the listener's whole handler in mw, so that
+// the application can add what its own http.Server would have: an
+// authentication check in front of the endpoint, or other paths served
+// beside it (a well-known document, a health check). The middleware sees
+// every request the listener reads, whatever its path, before the
+// transport's checks; what it passes on reaches the endpoint, and a path
+// other than the endpoint's still gets 404 there. Given several times,
+// the first is the outermost. Listener only: an application mounting a
+// [Handler] wraps it itself.
+func WithHTTPMiddleware(mw func(http.Handler) http.Handler) Option {
+	return listenerOnly("WithHTTPMiddleware", func(o *options) error {
+		if mw == nil {
+			return errors.New("streamablehttp: nil HTTP middleware")
+		}
+		o.middleware = append(o.middleware, mw)
+		return nil
+	})
 }

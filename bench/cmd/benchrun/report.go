@@ -409,7 +409,8 @@ func commit() string {
 	return c
 }
 
-// renderTargets checks the targets against this run.
+// renderTargets checks this run against the performance targets that
+// docs/PERFORMANCE.md states.
 func renderTargets(w func(string, ...any), t table, rounds int) {
 	w("### Targets, this run\n\n| target | measured | met |\n|---|---|---|\n")
 	verdict := func(ok bool, measured bool) string {

@@ -1,0 +1,3 @@
+package ex
+
+func Skipped() {}

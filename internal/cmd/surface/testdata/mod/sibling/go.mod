@@ -1,0 +1,3 @@
+module example.com/mod/sibling
+
+go 1.26

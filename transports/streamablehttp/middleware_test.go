@@ -1,0 +1,73 @@
+package streamablehttp_test
+
+import (
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/snodo-go/snodo/testkit"
+	"github.com/snodo-go/snodo/transports/streamablehttp"
+)
+
+// TestListenerMiddlewareSeesEveryRequest checks the middleware option:
+// the outermost middleware runs first, it can answer a path of its own,
+// refuse a request before the endpoint runs, or pass it on; a path it
+// passes on that is not the endpoint's still gets 404.
+func TestListenerMiddlewareSeesEveryRequest(t *testing.T) {
+	g := newGate()
+	var order []string
+	tag := func(name string) func(http.Handler) http.Handler {
+		return func(next http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				order = append(order, name)
+				next.ServeHTTP(w, r)
+			})
+		}
+	}
+	guard := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			switch {
+			case r.URL.Path == "/healthz":
+				_, _ = io.WriteString(w, "ok")
+			case r.Header.Get("X-Key") != "open":
+				http.Error(w, "refused", http.StatusUnauthorized)
+			default:
+				next.ServeHTTP(w, r)
+			}
+		})
+	}
+	srv := testkit.StartHTTP(t, testRuntime(t, g),
+		streamablehttp.WithHTTPMiddleware(tag("outer")), streamablehttp.WithHTTPMiddleware(tag("inner")),
+		streamablehttp.WithHTTPMiddleware(guard))
+	base := strings.TrimSuffix(srv.URL(), "/mcp")
+
+	resp, err := http.Get(base + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || string(body) != "ok" {
+		t.Fatalf("path served by the middleware: %d %q", resp.StatusCode, body)
+	}
+	if strings.Join(order, ",") != "outer,inner" {
+		t.Fatalf("middleware order %v", order)
+	}
+
+	if r := testkit.PostMCP(t, nil, srv.URL(), call(1, "hold", nil), nil); r.Status != http.StatusUnauthorized {
+		t.Fatalf("refused by the middleware: %d %s", r.Status, r.Body)
+	}
+	select {
+	case <-g.entered:
+		t.Fatal("a refused request reached its tool")
+	default:
+	}
+	open := func(r *http.Request) { r.Header.Set("X-Key", "open") }
+	if r := testkit.PostMCP(t, nil, srv.URL(), call(2, "echo", map[string]any{"text": "x"}), open); r.Status != http.StatusOK {
+		t.Fatalf("passed on: %d %s", r.Status, r.Body)
+	}
+	if r := testkit.PostMCP(t, nil, base+"/other", call(3, "echo", map[string]any{"text": "x"}), open); r.Status != http.StatusNotFound {
+		t.Fatalf("another path passed on: %d %s", r.Status, r.Body)
+	}
+}
