@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/snodo-go/snodo/internal/executor"
 	"github.com/snodo-go/snodo/jsonrpc"
 )
 
@@ -27,7 +28,7 @@ type reqEntry struct {
 	method   string
 	started  time.Time
 	deadline time.Time
-	ticket   *Ticket
+	ticket   *executor.Ticket
 	pid      *actor.PID
 
 	// cancelled is set by the connection when the client cancels the
