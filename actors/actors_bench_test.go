@@ -14,6 +14,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/internal/executor"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 func benchSystem(b *testing.B) *System {
@@ -162,16 +163,16 @@ func (w *lineCounter) Write(p []byte) (int, error) {
 
 func echoRuntime(b *testing.B) *dispatch.Runtime {
 	b.Helper()
-	rt, err := dispatch.New(dispatch.Implementation{Name: "bench", Version: "1.0.0"},
+	rt, err := dispatch.New(mcp.Implementation{Name: "bench", Version: "1.0.0"},
 		dispatch.WithLogger(slog.New(slog.DiscardHandler)),
-		dispatch.WithTool(dispatch.Tool{Name: "echo"}, func(_ context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		dispatch.WithTool(mcp.Tool{Name: "echo"}, func(_ context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			var a struct {
 				Text string `json:"text"`
 			}
 			if err := json.Unmarshal(req.Arguments, &a); err != nil {
 				return nil, err
 			}
-			return dispatch.TextResult(a.Text), nil
+			return mcp.TextResult(a.Text), nil
 		}),
 	)
 	if err != nil {

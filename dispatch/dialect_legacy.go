@@ -166,7 +166,7 @@ func legacyToolsCall(ctx context.Context, rt *Runtime, c *Call) (any, error) {
 // tool: its schemas must be object-rooted, as those revisions require
 // (the input schema always is; an output schema may be any 2020-12 schema
 // on 2026-07-28).
-func legacyCarries(t *Tool) bool {
+func legacyCarries(t *mcp.Tool) bool {
 	return objectRooted(t.InputSchema) && (len(t.OutputSchema) == 0 || objectRooted(t.OutputSchema))
 }
 

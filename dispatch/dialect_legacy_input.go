@@ -82,8 +82,8 @@ func (d legacyDialect) askClient(ctx context.Context, rt *Runtime, c *Call, ir *
 // clientRequestParams shapes an input request's params for the revision:
 // a url-mode elicitation gets the elicitationId 2025-11-25 requires, and
 // 2025-06-18, which has form mode only, no mode member.
-func (d legacyDialect) clientRequestParams(r InputRequest) (any, error) {
-	e, ok := r.(*ElicitRequest)
+func (d legacyDialect) clientRequestParams(r mcp.InputRequest) (any, error) {
+	e, ok := r.(*mcp.ElicitRequest)
 	if !ok {
 		return r, nil
 	}
@@ -104,6 +104,6 @@ func (d legacyDialect) clientRequestParams(r InputRequest) (any, error) {
 
 // urlElicitation is a url-mode elicitation as 2025-11-25 sends it.
 type urlElicitation struct {
-	ElicitRequest
+	mcp.ElicitRequest
 	ElicitationID string `json:"elicitationId"`
 }

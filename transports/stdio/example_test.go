@@ -7,13 +7,14 @@ import (
 	"io"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/transports/stdio"
 )
 
 // Start runs the transport in the background; any code can then reach the
 // connection by its name and send the client an application notification.
 func ExampleNotify() {
-	rt, err := dispatch.New(dispatch.Implementation{Name: "example", Version: "1.0.0"})
+	rt, err := dispatch.New(mcp.Implementation{Name: "example", Version: "1.0.0"})
 	if err != nil {
 		panic(err)
 	}
