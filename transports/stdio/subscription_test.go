@@ -211,7 +211,7 @@ func TestListenDoesNotBlockTheConnection(t *testing.T) {
 
 func TestListenCapsAndSlotReturn(t *testing.T) {
 	hub := dispatch.NewHub(dispatch.HubOptions{})
-	srv := testkit.StartStdio(t, subRuntime(t, hub), stdio.WithMaxSubscriptions(2))
+	srv := testkit.StartStdio(t, subRuntime(t, hub), stdio.WithLimits(stdio.Limits{MaxSubscriptions: 2}))
 	srv.Send(t, listen(1, map[string]any{"toolsListChanged": true}))
 	srv.Send(t, listen(2, map[string]any{"toolsListChanged": true}))
 	awaitAck(t, srv.Client, "1")
@@ -511,7 +511,7 @@ func TestIdleStreamsAreCheap(t *testing.T) {
 	hub := dispatch.NewHub(dispatch.HubOptions{})
 	rt := subRuntime(t, hub)
 	sup := quietSupervisor(t, rt, supervisor.WithLimits(supervisor.Limits{MaxSubscriptions: n + 1}))
-	srv := testkit.StartStdioWith(t, sup, rt, stdio.WithMaxSubscriptions(n+1))
+	srv := testkit.StartStdioWith(t, sup, rt, stdio.WithLimits(stdio.Limits{MaxSubscriptions: n + 1}))
 	// One stream first, so everything created once per connection exists.
 	srv.Send(t, listen(-1, map[string]any{"toolsListChanged": true}))
 	awaitAck(t, srv.Client, "-1")

@@ -6,10 +6,10 @@ import (
 	"net/http"
 	"sync"
 
-	"github.com/snodo-go/snodo/actors"
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/dispatch/jsonrpc"
 	"github.com/snodo-go/snodo/internal/executor"
+	"github.com/snodo-go/snodo/internal/tree"
 )
 
 // exchange connects the worker running a request to the goroutine
@@ -106,7 +106,7 @@ func (h *Handler) Execute(ctx context.Context, p *Prepared) (*Response, *StreamR
 		return h.executeListen(ctx, p)
 	}
 	call, rt := p.call, h.rt
-	spec := actors.RequestSpec{
+	spec := tree.RequestSpec{
 		ID:      call.Info.ID,
 		Method:  call.Info.Method,
 		Peer:    p.peer,

@@ -8,9 +8,9 @@ import (
 	"os"
 	"sync"
 
-	"github.com/snodo-go/snodo/actors"
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/internal/tree"
 )
 
 // Prepared is a request that passed every check and was admitted by the
@@ -38,7 +38,7 @@ type Prepared struct {
 	mu       sync.Mutex
 	executed bool
 	finished bool
-	task     *actors.HostRequest
+	task     tree.Exchange
 }
 
 // Method returns the JSON-RPC method of the request ("GET" for a

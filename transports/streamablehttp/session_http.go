@@ -4,10 +4,10 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/snodo-go/snodo/actors"
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/dispatch/jsonrpc"
 	"github.com/snodo-go/snodo/internal/executor"
+	"github.com/snodo-go/snodo/internal/tree"
 )
 
 // The HTTP side of initialize-era sessions (WithSessions): which session a
@@ -99,7 +99,7 @@ func (h *Handler) executeGet(p *Prepared) (*Response, *StreamResponse) {
 		return errorResponse(http.StatusServiceUnavailable, jsonrpc.NullID, errSubscriptionCap), nil
 	}
 	p.release = release
-	task, err := h.host.BeginStream(&actors.StreamSpec{
+	task, err := h.host.BeginStream(tree.StreamSpec{
 		Method:   http.MethodGet,
 		Peer:     p.peer,
 		Describe: func() map[string]string { return map[string]string{"stream": "session"} },
