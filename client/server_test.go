@@ -164,8 +164,6 @@ func drainSignals() {
 	}
 }
 
-func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
-
 // suggest suggests the values that start with what was typed.
 func suggest(values ...string) dispatch.CompletionHandler {
 	return func(_ context.Context, req *dispatch.CompleteRequest) (*dispatch.Completion, error) {

@@ -2,7 +2,7 @@
 // every tool, resource, template and prompt the official conformance suite
 // exercises, plus echo and sleep for load tests.
 //
-//	everything -transport stdio [-subscriptions=false]  # MCP on standard input and output
+//	everything -transport stdio [-subscriptions=false] [-page-size N]  # MCP on standard input and output
 //	everything -transport http [-addr 127.0.0.1:0] [-sessions]
 //	everything -transport handler [-addr 127.0.0.1:0] [-sessions]
 //
@@ -19,7 +19,9 @@
 // no subscriptions/listen, no resources/subscribe), for a server that is
 // one of several processes answering stateless requests in turn, where a
 // change made through one request cannot reach a stream another process
-// holds. Logs go to standard error.
+// holds. -page-size sets the number of items per page of every list (the
+// default is dispatch.Limits' PageSize), so that a client's pagination
+// can be tried on short lists. Logs go to standard error.
 package main
 
 import (
@@ -31,6 +33,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/snodo-go/snodo/dispatch"
 )
 
 func main() {
@@ -45,6 +49,7 @@ type config struct {
 	addr          string
 	sessions      bool
 	subscriptions bool
+	pageSize      int
 }
 
 // run parses args and serves until the transport ends; it returns the
@@ -57,11 +62,16 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	fs.StringVar(&cfg.addr, "addr", "127.0.0.1:0", "address the HTTP modes listen on")
 	fs.BoolVar(&cfg.sessions, "sessions", false, "serve initialize-era HTTP sessions (Mcp-Session-Id)")
 	fs.BoolVar(&cfg.subscriptions, "subscriptions", true, "serve list changes and resource subscriptions from a hub")
+	fs.IntVar(&cfg.pageSize, "page-size", 0, "items per page of list results (0: the library's default)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	rt, hub, err := newRuntimeWith(logger, cfg.subscriptions)
+	var extra []dispatch.Option
+	if cfg.pageSize > 0 {
+		extra = append(extra, dispatch.WithLimits(dispatch.Limits{PageSize: cfg.pageSize}))
+	}
+	rt, hub, err := newRuntimeWith(logger, cfg.subscriptions, extra...)
 	if err != nil {
 		logger.Error("invalid server definition", "error", err)
 		return 1

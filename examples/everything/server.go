@@ -19,7 +19,8 @@ func newRuntime(logger *slog.Logger) (*dispatch.Runtime, error) {
 // hub. With it, change events reach subscriptions/listen streams and the
 // sessions of initialize-era clients (list_changed, resources/subscribe),
 // and the registry lets the trigger tools change the lists for real.
-func newRuntimeWith(logger *slog.Logger, subscriptions bool) (*dispatch.Runtime, *dispatch.Hub, error) {
+// extra options come last (the -page-size flag's limits).
+func newRuntimeWith(logger *slog.Logger, subscriptions bool, extra ...dispatch.Option) (*dispatch.Runtime, *dispatch.Hub, error) {
 	var hub *dispatch.Hub
 	if subscriptions {
 		hub = dispatch.NewHub(dispatch.HubOptions{})
@@ -34,7 +35,7 @@ func newRuntimeWith(logger *slog.Logger, subscriptions bool) (*dispatch.Runtime,
 	if hub != nil {
 		opts = append(opts, dispatch.WithSubscriptions(hub))
 	}
-	for _, group := range [][]dispatch.Option{contentTools(), protocolTools(reg), mrtrTools(), resources(), prompts()} {
+	for _, group := range [][]dispatch.Option{contentTools(), protocolTools(reg), mrtrTools(), clientTools(), resources(), prompts(), extra} {
 		opts = append(opts, group...)
 	}
 	rt, err := dispatch.New(dispatch.Implementation{Name: "snodo-everything", Title: "snodo conformance fixture", Version: "0.1.0"}, opts...)

@@ -1,15 +1,15 @@
-package client_test
+// The repository's own client (package client) against the official Go
+// SDK's conformance server and against the fixture.
+
+package interop
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
-	"fmt"
 	"maps"
-	"net"
 	"net/http"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -17,87 +17,107 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/client"
+	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/testkit"
 )
 
-// The official Go SDK's conformance server, installed by the tests with
-// the Go toolchain (it is not a dependency of the module).
-const everythingServer = "github.com/modelcontextprotocol/go-sdk/conformance/everything-server@v1.8.0"
-
-var (
-	installOnce sync.Once
-	installPath string
-	installErr  error
-)
-
-// everything returns the path of the conformance server, installing it
-// on first use into a folder of the system's temporary directory.
-func everything(t *testing.T) string {
+// sdkServerHTTP starts the official Go SDK's conformance server on
+// 127.0.0.1:0 and returns its URL, read from the socket it listens on.
+// stateful selects the session mode the 2025 revisions need.
+func sdkServerHTTP(t *testing.T, stateful bool) string {
 	t.Helper()
-	if os.Getenv("SNODO_SKIP_CONFORMANCE") != "" {
-		t.Skip("SNODO_SKIP_CONFORMANCE is set: not testing against the official conformance server")
-	}
-	installOnce.Do(func() {
-		dir := filepath.Join(os.TempDir(), "snodo-go-conformance", "everything-server-v1.8.0")
-		if installErr = os.MkdirAll(dir, 0o755); installErr != nil {
-			return
-		}
-		cmd := exec.Command("go", "install", everythingServer)
-		cmd.Env = append(os.Environ(), "GOBIN="+dir, "GOFLAGS=-buildvcs=false")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			installErr = fmt.Errorf("go install %s: %v\n%s", everythingServer, err, out)
-			return
-		}
-		installPath = filepath.Join(dir, "everything-server")
-	})
-	if installErr != nil {
-		t.Fatal(installErr)
-	}
-	return installPath
-}
-
-// everythingHTTP starts the conformance server on a free 127.0.0.1 port
-// and returns its URL. stateful selects the session mode the 2025
-// revisions need.
-func everythingHTTP(t *testing.T, stateful bool) string {
-	t.Helper()
-	path := everything(t)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	args := []string{"-http=" + addr}
+	args := []string{"-http=127.0.0.1:0"}
 	if stateful {
 		args = append(args, "-stateless=false")
 	}
-	cmd := exec.Command(path, args...)
+	cmd := exec.Command(bin.sdkServer, args...)
+	stderr := &lockedBuffer{}
+	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
 	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
+		_ = cmd.Process.Kill()
+		<-exited
 	})
-	// Ready once it accepts connections.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		conn, err := net.DialTimeout("tcp", addr, time.Second)
-		if err == nil {
-			conn.Close()
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the conformance server did not listen on %s: %v", addr, err)
-		}
-		time.Sleep(20 * time.Millisecond)
+	addr, err := listeningAddr(cmd.Process.Pid, exited, readyTimeout)
+	if err != nil {
+		t.Fatalf("the Go SDK's conformance server: %v: %s", err, stderr)
 	}
 	return "http://" + addr + "/"
 }
 
-// handlers answer every kind of input request the conformance server
+// TestSnodoClientFixture makes the conformance calls against our own fixture on
+// each of its lanes, with every frame it sends checked against the schema.
+func TestSnodoClientFixture(t *testing.T) {
+	lanes := map[string]func(t *testing.T) client.Transport{
+		"stdio":   func(t *testing.T) client.Transport { return client.Command(bin.everything, "-transport", "stdio") },
+		"http":    func(t *testing.T) client.Transport { return client.HTTP(startHTTP(t, laneNative, false).URL) },
+		"handler": func(t *testing.T) client.Transport { return client.HTTP(startHTTP(t, laneHandler, false).URL) },
+	}
+	for name, lane := range lanes {
+		t.Run(name, func(t *testing.T) {
+			c := testkit.Connect(t, lane(t), snodoHandlers()...)
+			snodoCheckEverything(t, c, client.Version20260728, c.Server().Implementation.Name, ourInputTexts)
+			ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+			defer cancel()
+			sub, err := c.Listen(ctx, client.SubscriptionFilter{ToolsListChanged: true, ResourceSubscriptions: []string{"test://watched-resource"}})
+			if err != nil {
+				// Until our server serves subscriptions.
+				if !errors.Is(err, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound}) {
+					t.Fatalf("listen: %v", err)
+				}
+				return
+			}
+			sub.Close()
+			snodoCheckListen(t, c)
+		})
+	}
+}
+
+// ourInputTexts are what our fixture answers to the multi round-trip
+// tools once the handlers have answered.
+var ourInputTexts = map[string][]string{
+	"test_input_required_result_elicitation":     {"Hello, Ada!"},
+	"test_input_required_result_sampling":        {"Bonjour"},
+	"test_input_required_result_list_roots":      {"file:///tmp/project"},
+	"test_input_required_result_request_state":   {"state-ok"},
+	"test_input_required_result_multiple_inputs": {"name=Ada", `greeting="Bonjour"`, "roots=file:///tmp/project"},
+	"test_input_required_result_multi_round":     {"Ada likes Ada"},
+}
+
+// snodoConnect connects this repository's client and closes it when the
+// test ends.
+func snodoConnect(t *testing.T, tr client.Transport, opts ...client.Option) *client.Client {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+	defer cancel()
+	c, err := client.New(ctx, tr, opts...)
+	if err != nil {
+		t.Fatalf("connecting: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := c.Close(); err != nil {
+			t.Errorf("closing: %v", err)
+		}
+	})
+	return c
+}
+
+// snodoText is the one text block of a result.
+func snodoText(t *testing.T, res *client.CallToolResult) string {
+	t.Helper()
+	if len(res.Content) != 1 || res.Content[0].Type != "text" {
+		t.Fatalf("want one text block, got %+v", res.Content)
+	}
+	return res.Content[0].Text
+}
+
+// snodoHandlers answer every kind of input request the conformance server
 // asks for.
-func handlers() []client.Option {
+func snodoHandlers() []client.Option {
 	return []client.Option{
 		client.WithElicitation(func(_ context.Context, req *client.ElicitRequest) (*client.ElicitResult, error) {
 			var schema struct {
@@ -106,7 +126,7 @@ func handlers() []client.Option {
 				} `json:"properties"`
 			}
 			if len(req.RequestedSchema) > 0 {
-				if err := jsonUnmarshal(req.RequestedSchema, &schema); err != nil {
+				if err := json.Unmarshal(req.RequestedSchema, &schema); err != nil {
 					return nil, err
 				}
 			}
@@ -135,46 +155,46 @@ func handlers() []client.Option {
 	}
 }
 
-type everythingCase struct {
+type sdkServerCase struct {
 	name      string
 	transport func(t *testing.T) client.Transport
 	version   string
 	versions  []string
 }
 
-func everythingCases() []everythingCase {
-	stdio := func(t *testing.T) client.Transport { return client.Command(everything(t)) }
-	return []everythingCase{
+func sdkServerCases() []sdkServerCase {
+	stdio := func(t *testing.T) client.Transport { return client.Command(bin.sdkServer) }
+	return []sdkServerCase{
 		{name: "stdio/2026-07-28", transport: stdio, version: client.Version20260728},
 		{name: "stdio/2025-11-25", transport: stdio, version: client.Version20251125, versions: []string{client.Version20251125, client.Version20250618}},
 		{name: "stdio/2025-06-18", transport: stdio, version: client.Version20250618, versions: []string{client.Version20250618}},
-		{name: "http/2026-07-28", transport: func(t *testing.T) client.Transport { return client.HTTP(everythingHTTP(t, false)) }, version: client.Version20260728},
+		{name: "http/2026-07-28", transport: func(t *testing.T) client.Transport { return client.HTTP(sdkServerHTTP(t, false)) }, version: client.Version20260728},
 		// A stateful server names only the 2025 revisions in
 		// server/discover: the client negotiates the newest through
 		// initialize, with a session.
-		{name: "http-stateful/2025-11-25", transport: func(t *testing.T) client.Transport { return client.HTTP(everythingHTTP(t, true)) }, version: client.Version20251125},
-		{name: "http-stateful/2025-06-18", transport: func(t *testing.T) client.Transport { return client.HTTP(everythingHTTP(t, true)) }, version: client.Version20250618, versions: []string{client.Version20250618}},
+		{name: "http-stateful/2025-11-25", transport: func(t *testing.T) client.Transport { return client.HTTP(sdkServerHTTP(t, true)) }, version: client.Version20251125},
+		{name: "http-stateful/2025-06-18", transport: func(t *testing.T) client.Transport { return client.HTTP(sdkServerHTTP(t, true)) }, version: client.Version20250618, versions: []string{client.Version20250618}},
 	}
 }
 
-func TestEverythingServer(t *testing.T) {
-	for _, tc := range everythingCases() {
+func TestSnodoClientGoSDKServer(t *testing.T) {
+	for _, tc := range sdkServerCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel() // each case has its own server process
-			opts := handlers()
+			opts := snodoHandlers()
 			if tc.versions != nil {
 				opts = append(opts, client.WithProtocolVersions(tc.versions...))
 			}
-			c := connect(t, tc.transport(t), opts...)
-			checkEverything(t, c, tc.version, "mcp-conformance-test-server", sdkInputTexts)
-			checkResourceSubscription(t, c)
+			c := snodoConnect(t, tc.transport(t), opts...)
+			snodoCheckEverything(t, c, tc.version, "mcp-conformance-test-server", sdkInputTexts)
+			snodoCheckListen(t, c)
 		})
 	}
 }
 
-// checkEverything makes the calls the conformance fixtures answer alike:
+// snodoCheckEverything makes the calls the conformance fixtures answer alike:
 // the official Go SDK's and ours (examples/everything).
-func checkEverything(t *testing.T, c *client.Client, version, server string, inputTexts map[string][]string) {
+func snodoCheckEverything(t *testing.T, c *client.Client, version, server string, inputTexts map[string][]string) {
 	t.Helper()
 	ctx := context.Background()
 	if got := c.ProtocolVersion(); got != version {
@@ -187,14 +207,14 @@ func checkEverything(t *testing.T, c *client.Client, version, server string, inp
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !hasTool(tools, "test_simple_text") || !hasTool(tools, "test_tool_with_progress") {
+	if !snodoHasTool(tools, "test_simple_text") || !snodoHasTool(tools, "test_tool_with_progress") {
 		t.Fatalf("tools/list lacks the conformance tools: %d tools", len(tools))
 	}
 	res, err := c.CallTool(ctx, "test_simple_text", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := textOf(t, res); got != "This is a simple text response for testing." {
+	if got := snodoText(t, res); got != "This is a simple text response for testing." {
 		t.Fatalf("test_simple_text: %q", got)
 	}
 	var progress []client.Progress
@@ -237,13 +257,13 @@ func checkEverything(t *testing.T, c *client.Client, version, server string, inp
 		t.Fatalf("completion/complete: %+v, %v", cr, err)
 	}
 	if version == client.Version20260728 {
-		checkInputRequired(t, c, inputTexts)
+		snodoCheckInputRequired(t, c, inputTexts)
 	} else {
-		checkServerRequests(t, c)
+		snodoCheckServerRequests(t, c)
 	}
 }
 
-func hasTool(tools []client.Tool, name string) bool {
+func snodoHasTool(tools []client.Tool, name string) bool {
 	for _, tl := range tools {
 		if tl.Name == name {
 			return true
@@ -263,10 +283,10 @@ var sdkInputTexts = map[string][]string{
 	"test_input_required_result_multi_round":     {"Multi-round complete"},
 }
 
-// checkInputRequired runs the multi round-trip tools: the registered
+// snodoCheckInputRequired runs the multi round-trip tools: the registered
 // handlers answer every round, and each result contains the texts want
 // names.
-func checkInputRequired(t *testing.T, c *client.Client, want map[string][]string) {
+func snodoCheckInputRequired(t *testing.T, c *client.Client, want map[string][]string) {
 	t.Helper()
 	ctx := context.Background()
 	for _, tool := range slices.Sorted(maps.Keys(sdkInputTexts)) {
@@ -274,7 +294,7 @@ func checkInputRequired(t *testing.T, c *client.Client, want map[string][]string
 		if err != nil {
 			t.Fatalf("%s: %v", tool, err)
 		}
-		got := textOf(t, res)
+		got := snodoText(t, res)
 		if len(want[tool]) == 0 {
 			t.Fatalf("%s: no expectation for %q", tool, got)
 		}
@@ -290,30 +310,30 @@ func checkInputRequired(t *testing.T, c *client.Client, want map[string][]string
 	}
 }
 
-// checkServerRequests: in the initialize era the server asks by
+// snodoCheckServerRequests: in the initialize era the server asks by
 // server-to-client requests, which the same handlers answer.
-func checkServerRequests(t *testing.T, c *client.Client) {
+func snodoCheckServerRequests(t *testing.T, c *client.Client) {
 	t.Helper()
 	ctx := context.Background()
 	res, err := c.CallTool(ctx, "test_elicitation", map[string]any{"message": "Who are you?"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := textOf(t, res); got != "Elicitation result: action=accept, content=map[username:Ada]" {
+	if got := snodoText(t, res); got != "Elicitation result: action=accept, content=map[username:Ada]" {
 		t.Fatalf("test_elicitation: %q", got)
 	}
 	res, err = c.CallTool(ctx, "test_sampling", map[string]any{"prompt": "Say hello"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := textOf(t, res); got != "LLM response: Bonjour" {
+	if got := snodoText(t, res); got != "LLM response: Bonjour" {
 		t.Fatalf("test_sampling: %q", got)
 	}
 }
 
-// checkResourceSubscription listens to the watched resource, which the
+// snodoCheckListen listens to the watched resource, which the
 // server updates every 3 seconds, and to tool list changes.
-func checkResourceSubscription(t *testing.T, c *client.Client) {
+func snodoCheckListen(t *testing.T, c *client.Client) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
@@ -358,29 +378,29 @@ func checkResourceSubscription(t *testing.T, c *client.Client) {
 	}
 }
 
-// recorder is an http.RoundTripper that records each request's method
+// sessionRecorder is an http.RoundTripper that records each request's method
 // and session header.
-type recorder struct {
+type sessionRecorder struct {
 	mu   sync.Mutex
 	seen []string
 	next http.RoundTripper
 }
 
-func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
+func (r *sessionRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
 	r.mu.Lock()
 	r.seen = append(r.seen, req.Method+" "+req.Header.Get("Mcp-Session-Id"))
 	r.mu.Unlock()
 	return r.next.RoundTrip(req)
 }
 
-// TestEverythingSessionDeletedOnClose: on an initialize-era HTTP
+// TestSnodoClientSessionDeletedOnClose: on an initialize-era HTTP
 // connection the client sends the session the server issued on every
 // request, and DELETE on Close, after which the server no longer knows it.
-func TestEverythingSessionDeletedOnClose(t *testing.T) {
-	url := everythingHTTP(t, true)
+func TestSnodoClientSessionDeletedOnClose(t *testing.T) {
+	url := sdkServerHTTP(t, true)
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	defer tr.CloseIdleConnections()
-	rec := &recorder{next: tr}
+	rec := &sessionRecorder{next: tr}
 	h := client.HTTP(url)
 	h.Client = &http.Client{Transport: rec}
 	ctx := context.Background()
