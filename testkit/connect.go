@@ -136,7 +136,7 @@ func ConnectDirect(t testing.TB, rt *dispatch.Runtime, opts ...client.Option) *c
 // input; Serve must then return, and the supervisor is closed.
 func ConnectStdio(t testing.TB, rt *dispatch.Runtime, opts ...client.Option) *client.Client {
 	t.Helper()
-	sup, err := supervisor.New(supervisor.WithLogger(rt.Logger()))
+	sup, err := supervisor.New(rt)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"time"
 
@@ -26,7 +27,7 @@ type headerRules struct{ rt *dispatch.Runtime }
 const catalogTimeout = 10 * time.Second
 
 // loadHeaderRules copies the catalog of the stdio server c serves.
-func loadHeaderRules(c *child) (*headerRules, error) {
+func loadHeaderRules(c *child, logger *slog.Logger) (*headerRules, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), catalogTimeout)
 	defer cancel()
 	var discover struct {
@@ -35,7 +36,7 @@ func loadHeaderRules(c *child) (*headerRules, error) {
 	if err := c.call(ctx, "server/discover", nil, &discover); err != nil {
 		return nil, err
 	}
-	opts := []dispatch.Option{dispatch.WithProtocolVersions(discover.Versions...)}
+	opts := []dispatch.Option{dispatch.WithProtocolVersions(discover.Versions...), dispatch.WithLogger(logger)}
 	cursor := ""
 	for page := 0; ; page++ {
 		if page == 1000 {

@@ -57,7 +57,7 @@ func run(ctx context.Context, logger *slog.Logger, addr, token string, check boo
 	}
 	// One supervision tree for the application's MCP endpoints; several
 	// handlers (and a stdio transport) could share it and its executor.
-	sup, err := supervisor.New(supervisor.WithLogger(logger))
+	sup, err := supervisor.New(rt)
 	if err != nil {
 		return err
 	}

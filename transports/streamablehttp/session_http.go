@@ -7,6 +7,7 @@ import (
 	"github.com/snodo-go/snodo/actors"
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/internal/executor"
 )
 
 // The HTTP side of initialize-era sessions (WithSessions): which session a
@@ -116,8 +117,8 @@ func (h *Handler) executeGet(p *Prepared) (*Response, *StreamResponse) {
 
 // issueSession issues an id for the session of a successful initialize
 // and returns it ("" when there is none to issue).
-func (h *Handler) issueSession(p *Prepared, r actors.Result) string {
-	if p.newSess == nil || r.Status != actors.Completed {
+func (h *Handler) issueSession(p *Prepared, r executor.Result) string {
+	if p.newSess == nil || r.Status != executor.Completed {
 		return ""
 	}
 	out, _ := r.Value.(dispatch.Outcome)
