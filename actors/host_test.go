@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
 	"github.com/snodo-go/snodo/internal/executor"
+	"github.com/snodo-go/snodo/jsonrpc"
 )
 
 func newHostSystem(t *testing.T) (*System, *executor.Executor) {

@@ -15,8 +15,8 @@ import (
 	"strings"
 
 	"github.com/snodo-go/snodo/dispatch"
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
 	"github.com/snodo-go/snodo/examples/internal/excheck"
+	"github.com/snodo-go/snodo/jsonrpc"
 )
 
 func main() { excheck.MainWith(newRuntime, checks, printSession) }

@@ -18,8 +18,8 @@ import (
 	"sync"
 
 	"github.com/snodo-go/snodo/dispatch"
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
 	"github.com/snodo-go/snodo/examples/internal/excheck"
+	"github.com/snodo-go/snodo/jsonrpc"
 )
 
 // Counters is the application's own state. The Runtime never holds it;

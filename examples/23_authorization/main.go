@@ -17,8 +17,8 @@ import (
 	"sync"
 
 	"github.com/snodo-go/snodo/dispatch"
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
 	"github.com/snodo-go/snodo/examples/internal/excheck"
+	"github.com/snodo-go/snodo/jsonrpc"
 )
 
 // User is the verified identity the application's authentication attaches
