@@ -4,7 +4,8 @@ import (
 	"testing"
 
 	"github.com/snodo-go/snodo/dispatch"
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/testkit"
 )
 
@@ -22,17 +23,17 @@ func TestUnversionedMessages(t *testing.T) {
 	// ping on a connection that has not negotiated (or whose initialize
 	// has not been answered yet).
 	sess := dispatch.NewSession()
-	if f := testkit.DispatchVersion(t, rt, dispatch.Version20251125, legacyRequest(1, "ping", nil), onStdio(sess)); f.Error != nil || string(f.Result) != "{}" {
+	if f := testkit.DispatchVersion(t, rt, mcp.Version20251125, legacyRequest(1, "ping", nil), onStdio(sess)); f.Error != nil || string(f.Result) != "{}" {
 		t.Fatalf("ping without a revision on stdio: %s", f.Raw)
 	}
 	// ... and over HTTP with neither header nor session.
-	if f := testkit.DispatchVersion(t, rt, dispatch.Version20251125, legacyRequest(2, "ping", nil), overHTTP); f.Error != nil || string(f.Result) != "{}" {
+	if f := testkit.DispatchVersion(t, rt, mcp.Version20251125, legacyRequest(2, "ping", nil), overHTTP); f.Error != nil || string(f.Result) != "{}" {
 		t.Fatalf("ping without a revision over HTTP: %s", f.Raw)
 	}
 	// A 2025 request over HTTP without the header is an initialize-era
 	// request, not a 2026-07-28 one missing its Mcp-Method header.
 	// The frame is checked against the 2025-11-25 schema.
-	f := testkit.DispatchVersion(t, rt, dispatch.Version20251125, legacyRequest(3, "tools/list", nil), overHTTP)
+	f := testkit.DispatchVersion(t, rt, mcp.Version20251125, legacyRequest(3, "tools/list", nil), overHTTP)
 	if res := resultOf(t, f); res["tools"] == nil {
 		t.Fatalf("tools/list without a revision over HTTP: %s", f.Raw)
 	}
