@@ -13,9 +13,9 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/snodo-go/snodo/dispatch"
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
 	"github.com/snodo-go/snodo/internal/executor"
 	"github.com/snodo-go/snodo/internal/tree"
+	"github.com/snodo-go/snodo/jsonrpc"
 )
 
 // Messages of the connection actor. Those sent by goroutines it owns, by

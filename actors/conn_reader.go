@@ -10,9 +10,9 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/snodo-go/snodo/dispatch"
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
 	"github.com/snodo-go/snodo/internal/executor"
 	"github.com/snodo-go/snodo/internal/tree"
+	"github.com/snodo-go/snodo/jsonrpc"
 )
 
 // readLoop is the connection's reader goroutine. It frames, decodes,

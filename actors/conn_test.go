@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
 	"github.com/snodo-go/snodo/internal/executor"
 	"github.com/snodo-go/snodo/internal/tree"
+	"github.com/snodo-go/snodo/jsonrpc"
 )
 
 // sessionDialect is a stand-in for an initialize-era revision: it serves

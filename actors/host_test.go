@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
 	"github.com/snodo-go/snodo/internal/executor"
 	"github.com/snodo-go/snodo/internal/tree"
+	"github.com/snodo-go/snodo/jsonrpc"
 )
 
 func newHostSystem(t *testing.T) (*system, *executor.Executor) {

@@ -6,9 +6,9 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
 	"github.com/snodo-go/snodo/internal/executor"
 	"github.com/snodo-go/snodo/internal/tree"
+	"github.com/snodo-go/snodo/jsonrpc"
 )
 
 // requestActor stands for one admitted request in the tree. Its work runs

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 // headerRules applies the library's own 2026-07-28 header rules
@@ -81,9 +82,9 @@ func (c *child) call(ctx context.Context, method string, params map[string]any, 
 		params = map[string]any{}
 	}
 	params["_meta"] = map[string]any{
-		dispatch.MetaProtocolVersion:    dispatch.Version20260728,
-		dispatch.MetaClientCapabilities: map[string]any{},
-		dispatch.MetaClientInfo:         map[string]any{"name": "stdiobridge", "version": "0"},
+		mcp.MetaProtocolVersion:    mcp.Version20260728,
+		mcp.MetaClientCapabilities: map[string]any{},
+		mcp.MetaClientInfo:         map[string]any{"name": "stdiobridge", "version": "0"},
 	}
 	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": "stdiobridge", "method": method, "params": params})
 	if err != nil {

@@ -8,8 +8,8 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/snodo-go/snodo/dispatch"
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
 	snodootel "github.com/snodo-go/snodo/instrumentation/otel"
+	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/testkit"
 )
 

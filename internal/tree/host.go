@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/internal/executor"
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/jsonrpc"
 )
 
 // HostConfig describes a Host.

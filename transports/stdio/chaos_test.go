@@ -268,9 +268,8 @@ func TestChaosOwnerDiesWithQueuedWork(t *testing.T) {
 	if s := out.String(); s != "" {
 		t.Fatalf("the dead connection wrote %q", s)
 	}
-	st := sup.Executor().Stats()
-	if st.Queued != 0 {
-		t.Fatalf("executor after the owner died: %+v", st)
+	if n := executorCount(t, sup, "queued"); n != 0 {
+		t.Fatalf("executor after the owner died: %d queued", n)
 	}
 	survivor.CloseInput()
 	if err := survivor.Wait(t); err != nil {

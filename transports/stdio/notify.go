@@ -7,8 +7,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
 	"github.com/snodo-go/snodo/internal/tree"
+	"github.com/snodo-go/snodo/jsonrpc"
 )
 
 // The kinds of failure [Conn.Notify] reports. Each is distinct: test with

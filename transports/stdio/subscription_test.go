@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/testkit"
 	"github.com/snodo-go/snodo/transports/stdio"
@@ -53,7 +54,7 @@ func subID(f *testkit.Frame) string {
 		Meta map[string]json.RawMessage `json:"_meta"`
 	}
 	_ = json.Unmarshal(f.Params, &p)
-	return string(p.Meta[dispatch.MetaSubscriptionID])
+	return string(p.Meta[mcp.MetaSubscriptionID])
 }
 
 // awaitAck waits for the acknowledgement of stream id (JSON text).
@@ -204,8 +205,8 @@ func TestListenDoesNotBlockTheConnection(t *testing.T) {
 		}
 	}
 	// Open streams hold no execution slot.
-	if st := srv.Sup.Executor().Stats(); st.Running != 0 || st.Subscriptions != 3 {
-		t.Fatalf("executor: %+v", st)
+	if running, subs := executorCount(t, srv.Sup, "running"), executorCount(t, srv.Sup, "subscriptions"); running != 0 || subs != 3 {
+		t.Fatalf("executor: %d running, %d subscriptions", running, subs)
 	}
 }
 
@@ -229,8 +230,8 @@ func TestListenCapsAndSlotReturn(t *testing.T) {
 	if st := hub.Stats(); st.Listeners != 1 {
 		t.Fatalf("the cancelled stream's source is still attached: %+v", st)
 	}
-	if st := srv.Sup.Executor().Stats(); st.Subscriptions != 1 {
-		t.Fatalf("executor subscriptions after a cancel: %d", st.Subscriptions)
+	if n := executorCount(t, srv.Sup, "subscriptions"); n != 1 {
+		t.Fatalf("executor subscriptions after a cancel: %d", n)
 	}
 	srv.Send(t, listen(4, map[string]any{"toolsListChanged": true}))
 	awaitAck(t, srv.Client, "4")
@@ -410,8 +411,8 @@ func TestHubCompletionEndsStreamsWithResultThenCancelled(t *testing.T) {
 		t.Fatalf("final result: %s", got[2].Raw)
 	}
 	waitSubscriptions(t, srv.Sup, 0)
-	if st := srv.Sup.Executor().Stats(); st.Subscriptions != 0 {
-		t.Fatalf("slot not returned: %+v", st)
+	if n := executorCount(t, srv.Sup, "subscriptions"); n != 0 {
+		t.Fatalf("slot not returned: %d taken", n)
 	}
 	if st := hub.Stats(); st.Listeners != 0 {
 		t.Fatalf("source not closed: %+v", st)
@@ -436,8 +437,8 @@ func TestEOFCompletesOpenStreams(t *testing.T) {
 			t.Fatalf("stream %s at EOF: %d frames of %d", id, len(got), len(frames))
 		}
 	}
-	if st := srv.Sup.Executor().Stats(); st.Subscriptions != 0 {
-		t.Fatalf("slots not returned: %+v", st)
+	if n := executorCount(t, srv.Sup, "subscriptions"); n != 0 {
+		t.Fatalf("slots not returned: %d taken", n)
 	}
 	if st := hub.Stats(); st.Listeners != 0 {
 		t.Fatalf("sources not closed: %+v", st)
@@ -458,8 +459,8 @@ func TestOwnerDeathClosesStreamsAndReturnsSlots(t *testing.T) {
 	if err := srv.Wait(t); err == nil {
 		t.Fatal("a cancelled transport reported a clean end")
 	}
-	if st := srv.Sup.Executor().Stats(); st.Subscriptions != 0 {
-		t.Fatalf("slots not returned: %+v", st)
+	if n := executorCount(t, srv.Sup, "subscriptions"); n != 0 {
+		t.Fatalf("slots not returned: %d taken", n)
 	}
 	if st := hub.Stats(); st.Listeners != 0 {
 		t.Fatalf("sources not closed: %+v", st)
@@ -492,8 +493,8 @@ func TestListenSourceFailuresReachTheClientAsErrors(t *testing.T) {
 		t.Fatalf("after the failures: %s", r.Raw)
 	}
 	waitSubscriptions(t, srv.Sup, 0)
-	if st := srv.Sup.Executor().Stats(); st.Subscriptions != 0 {
-		t.Fatalf("slots not returned: %+v", st)
+	if n := executorCount(t, srv.Sup, "subscriptions"); n != 0 {
+		t.Fatalf("slots not returned: %d taken", n)
 	}
 }
 

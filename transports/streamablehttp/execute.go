@@ -7,9 +7,10 @@ import (
 	"sync"
 
 	"github.com/snodo-go/snodo/dispatch"
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
 	"github.com/snodo-go/snodo/internal/executor"
 	"github.com/snodo-go/snodo/internal/tree"
+	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 // exchange connects the worker running a request to the goroutine
@@ -141,7 +142,7 @@ func (h *Handler) Execute(ctx context.Context, p *Prepared) (*Response, *StreamR
 		status, frame := h.final(p, ev.result)
 		resp := &Response{Status: status, ContentType: mediaJSON, Body: frame}
 		if id := h.issueSession(p, ev.result); id != "" {
-			resp.Header = http.Header{HeaderSessionID: {id}}
+			resp.Header = http.Header{mcp.HeaderSessionID: {id}}
 		}
 		p.finish()
 		return resp, nil

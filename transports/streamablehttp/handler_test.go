@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/testkit"
 	"github.com/snodo-go/snodo/transports/streamablehttp"

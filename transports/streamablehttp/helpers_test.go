@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/testkit"
 )

@@ -9,8 +9,8 @@ import (
 	"sync"
 
 	"github.com/snodo-go/snodo/dispatch"
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
 	"github.com/snodo-go/snodo/internal/tree"
+	"github.com/snodo-go/snodo/jsonrpc"
 )
 
 // Prepared is a request that passed every check and was admitted by the

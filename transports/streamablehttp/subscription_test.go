@@ -12,6 +12,7 @@ import (
 
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/instrumentation"
+	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/testkit"
 	"github.com/snodo-go/snodo/transports/streamablehttp"
@@ -172,7 +173,7 @@ func subscriptionID(f *testkit.Frame) string {
 		Meta map[string]json.RawMessage `json:"_meta"`
 	}
 	_ = json.Unmarshal(f.Params, &p)
-	return string(p.Meta[dispatch.MetaSubscriptionID])
+	return string(p.Meta[mcp.MetaSubscriptionID])
 }
 
 func TestListenAcknowledgesTagsFiltersAndCompletes(t *testing.T) {
