@@ -1,5 +1,7 @@
 package actors
 
+// The application handlers a connection has started, for a bounded shutdown.
+
 import (
 	"context"
 	"slices"

@@ -1,5 +1,7 @@
 package actors
 
+// The request actor: one per request in flight, owning its cancellation.
+
 import (
 	"strconv"
 	"sync/atomic"

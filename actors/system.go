@@ -1,5 +1,7 @@
 package actors
 
+// The actor system: one per supervision tree, its props, logging and names.
+
 import (
 	"context"
 	"fmt"
