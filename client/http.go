@@ -44,6 +44,11 @@ type HTTPTransport struct {
 	Header http.Header
 	// MaxResponseBytes bounds responses (default 16 MiB).
 	MaxResponseBytes int64
+	// TokenSource, when set, supplies the bearer token of every request
+	// (it replaces an Authorization header in Header). When it is also a
+	// [ChallengeHandler], a 401 or 403 answer is handed to it and the
+	// request is sent again with the token it obtained.
+	TokenSource TokenSource
 }
 
 // HTTP returns a transport to the MCP endpoint at url.
@@ -158,7 +163,7 @@ func (c *httpConn) Call(ctx context.Context, out *Outbound) (Exchange, error) {
 func (ex *httpExchange) send() error {
 	c, out := ex.c, ex.out
 	c.trace(true, out.Frame)
-	resp, err := c.hc.Do(ex.req)
+	resp, err := c.do(ex.req)
 	if err != nil {
 		if c.ctx.Err() != nil {
 			return ErrClosed
@@ -232,7 +237,7 @@ func (c *httpConn) Send(ctx context.Context, out *Outbound) error {
 		return err
 	}
 	c.trace(true, out.Frame)
-	resp, err := c.hc.Do(req)
+	resp, err := c.do(req)
 	if err != nil {
 		return err
 	}
@@ -276,7 +281,7 @@ func (c *httpConn) OpenEventStream() {
 	ready := make(chan struct{})
 	go func() {
 		defer c.wg.Done()
-		resp, err := c.hc.Do(req)
+		resp, err := c.do(req)
 		close(ready)
 		if err != nil {
 			return
@@ -332,7 +337,7 @@ func (c *httpConn) Close() error {
 			if version != "" {
 				req.Header.Set(headerProtocolVersion, version)
 			}
-			if resp, derr := c.hc.Do(req); derr == nil {
+			if resp, derr := c.do(req); derr == nil {
 				io.Copy(io.Discard, io.LimitReader(resp.Body, 4096))
 				resp.Body.Close()
 			} else {
@@ -480,7 +485,7 @@ func (ex *httpExchange) resume(ctx context.Context) error {
 	if ex.out.ProtocolVersion != "" {
 		req.Header.Set(headerProtocolVersion, ex.out.ProtocolVersion)
 	}
-	resp, err := ex.c.hc.Do(req)
+	resp, err := ex.c.do(req)
 	if err != nil {
 		return err
 	}
@@ -535,4 +540,46 @@ func (ex *httpExchange) postCancel(cancel []byte) {
 	ctx, done := context.WithTimeout(ex.c.ctx, 5*time.Second)
 	defer done()
 	_ = ex.c.Send(ctx, &Outbound{Frame: cancel, Method: "notifications/cancelled", ProtocolVersion: ex.out.ProtocolVersion})
+}
+
+// do sends req with the TokenSource's bearer token. A 401 or 403 answer
+// goes to a ChallengeHandler, and the request is sent again with the
+// token it obtained, at most maxAuthRetries times.
+func (c *httpConn) do(req *http.Request) (*http.Response, error) {
+	ts := c.t.TokenSource
+	if ts == nil {
+		return c.hc.Do(req)
+	}
+	ctx := req.Context()
+	for attempt := 0; ; attempt++ {
+		token, err := ts.Token(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrUnauthorized, err)
+		}
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		} else {
+			req.Header.Del("Authorization")
+		}
+		resp, err := c.hc.Do(req)
+		if err != nil {
+			return nil, err
+		}
+		ch, ok := ts.(ChallengeHandler)
+		if !ok || resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusForbidden || attempt == maxAuthRetries {
+			return resp, nil
+		}
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4096))
+		resp.Body.Close()
+		if err := ch.HandleChallenge(ctx, &AuthChallenge{URL: c.t.URL, StatusCode: resp.StatusCode, Header: resp.Header, Token: token}); err != nil {
+			return nil, fmt.Errorf("%w: HTTP %d: %w", ErrUnauthorized, resp.StatusCode, err)
+		}
+		next := req.Clone(ctx)
+		if req.GetBody != nil {
+			if next.Body, err = req.GetBody(); err != nil {
+				return nil, err
+			}
+		}
+		req = next
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 
 	"github.com/snodo-go/snodo/dispatch/jsonrpc"
@@ -65,7 +66,7 @@ func (c *Client) connect(ctx context.Context) error {
 				}
 			}
 			var he *HTTPError
-			if errors.As(perr, &he) && he.StatusCode >= 500 {
+			if errors.As(perr, &he) && (he.StatusCode >= 500 || he.StatusCode == http.StatusUnauthorized || he.StatusCode == http.StatusForbidden) || errors.Is(perr, ErrUnauthorized) {
 				return c.fail(fmt.Errorf("client: server/discover: %w", perr))
 			}
 			if len(legacy) == 0 {
