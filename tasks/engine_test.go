@@ -94,12 +94,12 @@ type harness struct {
 	runs  map[string]RunFunc // by tool name, for resolve
 }
 
-func newHarness(t *testing.T, store taskstore.Store, mod func(*engineConfig)) *harness {
+func newHarness(t testing.TB, store taskstore.Store, mod func(*engineConfig)) *harness {
 	t.Helper()
 	return newHarnessWith(t, &harness{ev: newEvents(), store: store, runs: map[string]RunFunc{}}, mod)
 }
 
-func newHarnessWith(t *testing.T, h *harness, mod func(*engineConfig)) *harness {
+func newHarnessWith(t testing.TB, h *harness, mod func(*engineConfig)) *harness {
 	t.Helper()
 	store := h.store
 	cfg := engineConfig{
