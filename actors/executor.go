@@ -222,10 +222,10 @@ func (s *Scope) Submit(key any, spec Job) (*Ticket, error) {
 	e := s.e
 	e.mu.Lock()
 	switch {
-	case s.closed || e.closed || s.ctx.Err() != nil:
+	case s.closed || e.closed || s.ctx.Err() != nil: // mutation: executor-refuses-closed-scope
 		e.mu.Unlock()
 		return nil, ErrScopeClosed
-	case key != nil && s.keys[key] != nil:
+	case key != nil && s.keys[key] != nil: // mutation: executor-refuses-duplicate-key
 		running, queued := e.running, e.queue.Len()
 		e.mu.Unlock()
 		e.rejected.Add(1)
@@ -233,7 +233,7 @@ func (s *Scope) Submit(key any, spec Job) (*Ticket, error) {
 			e.emitRejected("duplicate", running, queued)
 		}
 		return nil, ErrDuplicate
-	case e.running >= e.cfg.MaxConcurrency && e.queue.Len() >= e.cfg.MaxQueue:
+	case e.running >= e.cfg.MaxConcurrency && e.queue.Len() >= e.cfg.MaxQueue: // mutation: executor-refuses-when-full
 		running, queued := e.running, e.queue.Len()
 		e.mu.Unlock()
 		e.rejected.Add(1)
@@ -260,7 +260,7 @@ func (s *Scope) Submit(key any, spec Job) (*Ticket, error) {
 	} else {
 		j.elem = e.queue.PushBack(j)
 	}
-	if timeout > 0 {
+	if timeout > 0 { // mutation: executor-arms-deadline
 		j.timer = time.AfterFunc(timeout, j.expire)
 	}
 	var running, queued int
@@ -381,7 +381,7 @@ func (j *job) expire() {
 		if st != stateQueued && st != stateRunning {
 			return
 		}
-		if j.scope.ctx.Err() != nil {
+		if j.scope.ctx.Err() != nil { // mutation: deadline-delivers-nothing-to-dead-owner
 			j.abort()
 			return
 		}
@@ -403,7 +403,7 @@ func (j *job) finishTerminal(wasQueued bool) {
 		delete(j.scope.keys, j.key)
 	}
 	delete(j.scope.jobs, j)
-	if wasQueued && j.elem != nil {
+	if wasQueued && j.elem != nil { // mutation: executor-unqueues-cancelled-job
 		e.queue.Remove(j.elem)
 		j.elem = nil
 	}
@@ -464,7 +464,7 @@ func (e *Executor) worker(j *job) {
 
 // run executes one job and delivers its result if it is still wanted.
 func (j *job) run() {
-	if j.scope.ctx.Err() != nil {
+	if j.scope.ctx.Err() != nil { // mutation: executor-runs-nothing-for-dead-owner
 		j.abort() // the owner died while the job waited
 		return
 	}
@@ -485,7 +485,7 @@ func (j *job) run() {
 		}()
 		value = j.spec.Run(j.ctx)
 	}()
-	if j.scope.ctx.Err() != nil {
+	if j.scope.ctx.Err() != nil { // mutation: executor-delivers-nothing-to-dead-owner
 		// The owner died while the job ran; its scope's Close may not
 		// have run yet, but the owner must get nothing.
 		j.abort()
@@ -512,10 +512,10 @@ func (e *Executor) release() *job {
 	for e.queue.Len() > 0 {
 		j := e.queue.Remove(e.queue.Front()).(*job)
 		j.elem = nil
-		if j.scope.closed {
+		if j.scope.closed { // mutation: executor-skips-job-of-closing-scope
 			continue // its scope's Close, under way, drops it
 		}
-		if j.state.CompareAndSwap(stateQueued, stateRunning) {
+		if j.state.CompareAndSwap(stateQueued, stateRunning) { // mutation: executor-starts-only-waiting-jobs
 			return j
 		}
 	}

@@ -566,13 +566,17 @@ func TestListenThroughExecute(t *testing.T) {
 	hub := dispatch.NewHub(dispatch.HubOptions{})
 	rt := fullRuntime(t, hub)
 	rec := &recordingNotifier{}
+	published := make(chan struct{})
 	rec.after = func(n int) {
 		if n == 1 {
+			// The acknowledgement is sent once the source has opened the
+			// feed, so the hub counts the listener by now.
+			if l := hub.Stats().Listeners; l != 1 {
+				t.Errorf("listeners when the acknowledgement is sent: %d, want 1", l)
+			}
 			// Published from another goroutine while the stream idles.
 			go func() {
-				for hub.Stats().Listeners == 0 {
-					time.Sleep(time.Millisecond)
-				}
+				defer close(published)
 				hub.ToolsListChanged()
 				hub.Complete()
 			}()
@@ -580,6 +584,11 @@ func TestListenThroughExecute(t *testing.T) {
 	}
 	f := callWith(t, rt, dispatch.MethodListen, map[string]any{"notifications": map[string]any{"toolsListChanged": true}},
 		func(r *dispatch.Request) { r.Notifier = rec })
+	select {
+	case <-published:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("the stream ended before the acknowledgement's publisher ran: %s", f.Raw)
+	}
 	res := resultOf(t, f)
 	if res["resultType"] != "complete" {
 		t.Fatalf("result: %s", f.Raw)

@@ -49,9 +49,12 @@ func Listen(rt *dispatch.Runtime, opts ...Option) (*Server, error) {
 	if rt == nil {
 		return nil, errors.New("streamablehttp: nil Runtime")
 	}
-	nl, err := net.Listen("tcp", o.addr)
-	if err != nil {
-		return nil, fmt.Errorf("streamablehttp: %w", err)
+	nl := o.netListener
+	if nl == nil {
+		var err error
+		if nl, err = net.Listen("tcp", o.addr); err != nil {
+			return nil, fmt.Errorf("streamablehttp: %w", err)
+		}
 	}
 	s := &Server{
 		ln:    newBoundedListener(nl, o.maxConnections, o.readTimeout),

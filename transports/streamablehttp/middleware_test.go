@@ -2,6 +2,7 @@ package streamablehttp_test
 
 import (
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -69,5 +70,36 @@ func TestListenerMiddlewareSeesEveryRequest(t *testing.T) {
 	}
 	if r := testkit.PostMCP(t, nil, base+"/other", call(3, "echo", map[string]any{"text": "x"}), open); r.Status != http.StatusNotFound {
 		t.Fatalf("another path passed on: %d %s", r.Status, r.Body)
+	}
+}
+
+// TestListenerServesOnTheApplicationsListener checks WithListener: the
+// server serves on the given listener, reports its address, and closes it
+// when it stops.
+func TestListenerServesOnTheApplicationsListener(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := streamablehttp.Listen(testRuntime(t, nil), streamablehttp.WithListener(ln))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if srv.URL() != "http://"+ln.Addr().String()+"/mcp" {
+		t.Fatalf("URL %s, listener %s", srv.URL(), ln.Addr())
+	}
+	if r := testkit.PostMCP(t, nil, srv.URL(), discover(1), nil); r.Status != http.StatusOK {
+		t.Fatalf("status %d", r.Status)
+	}
+	if err := srv.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := ln.Accept(); err == nil {
+		c.Close()
+		t.Fatal("the listener is still open after Close")
+	}
+	if h, err := streamablehttp.NewHandler(testRuntime(t, nil), streamablehttp.WithListener(ln)); err == nil {
+		_ = h.Close()
+		t.Fatal("NewHandler accepted WithListener")
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"time"
 
@@ -61,6 +62,7 @@ type options struct {
 	idleTimeout    time.Duration
 	drainTimeout   time.Duration
 	middleware     []func(http.Handler) http.Handler
+	netListener    net.Listener
 }
 
 func defaultOptions() options {
@@ -272,6 +274,20 @@ func WithGracePeriod(d time.Duration) Option {
 // ephemeral port; [Server.URL] reports it). Listener only.
 func WithAddr(addr string) Option {
 	return listenerOnly("WithAddr", func(o *options) error { o.addr = addr; return nil })
+}
+
+// WithListener serves on ln, a listener the application opened (so that
+// it knows the address before the server starts, or was handed a socket),
+// instead of binding [WithAddr]'s address. The server closes ln when it
+// stops. Listener only.
+func WithListener(ln net.Listener) Option {
+	return listenerOnly("WithListener", func(o *options) error {
+		if ln == nil {
+			return errors.New("streamablehttp: nil net.Listener")
+		}
+		o.netListener = ln
+		return nil
+	})
 }
 
 // WithMaxConnections bounds the open connections (default 1,024). A
