@@ -68,9 +68,6 @@ func (s *System) StartTaskRunner(cfg TaskRunnerConfig) (*TaskRunner, error) {
 	return r, nil
 }
 
-// ID returns the runner's path in the tree.
-func (r *TaskRunner) ID() string { return r.pid.Id }
-
 // Done is closed once the runner and its task actors have stopped.
 func (r *TaskRunner) Done() <-chan struct{} { return r.done }
 

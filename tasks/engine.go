@@ -166,7 +166,7 @@ func (e *engine) create(ctx context.Context, c call) (taskstore.Record, error) {
 	}
 	stored, created, err := e.cfg.store.Create(ctx, rec)
 	if err != nil || !created {
-		e.forget(t.id)
+		e.forget(t)
 		return stored, err
 	}
 	t.mu.Lock()
@@ -177,10 +177,12 @@ func (e *engine) create(ctx context.Context, c call) (taskstore.Record, error) {
 	return stored, nil
 }
 
-// forget drops the engine's handle on a task.
-func (e *engine) forget(id string) {
+// forget drops the engine's handle on a task (and no newer handle).
+func (e *engine) forget(t *task) {
 	e.mu.Lock()
-	delete(e.tasks, id)
+	if e.tasks[t.id] == t {
+		delete(e.tasks, t.id)
+	}
 	e.mu.Unlock()
 }
 
@@ -307,7 +309,7 @@ func (e *engine) endLocked(t *task) {
 	if t.timer != nil {
 		t.timer.Stop()
 	}
-	e.forget(t.id)
+	e.forget(t)
 	e.cfg.observe.ended(t.id)
 }
 

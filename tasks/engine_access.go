@@ -45,41 +45,61 @@ func (e *engine) get(ctx context.Context, principal, id string) (taskstore.Recor
 // returns a nil handle and its record.
 func (e *engine) hold(ctx context.Context, principal, id string) (*task, taskstore.Record, error) {
 	rec, err := e.lookup(ctx, principal, id)
-	if err != nil {
+	if err != nil || rec.Status.Terminal() {
 		return nil, rec, err
 	}
-	if rec.Status.Terminal() {
-		return nil, rec, nil
-	}
-	t, err := e.adopt(&rec)
+	t, fresh, err := e.handle(&rec)
 	if err != nil {
 		return nil, rec, err
 	}
 	t.mu.Lock()
 	// Read again under the task's lock: a transition may have landed
-	// between the first read and the lock.
-	if rec, err = e.cfg.store.Get(ctx, id); err != nil {
+	// between the first read and the lock, the task even ended.
+	rec, err = e.cfg.store.Get(ctx, id)
+	if err != nil || rec.Status.Terminal() || t.ended {
+		if fresh {
+			t.ended = true
+			e.forget(t)
+		}
 		t.mu.Unlock()
-		return nil, rec, errNotFound
+		switch {
+		case err != nil:
+			return nil, rec, errNotFound
+		case rec.Status.Terminal():
+			return nil, rec, nil
+		}
+		return nil, rec, fmt.Errorf("task %s is no longer held by this runner", id)
+	}
+	if fresh {
+		e.cfg.observe.started(&rec)
+		e.armDeadline(t, rec.Deadline)
 	}
 	return t, rec, nil
 }
 
-// adopt returns the engine's handle on an unfinished task, registering one
-// (with the task's deadline) if the engine has none.
-func (e *engine) adopt(rec *taskstore.Record) (*task, error) {
+// handle returns the engine's handle on a task, registering a new one
+// (fresh) when it has none.
+func (e *engine) handle(rec *taskstore.Record) (t *task, fresh bool, err error) {
 	e.mu.Lock()
+	defer e.mu.Unlock()
 	if t := e.tasks[rec.ID]; t != nil {
-		e.mu.Unlock()
-		return t, nil
+		return t, false, nil
 	}
 	if e.closed {
-		e.mu.Unlock()
-		return nil, errClosed
+		return nil, false, errClosed
 	}
-	t := &task{id: rec.ID, resumable: rec.Resumable}
+	t = &task{id: rec.ID, resumable: rec.Resumable}
 	e.tasks[rec.ID] = t
-	e.mu.Unlock()
+	return t, true, nil
+}
+
+// adopt takes charge of an unfinished task when the engine starts: a
+// handle, the tree's actor and the deadline.
+func (e *engine) adopt(rec *taskstore.Record) (*task, error) {
+	t, fresh, err := e.handle(rec)
+	if err != nil || !fresh {
+		return t, err
+	}
 	t.mu.Lock()
 	e.cfg.observe.started(rec)
 	e.armDeadline(t, rec.Deadline)

@@ -95,6 +95,9 @@ func TestChaosThousandTasks(t *testing.T) {
 					terminal++
 				}
 			}
+			if h.ev.starts[id] != 1 {
+				t.Errorf("task %s was taken in charge %d times", id, h.ev.starts[id])
+			}
 			if terminal != 1 {
 				t.Errorf("task %s reached a terminal status %d times: %v", id, terminal, h.ev.changes[id])
 			}

@@ -23,12 +23,13 @@ type events struct {
 	mu      sync.Mutex
 	endedCh map[string]chan struct{}
 	changes map[string][]taskstore.Status
+	starts  map[string]int
 	live    int
 	tick    chan struct{} // closed and replaced on every event
 }
 
 func newEvents() *events {
-	return &events{endedCh: map[string]chan struct{}{}, changes: map[string][]taskstore.Status{}, tick: make(chan struct{})}
+	return &events{endedCh: map[string]chan struct{}{}, changes: map[string][]taskstore.Status{}, starts: map[string]int{}, tick: make(chan struct{})}
 }
 
 // next returns a channel closed at the next event.
@@ -55,8 +56,9 @@ func (ev *events) ch(id string) chan struct{} {
 	return c
 }
 
-func (ev *events) started(*taskstore.Record) {
+func (ev *events) started(r *taskstore.Record) {
 	ev.mu.Lock()
+	ev.starts[r.ID]++
 	ev.live++
 	ev.signal()
 	ev.mu.Unlock()
