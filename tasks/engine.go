@@ -15,7 +15,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/snodo-go/snodo/actors"
+	"github.com/snodo-go/snodo/internal/executor"
 	"github.com/snodo-go/snodo/taskstore"
 )
 
@@ -88,8 +88,8 @@ type engineConfig struct {
 // engine holds the tasks this process runs.
 type engine struct {
 	cfg   engineConfig
-	exec  *actors.Executor
-	scope *actors.Scope
+	exec  *executor.Executor
+	scope *executor.Scope
 
 	mu     sync.Mutex
 	tasks  map[string]*task // the unfinished tasks this engine holds
@@ -105,7 +105,7 @@ type task struct {
 	mu        sync.Mutex // serializes the task's transitions
 	run       RunFunc
 	resumable bool
-	ticket    *actors.Ticket // the round running, if any
+	ticket    *executor.Ticket // the round running, if any
 	timer     *time.Timer    // the deadline
 	ended     bool
 }
@@ -125,7 +125,7 @@ func newEngine(cfg engineConfig) *engine {
 	}
 	e := &engine{
 		cfg: cfg,
-		exec: actors.NewExecutor(actors.ExecutorConfig{
+		exec: executor.New(executor.Config{
 			MaxConcurrency: cfg.maxRunning,
 			MaxQueue:       cfg.maxTasks,
 			Timeout:        -1,
@@ -189,14 +189,14 @@ func (e *engine) forget(t *task) {
 // startRound submits one round of t's work; t.mu is held.
 func (e *engine) startRound(t *task, rec taskstore.Record, in *Input) {
 	run := t.run
-	ticket, err := e.scope.Submit(nil, actors.Job{
+	ticket, err := e.scope.Submit(nil, executor.Job{
 		Timeout: -1,
 		Run: func(ctx context.Context) any {
 			out := runIsolated(ctx, run, in, e.cfg.logger, rec.Name)
 			e.finishRound(ctx, t, out)
 			return nil
 		},
-		Done: func(actors.Result) {},
+		Done: func(executor.Result) {},
 	})
 	if err != nil {
 		// The budget admits as many tasks as the engine holds, so this is
