@@ -71,8 +71,16 @@ func TestIntrospectionRefusals(t *testing.T) {
 	}{
 		{"inactive", 200, map[string]any{"active": false}, oauth.ErrInactive},
 		{"no audience", 200, func() map[string]any { a := activeAnswer(clk, time.Minute); delete(a, "aud"); return a }(), oauth.ErrAudience},
-		{"another audience", 200, func() map[string]any { a := activeAnswer(clk, time.Minute); a["aud"] = "https://other.example"; return a }(), oauth.ErrAudience},
-		{"another issuer", 200, func() map[string]any { a := activeAnswer(clk, time.Minute); a["iss"] = "https://evil.example"; return a }(), oauth.ErrIssuer},
+		{"another audience", 200, func() map[string]any {
+			a := activeAnswer(clk, time.Minute)
+			a["aud"] = "https://other.example"
+			return a
+		}(), oauth.ErrAudience},
+		{"another issuer", 200, func() map[string]any {
+			a := activeAnswer(clk, time.Minute)
+			a["iss"] = "https://evil.example"
+			return a
+		}(), oauth.ErrIssuer},
 		{"expired", 200, activeAnswer(clk, -time.Second), oauth.ErrExpired},
 		{"server error", 500, map[string]any{}, oauth.ErrUnavailable},
 	} {
