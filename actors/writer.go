@@ -171,11 +171,11 @@ func (w *writer) Receive(c actor.Context) {
 		w.pump = make(chan pumpJob, 1)
 		go runPump(w.s, c.Self(), w.out, w.pump, w.pumpExited)
 	case *writeFrame:
-		if w.failed != nil {
+		if w.failed != nil { // mutation: writer-refuses-after-failure
 			ack(m, &DeliveryError{Kind: ErrConnDown, Reason: w.failed})
 			return
 		}
-		if w.closed {
+		if w.closed { // mutation: writer-refuses-after-close
 			ack(m, ErrConnClosed)
 			return
 		}
@@ -241,13 +241,13 @@ func (w *writer) startWrite(c actor.Context) {
 	n := 0
 	for n < len(w.pending) {
 		f := w.pending[n]
-		if f.ctx != nil && f.ctx.Err() != nil {
+		if f.ctx != nil && f.ctx.Err() != nil { // mutation: writer-drops-frame-of-ended-context
 			ack(f, f.ctx.Err())
 			w.pending[n] = nil
 			n++
 			continue
 		}
-		if f.cancelled != nil && f.cancelled.Load() {
+		if f.cancelled != nil && f.cancelled.Load() { // mutation: writer-drops-cancelled-frame
 			ack(f, errFrameDropped)
 			w.pending[n] = nil
 			n++

@@ -3,7 +3,8 @@ package dispatch
 import (
 	"fmt"
 
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 // Era separates protocol revisions with an initialize handshake from the
@@ -62,9 +63,9 @@ type Dialect interface {
 // Adding a revision means adding its Dialect here; the pipeline does not
 // change.
 var builtinDialects = map[string]func() Dialect{
-	Version20260728: func() Dialect { return dialect20260728{} },
-	Version20251125: func() Dialect { return newLegacyDialect(Version20251125) },
-	Version20250618: func() Dialect { return newLegacyDialect(Version20250618) },
+	mcp.Version20260728: func() Dialect { return dialect20260728{} },
+	mcp.Version20251125: func() Dialect { return newLegacyDialect(mcp.Version20251125) },
+	mcp.Version20250618: func() Dialect { return newLegacyDialect(mcp.Version20250618) },
 }
 
 // registry is the Runtime's immutable set of enabled dialects in preference
@@ -138,7 +139,7 @@ func (r *registry) selectDialect(req *Request) (Dialect, *jsonrpc.Error) {
 // the request's session negotiated, else Request.ProtocolVersion.
 func versionClaim(req *Request) string {
 	if req.Header != nil {
-		if v, present, _ := singleHeader(req.Header, HeaderProtocolVersion); present {
+		if v, present, _ := singleHeader(req.Header, mcp.HeaderProtocolVersion); present {
 			return v
 		}
 	}
@@ -193,7 +194,7 @@ func metaProtocolVersion(params []byte) string {
 	if !ok {
 		return ""
 	}
-	raw, ok := jsonrpc.Member(meta, MetaProtocolVersion)
+	raw, ok := jsonrpc.Member(meta, mcp.MetaProtocolVersion)
 	if !ok {
 		return ""
 	}

@@ -65,7 +65,7 @@ func runServer(logger *slog.Logger) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := stdio.Serve(ctx, s.rt, stdio.WithLogger(logger)); err != nil {
+	if err := stdio.Serve(ctx, s.rt); err != nil {
 		logger.Error("stdio transport ended", "error", err)
 		return 1
 	}

@@ -21,7 +21,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/snodo-go/snodo/actors"
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/transports/streamablehttp"
@@ -82,8 +81,7 @@ func start(logger *slog.Logger, addr string, slots int, delay time.Duration) (*s
 		return nil, err
 	}
 	// Executor events: admissions, queue waits, rejections.
-	s.sup, err = supervisor.New(supervisor.WithLogger(logger), supervisor.WithInstrumentation(s.stats),
-		supervisor.WithExecutorConfig(actors.ExecutorConfig{MaxConcurrency: slots, MaxQueue: slots}))
+	s.sup, err = supervisor.New(rt, supervisor.WithLimits(supervisor.Limits{MaxConcurrency: slots, MaxQueue: slots}))
 	if err != nil {
 		return nil, err
 	}

@@ -65,7 +65,7 @@ func run(logger *slog.Logger, addr, token string, check bool) error {
 	}
 	// One supervision tree for the application's MCP endpoints; several
 	// handlers (and a stdio transport) could share it and its executor.
-	sup, err := supervisor.New(supervisor.WithLogger(logger))
+	sup, err := supervisor.New(rt)
 	if err != nil {
 		return err
 	}

@@ -21,8 +21,8 @@ import (
 	"syscall"
 
 	"github.com/snodo-go/snodo/dispatch"
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
 	"github.com/snodo-go/snodo/examples/internal/excheck"
+	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/transports/stdio"
 )
 

@@ -54,7 +54,7 @@ func main() {
 
 // scenario is main_test.go's test written against the library alone.
 func scenario(rt *dispatch.Runtime) error {
-	sup, err := supervisor.New(supervisor.WithLogger(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))))
+	sup, err := supervisor.New(rt, supervisor.WithLogger(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))))
 	if err != nil {
 		return err
 	}

@@ -77,7 +77,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.writeStream(w, r, stream)
 		return
 	}
-	if r.Context().Err() == nil {
+	if r.Context().Err() == nil { // mutation: http-writes-nothing-after-disconnect
 		h.write(w, resp)
 	}
 }

@@ -1,4 +1,4 @@
-package actors
+package executor
 
 import (
 	"context"
@@ -10,9 +10,9 @@ import (
 	"time"
 )
 
-func quietExecutor(cfg ExecutorConfig) *Executor {
+func quietExecutor(cfg Config) *Executor {
 	cfg.Logger = slog.New(slog.DiscardHandler)
-	return NewExecutor(cfg)
+	return New(cfg)
 }
 
 // results collects deliveries.
@@ -104,7 +104,7 @@ func recv(t *testing.T, ch <-chan string) string {
 }
 
 func TestExecutorBoundsConcurrencyAndQueue(t *testing.T) {
-	e := quietExecutor(ExecutorConfig{MaxConcurrency: 2, MaxQueue: 3})
+	e := quietExecutor(Config{MaxConcurrency: 2, MaxQueue: 3})
 	defer closeExec(t, e)
 	s := e.NewScope(context.Background())
 	b, r := newBlocker(), newResults()
@@ -140,7 +140,7 @@ func TestExecutorBoundsConcurrencyAndQueue(t *testing.T) {
 }
 
 func TestExecutorQueueIsFIFO(t *testing.T) {
-	e := quietExecutor(ExecutorConfig{MaxConcurrency: 1, MaxQueue: 10})
+	e := quietExecutor(Config{MaxConcurrency: 1, MaxQueue: 10})
 	defer closeExec(t, e)
 	s := e.NewScope(context.Background())
 	var order []string
@@ -171,7 +171,7 @@ func TestExecutorQueueIsFIFO(t *testing.T) {
 }
 
 func TestExecutorDuplicateKey(t *testing.T) {
-	e := quietExecutor(ExecutorConfig{})
+	e := quietExecutor(Config{})
 	defer closeExec(t, e)
 	s1, s2 := e.NewScope(context.Background()), e.NewScope(context.Background())
 	b, r := newBlocker(), newResults()
@@ -196,7 +196,7 @@ func TestExecutorDuplicateKey(t *testing.T) {
 }
 
 func TestExecutorDeadline(t *testing.T) {
-	e := quietExecutor(ExecutorConfig{MaxConcurrency: 1})
+	e := quietExecutor(Config{MaxConcurrency: 1})
 	defer closeExec(t, e)
 	s := e.NewScope(context.Background())
 	r := newResults()
@@ -236,7 +236,7 @@ func TestExecutorDeadline(t *testing.T) {
 }
 
 func TestExecutorCancelDeliversNothing(t *testing.T) {
-	e := quietExecutor(ExecutorConfig{MaxConcurrency: 1, MaxQueue: 4})
+	e := quietExecutor(Config{MaxConcurrency: 1, MaxQueue: 4})
 	defer closeExec(t, e)
 	s := e.NewScope(context.Background())
 	r := newResults()
@@ -281,7 +281,7 @@ func TestExecutorCancelDeliversNothing(t *testing.T) {
 // dropped, its running work cancelled, and nothing is delivered; other
 // submitters are unaffected.
 func TestExecutorOwnerDeath(t *testing.T) {
-	e := quietExecutor(ExecutorConfig{MaxConcurrency: 2, MaxQueue: 8})
+	e := quietExecutor(Config{MaxConcurrency: 2, MaxQueue: 8})
 	defer closeExec(t, e)
 	ownerCtx, ownerDies := context.WithCancel(context.Background())
 	owner := e.NewScope(ownerCtx)
@@ -320,7 +320,7 @@ func TestExecutorOwnerDeath(t *testing.T) {
 }
 
 func TestExecutorPanicIsFailedAndFreesTheSlot(t *testing.T) {
-	e := quietExecutor(ExecutorConfig{MaxConcurrency: 1})
+	e := quietExecutor(Config{MaxConcurrency: 1})
 	defer closeExec(t, e)
 	s := e.NewScope(context.Background())
 	r := newResults()
@@ -339,7 +339,7 @@ func TestExecutorPanicIsFailedAndFreesTheSlot(t *testing.T) {
 }
 
 func TestExecutorCloseAbandonsStubbornWork(t *testing.T) {
-	e := quietExecutor(ExecutorConfig{})
+	e := quietExecutor(Config{})
 	s := e.NewScope(context.Background())
 	release := make(chan struct{})
 	started := make(chan string, 1)
@@ -360,7 +360,7 @@ func TestExecutorCloseAbandonsStubbornWork(t *testing.T) {
 }
 
 func TestExecutorSubscriptionSlots(t *testing.T) {
-	e := quietExecutor(ExecutorConfig{MaxSubscriptions: 2})
+	e := quietExecutor(Config{MaxSubscriptions: 2})
 	defer closeExec(t, e)
 	r1, ok1 := e.AcquireSubscription()
 	_, ok2 := e.AcquireSubscription()
@@ -384,7 +384,7 @@ func TestExecutorSubscriptionSlots(t *testing.T) {
 // without an outcome; a second outcome would drive it negative (a panic),
 // a lost one would leave Wait hanging.
 func TestExecutorExactlyOneOutcome(t *testing.T) {
-	e := quietExecutor(ExecutorConfig{MaxConcurrency: 4, MaxQueue: 64})
+	e := quietExecutor(Config{MaxConcurrency: 4, MaxQueue: 64})
 	defer closeExec(t, e)
 	s := e.NewScope(context.Background())
 	var outstanding sync.WaitGroup
@@ -429,5 +429,184 @@ func TestExecutorExactlyOneOutcome(t *testing.T) {
 	case <-all:
 	case <-time.After(10 * time.Second):
 		t.Fatal("some admitted jobs never reached an outcome")
+	}
+}
+
+// A queued job that is cancelled gives its place in the queue back at
+// once: the queue is not full of work that will never run.
+func TestExecutorCancelledQueuedJobLeavesTheQueue(t *testing.T) {
+	e := quietExecutor(ExecutorConfig{MaxConcurrency: 1, MaxQueue: 1})
+	defer closeExec(t, e)
+	s := e.NewScope(context.Background())
+	b, r := newBlocker(), newResults()
+	if _, err := s.Submit("running", Job{Run: b.run("running"), Done: r.done("running")}); err != nil {
+		t.Fatal(err)
+	}
+	recv(t, b.started)
+	queued, err := s.Submit("queued", Job{Run: b.run("queued"), Done: r.done("queued")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !queued.Cancel() {
+		t.Fatal("Cancel of a queued job prevented no delivery")
+	}
+	if st := e.Stats(); st.Queued != 0 {
+		t.Fatalf("stats after cancelling the queued job: %+v, want an empty queue", st)
+	}
+	if _, err := s.Submit("next", Job{Run: b.run("next"), Done: r.done("next")}); err != nil {
+		t.Fatalf("the cancelled job still held its place in the queue: %v", err)
+	}
+	close(b.release)
+	r.wait(t, "running")
+	r.wait(t, "next")
+	if r.has("queued") {
+		t.Fatal("the cancelled job was delivered")
+	}
+}
+
+// A freed slot starts only a job still waiting. Cancel first marks the
+// job cancelled and then, under the executor's lock, takes it out of the
+// queue; a slot that frees in between finds it still queued and must not
+// run it. The test takes Cancel's first step itself, so the window stays
+// open until the slot has been handed on.
+func TestExecutorStartsNoJobCancelledInTheQueue(t *testing.T) {
+	e := quietExecutor(ExecutorConfig{MaxConcurrency: 1, MaxQueue: 4})
+	defer closeExec(t, e)
+	s := e.NewScope(context.Background())
+	b, r := newBlocker(), newResults()
+	if _, err := s.Submit("running", Job{Run: b.run("running"), Done: r.done("running")}); err != nil {
+		t.Fatal(err)
+	}
+	recv(t, b.started)
+	var ran atomic.Bool
+	queued, err := s.Submit("queued", Job{Run: func(context.Context) any { ran.Store(true); return nil }, Done: r.done("queued")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !queued.j.state.CompareAndSwap(stateQueued, stateCancelled) {
+		t.Fatal("the job was not queued")
+	}
+	close(b.release)
+	r.wait(t, "running")
+	e.busy.Wait() // the worker has looked at the queue and given the slot back
+	if ran.Load() || r.has("queued") {
+		t.Fatal("a job cancelled in the queue ran")
+	}
+	queued.j.finishTerminal(true) // Cancel's second step
+	if st := e.Stats(); st.Running != 0 || st.Queued != 0 {
+		t.Fatalf("stats = %+v", st)
+	}
+}
+
+// A scope's Close marks it closed under the executor's lock, then drops
+// its jobs one by one; a slot that frees in between must not start a
+// queued job of that scope. The test takes Close's first step itself.
+func TestExecutorStartsNoJobOfAClosingScope(t *testing.T) {
+	e := quietExecutor(ExecutorConfig{MaxConcurrency: 1, MaxQueue: 4})
+	defer closeExec(t, e)
+	other, closing := e.NewScope(context.Background()), e.NewScope(context.Background())
+	b, r := newBlocker(), newResults()
+	if _, err := other.Submit("running", Job{Run: b.run("running"), Done: r.done("running")}); err != nil {
+		t.Fatal(err)
+	}
+	recv(t, b.started)
+	var ran atomic.Bool
+	queued, err := closing.Submit("queued", Job{Run: func(context.Context) any { ran.Store(true); return nil }, Done: r.done("queued")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.mu.Lock()
+	closing.closed = true
+	e.mu.Unlock()
+	close(b.release)
+	r.wait(t, "running")
+	e.busy.Wait()
+	if ran.Load() || r.has("queued") {
+		t.Fatal("a queued job of a closing scope ran")
+	}
+	if !queued.Cancel() { // what the rest of Close does
+		t.Fatal("the job of the closing scope had already ended")
+	}
+	closing.stop()
+}
+
+// A deadline that fires after the job's owner died, before the owner's
+// scope has closed, delivers nothing: the owner must get no outcome. The
+// test stops the scope from closing by itself, so the deadline certainly
+// finds the owner dead and the scope open.
+func TestExecutorDeadlineAfterOwnerDeathDeliversNothing(t *testing.T) {
+	e := quietExecutor(ExecutorConfig{})
+	defer closeExec(t, e)
+	ownerCtx, ownerDies := context.WithCancel(context.Background())
+	s := e.NewScope(ownerCtx)
+	s.stop() // no Close when the owner dies: the window stays open
+	b, r := newBlocker(), newResults()
+	tk, err := s.Submit("job", Job{Timeout: -1, Run: b.run("job"), Done: r.done("job")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	recv(t, b.started)
+	ownerDies()
+	tk.j.expire() // the deadline fires
+	e.busy.Wait()
+	if r.has("job") {
+		t.Fatalf("a job of a dead owner was delivered: %+v", r.got["job"])
+	}
+	if st := tk.State(); st != "cancelled" {
+		t.Fatalf("state %s, want cancelled", st)
+	}
+	close(b.release)
+}
+
+// A job that returns after its owner died delivers nothing, also when the
+// owner's scope has not closed yet.
+func TestExecutorJobReturningAfterOwnerDeathDeliversNothing(t *testing.T) {
+	e := quietExecutor(ExecutorConfig{})
+	defer closeExec(t, e)
+	ownerCtx, ownerDies := context.WithCancel(context.Background())
+	s := e.NewScope(ownerCtx)
+	s.stop() // no Close when the owner dies: the window stays open
+	r := newResults()
+	tk, err := s.Submit("job", Job{Run: func(context.Context) any { ownerDies(); return "value" }, Done: r.done("job")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.busy.Wait()
+	if r.has("job") {
+		t.Fatalf("a job that returned after its owner died was delivered: %+v", r.got["job"])
+	}
+	if st := tk.State(); st != "cancelled" {
+		t.Fatalf("state %s, want cancelled", st)
+	}
+}
+
+// A queued job whose owner died while it waited does not run when a slot
+// frees, also when the owner's scope has not closed yet.
+func TestExecutorQueuedJobOfADeadOwnerDoesNotRun(t *testing.T) {
+	e := quietExecutor(ExecutorConfig{MaxConcurrency: 1, MaxQueue: 4})
+	defer closeExec(t, e)
+	other := e.NewScope(context.Background())
+	ownerCtx, ownerDies := context.WithCancel(context.Background())
+	owner := e.NewScope(ownerCtx)
+	owner.stop() // no Close when the owner dies: the window stays open
+	b, r := newBlocker(), newResults()
+	if _, err := other.Submit("running", Job{Run: b.run("running"), Done: r.done("running")}); err != nil {
+		t.Fatal(err)
+	}
+	recv(t, b.started)
+	var ran atomic.Bool
+	tk, err := owner.Submit("queued", Job{Run: func(context.Context) any { ran.Store(true); return nil }, Done: r.done("queued")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ownerDies()
+	close(b.release)
+	r.wait(t, "running")
+	e.busy.Wait()
+	if ran.Load() || r.has("queued") {
+		t.Fatal("a queued job ran after its owner died")
+	}
+	if st := tk.State(); st != "cancelled" {
+		t.Fatalf("state %s, want cancelled", st)
 	}
 }
