@@ -260,7 +260,7 @@ func startProtected(t *testing.T, handler bool, v func(resource string) oauth.Ve
 	if err != nil {
 		t.Fatal(err)
 	}
-	sup, err := supervisor.New(supervisor.WithLogger(logger), supervisor.WithInstrumentation(p.events))
+	sup, err := supervisor.New(rt)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/snodo-go/snodo/dispatch"
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/jsonrpc"
 )
 
 // CodeInsufficientScope is the JSON-RPC error code of a call refused for
