@@ -23,7 +23,9 @@ const (
 )
 
 // validStatus reports whether s is one of the five statuses.
-func validStatus(s Status) bool { return s == StatusWorking || s == StatusInputRequired || s.Terminal() }
+func validStatus(s Status) bool {
+	return s == StatusWorking || s == StatusInputRequired || s.Terminal()
+}
 
 // Record is everything a store keeps about one task. The JSON values are
 // kept byte for byte; a store never interprets them, and shares no memory
