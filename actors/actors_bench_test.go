@@ -13,6 +13,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/internal/executor"
 )
 
 func benchSystem(b *testing.B) *System {
@@ -130,28 +131,6 @@ func BenchmarkWriter(b *testing.B) {
 	})
 }
 
-// BenchmarkExecutorRoundTrip is one job through the executor: admission,
-// a worker goroutine, delivery.
-func BenchmarkExecutorRoundTrip(b *testing.B) {
-	e := NewExecutor(ExecutorConfig{Logger: slog.New(slog.DiscardHandler)})
-	ctx, cancel := context.WithCancel(context.Background())
-	sc := e.NewScope(ctx)
-	done := make(chan struct{}, 1)
-	job := Job{Run: func(context.Context) any { return nil }, Done: func(Result) { done <- struct{}{} }}
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := sc.Submit(nil, job); err != nil {
-			b.Fatal(err)
-		}
-		<-done
-	}
-	b.StopTimer()
-	cancel()
-	if err := e.Close(context.Background()); err != nil {
-		b.Fatal(err)
-	}
-}
-
 // chanFrames is a FrameReader fed by a channel.
 type chanFrames chan []byte
 
@@ -218,7 +197,7 @@ func BenchmarkConnEcho(b *testing.B) {
 	for _, c := range []int{1, 16} {
 		b.Run("C="+strconv.Itoa(c), func(b *testing.B) {
 			s := benchSystem(b)
-			e := NewExecutor(ExecutorConfig{Logger: slog.New(slog.DiscardHandler)})
+			e := executor.New(executor.Config{Logger: slog.New(slog.DiscardHandler)})
 			in := make(chanFrames, c)
 			out := &lineCounter{tokens: make(chan struct{}, c)}
 			conn, err := s.StartConn(ConnConfig{Prefix: "bench", Runtime: echoRuntime(b), Executor: e, Input: in, Output: out, Transport: dispatch.TransportStdio})

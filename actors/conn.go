@@ -11,7 +11,8 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/snodo-go/snodo/dispatch"
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/internal/executor"
+	"github.com/snodo-go/snodo/jsonrpc"
 )
 
 // FrameReader yields a connection's inbound frames one at a time. It is
@@ -46,7 +47,7 @@ type ConnConfig struct {
 	// Runtime serves the connection's messages.
 	Runtime *dispatch.Runtime
 	// Executor runs its requests.
-	Executor *Executor
+	Executor *executor.Executor
 	// Input yields inbound frames. The connection reads it from a
 	// goroutine it owns; it never closes it.
 	Input FrameReader
@@ -254,7 +255,7 @@ type connActor struct {
 	self   *actor.PID
 	ctx    context.Context
 	cancel context.CancelFunc
-	scope  *Scope
+	scope  *executor.Scope
 	writer *actor.PID
 
 	requests map[jsonrpc.ID]*reqEntry
@@ -466,9 +467,9 @@ var (
 // job's executor slot stays taken until its response is out: output that
 // is slow slows the workers, not memory. The timer must not block, so a
 // timeout's error frame is sent without waiting.
-func (c *connActor) deliver(e *reqEntry, r Result) {
+func (c *connActor) deliver(e *reqEntry, r executor.Result) {
 	switch r.Status {
-	case Completed:
+	case executor.Completed:
 		out, _ := r.Value.(dispatch.Outcome)
 		if out.NegotiatedVersion != "" {
 			// Recorded before the response is written, so a message the
@@ -479,9 +480,9 @@ func (c *connActor) deliver(e *reqEntry, r Result) {
 		if out.Frame != nil {
 			c.writeWait(out.Frame, &e.cancelled)
 		}
-	case Failed:
+	case executor.Failed:
 		c.writeWait(jsonrpc.EncodeError(e.id, errWorker), &e.cancelled)
-	case TimedOut:
+	case executor.TimedOut:
 		c.s.send(c.writer, &writeFrame{frame: jsonrpc.EncodeError(e.id, errTimedOut), cancelled: &e.cancelled})
 	}
 	e.done.Store(true)
@@ -645,19 +646,19 @@ func (r *reader) submit(call *dispatch.Call) bool {
 		e.deadline = e.started.Add(timeout)
 	}
 	execute, handlers := c.cfg.Runtime.Execute, &c.h.handlers
-	t, err := c.scope.Submit(e.id, Job{
+	t, err := c.scope.Submit(e.id, executor.Job{
 		Timeout: c.cfg.RequestTimeout,
 		Run: func(ctx context.Context) any {
 			handlers.add(e)
 			defer handlers.remove(e)
 			return execute(ctx, call)
 		},
-		Done: func(res Result) { c.deliver(e, res) },
+		Done: func(res executor.Result) { c.deliver(e, res) },
 	})
 	switch {
-	case errors.Is(err, ErrDuplicate):
+	case errors.Is(err, executor.ErrDuplicate):
 		return r.write(jsonrpc.EncodeError(e.id, errDuplicateID))
-	case errors.Is(err, ErrOverloaded):
+	case errors.Is(err, executor.ErrOverloaded):
 		return r.write(jsonrpc.EncodeError(e.id, errCapacity))
 	case err != nil:
 		return false // scope closed: the connection is ending
@@ -696,7 +697,7 @@ func (r *reader) listen(call *dispatch.Call) bool {
 	id := call.Info.ID
 	releaseKey, err := c.scope.Reserve(id)
 	switch {
-	case errors.Is(err, ErrDuplicate):
+	case errors.Is(err, executor.ErrDuplicate):
 		return r.write(jsonrpc.EncodeError(id, errDuplicateID))
 	case err != nil:
 		return false // scope closed: the connection is ending

@@ -10,7 +10,8 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/internal/executor"
+	"github.com/snodo-go/snodo/jsonrpc"
 )
 
 // sessionDialect is a stand-in for an initialize-era revision: it serves
@@ -88,7 +89,7 @@ func TestNegotiatedVersionAppliesToLaterMessages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	exec := NewExecutor(ExecutorConfig{Logger: logger})
+	exec := executor.New(executor.Config{Logger: logger})
 	in := make(lines)
 	outR, outW := io.Pipe()
 	h, err := sys.StartConn(ConnConfig{

@@ -8,7 +8,8 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/internal/executor"
+	"github.com/snodo-go/snodo/jsonrpc"
 )
 
 // Host is the tree node of a transport that serves one request per
@@ -26,7 +27,7 @@ type Host struct {
 	done   <-chan struct{}
 	ctx    context.Context
 	cancel context.CancelFunc
-	scope  *Scope
+	scope  *executor.Scope
 	ready  chan struct{} // closed once StartHost has filled in the handle
 }
 
@@ -37,7 +38,7 @@ type HostConfig struct {
 	// Kind is the host's node kind: KindListener or KindHandler.
 	Kind Kind
 	// Executor runs the host's jobs.
-	Executor *Executor
+	Executor *executor.Executor
 	// Attrs, when set, adds attributes to the host's node. It runs on the
 	// host actor's goroutine and must only read goroutine-safe state.
 	Attrs func(map[string]string)
@@ -102,7 +103,7 @@ type RequestSpec struct {
 	Timeout time.Duration
 	// Run and Done are the job, as in Job.
 	Run  func(ctx context.Context) any
-	Done func(Result)
+	Done func(executor.Result)
 }
 
 // HostRequest is one exchange admitted by a Host. The goroutine that
@@ -113,8 +114,8 @@ type HostRequest struct {
 	method, peer string
 	started      time.Time
 	deadline     time.Time
-	ticket       *Ticket     // nil for a stream: it runs no job
-	stream       *StreamSpec // nil for a job
+	ticket       *executor.Ticket // nil for a stream: it runs no job
+	stream       *StreamSpec      // nil for a job
 	streaming    atomic.Bool
 	ended        atomic.Bool
 }
@@ -131,7 +132,7 @@ func (h *Host) Begin(spec RequestSpec) (*HostRequest, error) {
 	if timeout > 0 {
 		r.deadline = r.started.Add(timeout)
 	}
-	t, err := h.scope.Submit(spec.Key, Job{Timeout: spec.Timeout, Run: spec.Run, Done: spec.Done})
+	t, err := h.scope.Submit(spec.Key, executor.Job{Timeout: spec.Timeout, Run: spec.Run, Done: spec.Done})
 	if err != nil {
 		return nil, err
 	}

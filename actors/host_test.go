@@ -8,17 +8,18 @@ import (
 	"testing"
 	"time"
 
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/internal/executor"
+	"github.com/snodo-go/snodo/jsonrpc"
 )
 
-func newHostSystem(t *testing.T) (*System, *Executor) {
+func newHostSystem(t *testing.T) (*System, *executor.Executor) {
 	t.Helper()
 	quiet := slog.New(slog.DiscardHandler)
 	sys, err := NewSystem(SystemConfig{Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}
-	exec := NewExecutor(ExecutorConfig{Logger: quiet})
+	exec := executor.New(executor.Config{Logger: quiet})
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
@@ -59,10 +60,10 @@ func TestHostRunsEachExchangeAsARequestActor(t *testing.T) {
 		t.Fatal(err)
 	}
 	started, release := make(chan struct{}, 1), make(chan struct{})
-	results := make(chan Result, 1)
+	results := make(chan executor.Result, 1)
 	r, err := h.Begin(RequestSpec{
 		Key: "k", ID: jsonrpc.IntID(7), Method: "tools/call", Peer: "127.0.0.1:1",
-		Run: holdJob(started, release), Done: func(res Result) { results <- res },
+		Run: holdJob(started, release), Done: func(res executor.Result) { results <- res },
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -83,14 +84,14 @@ func TestHostRunsEachExchangeAsARequestActor(t *testing.T) {
 	if req.Kind != KindRequest || req.Attrs["id"] != "7" || req.Attrs["peer"] != "127.0.0.1:1" || req.Attrs["response"] != "text/event-stream" || len(req.Children) != 0 {
 		t.Fatalf("request node: %+v", req)
 	}
-	if _, err := h.Begin(RequestSpec{Key: "k", Run: holdJob(started, release)}); !errors.Is(err, ErrDuplicate) {
+	if _, err := h.Begin(RequestSpec{Key: "k", Run: holdJob(started, release)}); !errors.Is(err, executor.ErrDuplicate) {
 		t.Fatalf("duplicate key: %v", err)
 	}
-	if _, err := h.BeginStream(&StreamSpec{Key: "k"}); !errors.Is(err, ErrDuplicate) {
+	if _, err := h.BeginStream(&StreamSpec{Key: "k"}); !errors.Is(err, executor.ErrDuplicate) {
 		t.Fatalf("a stream with a job's key: %v", err)
 	}
 	close(release)
-	if res := <-results; res.Status != Completed || res.Value != "done" {
+	if res := <-results; res.Status != executor.Completed || res.Value != "done" {
 		t.Fatalf("result %+v", res)
 	}
 	r.End()
@@ -132,7 +133,7 @@ func TestHostStreamHoldsNoExecutionSlot(t *testing.T) {
 		t.Fatalf("a stream took an execution slot: %+v", st)
 	}
 	// Its key is taken while it is open, for jobs and streams alike.
-	if _, err := h.Begin(RequestSpec{Key: "s", Run: func(context.Context) any { return nil }}); !errors.Is(err, ErrDuplicate) {
+	if _, err := h.Begin(RequestSpec{Key: "s", Run: func(context.Context) any { return nil }}); !errors.Is(err, executor.ErrDuplicate) {
 		t.Fatalf("a job with a stream's key: %v", err)
 	}
 	r.End()
@@ -167,7 +168,7 @@ func TestHostStreamReleasedWhenItsOwnerStops(t *testing.T) {
 	if released.Load() != 1 || closed.Load() != 1 {
 		t.Fatalf("released %d, closed %d after the owner stopped", released.Load(), closed.Load())
 	}
-	if _, err := h.BeginStream(&StreamSpec{}); !errors.Is(err, ErrScopeClosed) {
+	if _, err := h.BeginStream(&StreamSpec{}); !errors.Is(err, executor.ErrScopeClosed) {
 		t.Fatalf("BeginStream after Finish: %v", err)
 	}
 }
@@ -193,8 +194,8 @@ func TestHostFinishCancelsWorkAndRunsHalt(t *testing.T) {
 	}
 	<-ran
 	started := make(chan struct{}, 1)
-	delivered := make(chan Result, 1)
-	if _, err := h.Begin(RequestSpec{ID: jsonrpc.IntID(1), Run: holdJob(started, nil), Done: func(r Result) { delivered <- r }}); err != nil {
+	delivered := make(chan executor.Result, 1)
+	if _, err := h.Begin(RequestSpec{ID: jsonrpc.IntID(1), Run: holdJob(started, nil), Done: func(r executor.Result) { delivered <- r }}); err != nil {
 		t.Fatal(err)
 	}
 	<-started
@@ -206,7 +207,7 @@ func TestHostFinishCancelsWorkAndRunsHalt(t *testing.T) {
 	if h.Context().Err() == nil {
 		t.Fatal("the host's context is still live")
 	}
-	if _, err := h.Begin(RequestSpec{Run: holdJob(started, nil)}); !errors.Is(err, ErrScopeClosed) {
+	if _, err := h.Begin(RequestSpec{Run: holdJob(started, nil)}); !errors.Is(err, executor.ErrScopeClosed) {
 		t.Fatalf("Begin after Finish: %v", err)
 	}
 	waitTree(t, sys, func(n *Node) bool { return n.Count(KindHandler) == 0 && n.Count(KindRequest) == 0 })

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/snodo-go/snodo/internal/executor"
 )
 
 // Kind is the role of a node in the supervision tree.
@@ -180,7 +182,7 @@ func numberAt(s string, i int) (int, bool) {
 	return n, err == nil
 }
 
-func executorNode(name string, e *Executor) *Node {
+func executorNode(name string, e *executor.Executor) *Node {
 	st := e.Stats()
 	cfg := e.Config()
 	return &Node{Kind: KindExecutor, ID: "snodo/" + name, Attrs: map[string]string{
@@ -194,5 +196,6 @@ func executorNode(name string, e *Executor) *Node {
 		"submitted": strconv.FormatInt(st.Submitted, 10),
 		"rejected":  strconv.FormatInt(st.Rejected, 10),
 		"timed_out": strconv.FormatInt(st.TimedOut, 10),
+		"cancelled": strconv.FormatInt(st.Cancelled, 10),
 	}}
 }

@@ -6,7 +6,8 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/internal/executor"
+	"github.com/snodo-go/snodo/jsonrpc"
 )
 
 // requestActor stands for one admitted request in the tree. Its work runs
@@ -27,7 +28,7 @@ type reqEntry struct {
 	method   string
 	started  time.Time
 	deadline time.Time
-	ticket   *Ticket
+	ticket   *executor.Ticket
 	pid      *actor.PID
 
 	// cancelled is set by the connection when the client cancels the

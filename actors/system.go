@@ -12,6 +12,8 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/asynkron/protoactor-go/eventstream"
+
+	"github.com/snodo-go/snodo/internal/executor"
 )
 
 // System is one actor system with its root supervisor. A server (however
@@ -34,7 +36,7 @@ type System struct {
 
 type namedExecutor struct {
 	name string
-	e    *Executor
+	e    *executor.Executor
 }
 
 // SystemConfig configures a System.
@@ -85,14 +87,14 @@ func (s *System) Logger() *slog.Logger { return s.logger }
 func (s *System) UnexpectedDeadLetters() int64 { return s.deadLetters.Load() }
 
 // AddExecutor shows an executor in the supervision tree under name.
-func (s *System) AddExecutor(name string, e *Executor) {
+func (s *System) AddExecutor(name string, e *executor.Executor) {
 	s.mu.Lock()
 	s.executors = append(s.executors, namedExecutor{name, e})
 	s.mu.Unlock()
 }
 
 // RemoveExecutor takes an executor out of the tree.
-func (s *System) RemoveExecutor(e *Executor) {
+func (s *System) RemoveExecutor(e *executor.Executor) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for i, ne := range s.executors {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/internal/executor"
 )
 
 // chanReader is a FrameReader fed by a test.
@@ -114,7 +115,7 @@ func TestTreeDuringAndAfterABurst(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	exec := NewExecutor(ExecutorConfig{Logger: quiet})
+	exec := executor.New(executor.Config{Logger: quiet})
 	sys.AddExecutor("executor", exec)
 	in := &chanReader{frames: make(chan []byte, 64)}
 	outR, outW := io.Pipe()
@@ -221,7 +222,7 @@ func TestCloseStopsLiveConnections(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	exec := NewExecutor(ExecutorConfig{Logger: quiet})
+	exec := executor.New(executor.Config{Logger: quiet})
 	var conns []*Conn
 	var readers []*chanReader
 	for range 3 {

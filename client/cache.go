@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/jsonrpc"
 )
 
 // Cache bounds.

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/snodo-go/snodo/client"
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/jsonrpc"
 )
 
 // cachingServer answers lists and reads with cache hints: tools/list

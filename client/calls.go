@@ -7,7 +7,8 @@ import (
 	"fmt"
 	"maps"
 
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 // CallOption adjusts one request.
@@ -266,7 +267,7 @@ func (c *Client) CallTool(ctx context.Context, name string, arguments any, opts 
 	r := build()
 	raw, err := c.call(ctx, r)
 	var je *jsonrpc.Error
-	if err != nil && !r.knownTool && errors.As(err, &je) && je.Code == jsonrpc.CodeHeaderMismatch {
+	if err != nil && !r.knownTool && errors.As(err, &je) && je.Code == mcp.CodeHeaderMismatch {
 		if _, lerr := c.ListTools(ctx); lerr == nil {
 			raw, err = c.call(ctx, build())
 		}

@@ -12,7 +12,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 // Client is a connection to one MCP server, over any Transport, in the
@@ -70,7 +71,7 @@ func New(ctx context.Context, t Transport, opts ...Option) (*Client, error) {
 	}
 	cfg := config{
 		info:           Implementation{Name: "snodo-go", Version: "0"},
-		versions:       slices.Clone(DefaultVersions),
+		versions:       mcp.Versions(),
 		requestTimeout: DefaultRequestTimeout,
 		probeTimeout:   DefaultProbeTimeout,
 		maxPages:       DefaultMaxPages,

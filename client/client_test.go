@@ -10,7 +10,8 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/client"
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/testkit"
 )
 
@@ -48,7 +49,7 @@ func TestSameCallsEveryTransport(t *testing.T) {
 			c := testkit.Connect(t, tr.make(t), client.WithTrace(log.trace), elicitAda(),
 				client.WithLogMessages("info", func(m client.LogMessage) { logs = append(logs, m) }))
 			ctx := context.Background()
-			if v := c.ProtocolVersion(); v != client.Version20260728 {
+			if v := c.ProtocolVersion(); v != mcp.Version20260728 {
 				t.Fatalf("negotiated %q", v)
 			}
 			s := c.Server()
@@ -57,7 +58,7 @@ func TestSameCallsEveryTransport(t *testing.T) {
 				t.Fatalf("server info %+v", s)
 			}
 			d, err := c.Discover(ctx)
-			if err != nil || !slices.Contains(d.SupportedVersions, client.Version20260728) {
+			if err != nil || !slices.Contains(d.SupportedVersions, mcp.Version20260728) {
 				t.Fatalf("discover: %+v, %v", d, err)
 			}
 

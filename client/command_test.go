@@ -15,7 +15,8 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/client"
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 // TestCommandStopsAStubbornServer: a server that ignores the end of its
@@ -51,7 +52,7 @@ func TestCommandStopsAStubbornServer(t *testing.T) {
 // server/discover probe is started again and spoken to with initialize.
 func TestCommandReconnectsAfterHangUp(t *testing.T) {
 	c := connect(t, serverCommand(t, "legacy-hangup"))
-	if v := c.ProtocolVersion(); v != client.Version20251125 {
+	if v := c.ProtocolVersion(); v != mcp.Version20251125 {
 		t.Fatalf("negotiated %q", v)
 	}
 	if c.Server().Implementation.Name != "old" {
@@ -182,7 +183,7 @@ func TestHTTPLegacyServer(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close) // after the client's Close, which deletes the session
 	c := connect(t, client.HTTP(srv.URL))
-	if v := c.ProtocolVersion(); v != client.Version20251125 || c.Server().Implementation.Name != "legacy-http" {
+	if v := c.ProtocolVersion(); v != mcp.Version20251125 || c.Server().Implementation.Name != "legacy-http" {
 		t.Fatalf("negotiated %q with %+v", v, c.Server())
 	}
 	// In the initialize era closing the stream is not a cancellation: the
@@ -266,7 +267,7 @@ func TestHTTPLegacyResumesStream(t *testing.T) {
 		}
 	}))
 	t.Cleanup(srv.Close)
-	c := connect(t, client.HTTP(srv.URL), client.WithProtocolVersions(client.Version20251125))
+	c := connect(t, client.HTTP(srv.URL), client.WithProtocolVersions(mcp.Version20251125))
 	res, err := c.CallTool(context.Background(), "slow", nil)
 	if err != nil {
 		t.Fatal(err)

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/client"
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/jsonrpc"
 )
 
 // fake is a scripted server on a newline-delimited stream. handle runs

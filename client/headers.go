@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/jsonrpc"
 )
 
 // paramHeader is one x-mcp-header annotation of a tool's input schema:

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/snodo-go/snodo/client"
+	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/testkit"
 )
 
@@ -35,7 +36,7 @@ func TestHTTPMirrorsHeaders(t *testing.T) {
 		t.Fatalf("%d POSTs, want 6 (discover, three pages of tools/list, two calls)", len(seen))
 	}
 	for i, h := range seen {
-		if h.Get("Mcp-Protocol-Version") != client.Version20260728 {
+		if h.Get("Mcp-Protocol-Version") != mcp.Version20260728 {
 			t.Errorf("POST %d: MCP-Protocol-Version %q", i, h.Get("Mcp-Protocol-Version"))
 		}
 		if h.Get("Accept") != "application/json, text/event-stream" || h.Get("Content-Type") != "application/json" {

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/jsonrpc"
 )
 
 // DefaultMaxResponseBytes bounds an HTTP response body (a JSON body, or

@@ -9,7 +9,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/jsonrpc"
 )
 
 // Multi round-trip requests (2026-07-28) and server-to-client requests

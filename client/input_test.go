@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/snodo-go/snodo/client"
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/jsonrpc"
 )
 
 func elicitAda() client.Option {

@@ -168,15 +168,19 @@ func TestCacheExpiresAndEvicts(t *testing.T) {
 }
 
 // TestStandsAlone: the client speaks the wire itself; of this module it
-// imports only the wire layer (client/direct is the one part that knows
-// the server).
+// imports only the shared vocabulary (jsonrpc, mcp), never the server
+// core.
 func TestStandsAlone(t *testing.T) {
 	pkg, err := build.ImportDir(".", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, imp := range pkg.Imports {
-		if strings.HasPrefix(imp, "github.com/snodo-go/snodo/") && imp != "github.com/snodo-go/snodo/dispatch/jsonrpc" {
+		switch imp {
+		case "github.com/snodo-go/snodo/jsonrpc", "github.com/snodo-go/snodo/mcp":
+			continue
+		}
+		if strings.HasPrefix(imp, "github.com/snodo-go/snodo/") {
 			t.Errorf("client imports %s", imp)
 		}
 	}

@@ -10,7 +10,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/jsonrpc"
 )
 
 // DefaultListenBuffer is how many events a Subscription holds for its

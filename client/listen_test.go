@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/snodo-go/snodo/client"
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/testkit"
 )
 

@@ -6,8 +6,8 @@ import (
 	"os"
 	"testing"
 
-	"github.com/snodo-go/snodo/client"
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/testkit"
 	"github.com/snodo-go/snodo/transports/stdio"
 )
@@ -39,7 +39,7 @@ func TestMain(m *testing.M) {
 			if m.Method == "server/discover" {
 				os.Exit(0)
 			}
-			legacyServer(client.Version20251125)(f, m)
+			legacyServer(mcp.Version20251125)(f, m)
 		}}
 		f.serve(os.Stdin)
 		os.Exit(0)

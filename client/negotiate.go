@@ -7,7 +7,8 @@ import (
 	"net/http"
 	"slices"
 
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 // connect opens the connection and negotiates the revision:
@@ -52,7 +53,7 @@ func (c *Client) connect(ctx context.Context) error {
 				return c.fail(fmt.Errorf("client: negotiating: %w", context.Cause(ctx)))
 			}
 			var je *jsonrpc.Error
-			if errors.As(perr, &je) && je.Code == jsonrpc.CodeUnsupportedProtocolVersion {
+			if errors.As(perr, &je) && je.Code == mcp.CodeUnsupportedProtocolVersion {
 				supported := supportedFromError(je)
 				chosen, ok := c.choose(supported)
 				switch {

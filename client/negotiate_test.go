@@ -9,7 +9,8 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/client"
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 // legacyServer is an initialize-era fake: server/discover is an unknown
@@ -59,13 +60,13 @@ func legacyServer(versions ...string) func(f *fake, m *jsonrpc.Message) {
 }
 
 func TestFallsBackToInitialize(t *testing.T) {
-	f, tr := startFake(t, legacyServer(client.Version20251125, client.Version20250618))
+	f, tr := startFake(t, legacyServer(mcp.Version20251125, mcp.Version20250618))
 	c := connect(t, tr, elicitAda())
-	if v := c.ProtocolVersion(); v != client.Version20251125 {
+	if v := c.ProtocolVersion(); v != mcp.Version20251125 {
 		t.Fatalf("negotiated %q", v)
 	}
 	s := c.Server()
-	if s.Implementation.Name != "old" || s.Instructions != "legacy" || !slices.Equal(s.SupportedVersions, []string{client.Version20251125}) {
+	if s.Implementation.Name != "old" || s.Instructions != "legacy" || !slices.Equal(s.SupportedVersions, []string{mcp.Version20251125}) {
 		t.Fatalf("server %+v", s)
 	}
 	init := f.received("initialize")[0]
@@ -101,7 +102,7 @@ func TestFallsBackToInitialize(t *testing.T) {
 // TestLegacyListen: in the initialize era a listen subscribes to each
 // resource and keeps the notifications that match.
 func TestLegacyListen(t *testing.T) {
-	f, tr := startFake(t, legacyServer(client.Version20250618))
+	f, tr := startFake(t, legacyServer(mcp.Version20250618))
 	c := connect(t, tr)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -131,7 +132,7 @@ func TestLegacyListen(t *testing.T) {
 // TestLegacyCancelSendsNotification: on stdio every revision cancels
 // with notifications/cancelled.
 func TestLegacyCancelSendsNotification(t *testing.T) {
-	f, tr := startFake(t, legacyServer(client.Version20251125))
+	f, tr := startFake(t, legacyServer(mcp.Version20251125))
 	c := connect(t, tr)
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
@@ -149,18 +150,18 @@ func TestLegacyCancelSendsNotification(t *testing.T) {
 func TestUnsupportedVersionErrorNamesTheWay(t *testing.T) {
 	f, tr := startFake(t, func(f *fake, m *jsonrpc.Message) {
 		if m.Method == "server/discover" {
-			f.fail(m.ID, jsonrpc.CodeUnsupportedProtocolVersion, "Unsupported protocol version",
+			f.fail(m.ID, mcp.CodeUnsupportedProtocolVersion, "Unsupported protocol version",
 				map[string]any{"supported": []string{"2025-06-18"}, "requested": "2026-07-28"})
 			return
 		}
-		legacyServer(client.Version20250618)(f, m)
+		legacyServer(mcp.Version20250618)(f, m)
 	})
 	c := connect(t, tr)
-	if v := c.ProtocolVersion(); v != client.Version20250618 {
+	if v := c.ProtocolVersion(); v != mcp.Version20250618 {
 		t.Fatalf("negotiated %q", v)
 	}
 	var v string
-	if !param(f.received("initialize")[0], "protocolVersion", &v) || v != client.Version20250618 {
+	if !param(f.received("initialize")[0], "protocolVersion", &v) || v != mcp.Version20250618 {
 		t.Fatalf("initialize asked for %q", v)
 	}
 }
@@ -182,7 +183,7 @@ func TestNoCommonVersion(t *testing.T) {
 
 func TestInitializeAnswersUnknownVersion(t *testing.T) {
 	_, tr := startFake(t, legacyServer("2024-11-05"))
-	_, err := client.New(context.Background(), tr, client.WithProtocolVersions(client.Version20250618))
+	_, err := client.New(context.Background(), tr, client.WithProtocolVersions(mcp.Version20250618))
 	if !errors.Is(err, client.ErrNoCommonVersion) {
 		t.Fatalf("got %v", err)
 	}
@@ -195,10 +196,10 @@ func TestSilentProbe(t *testing.T) {
 		if m.Method == "server/discover" {
 			return
 		}
-		legacyServer(client.Version20251125)(f, m)
+		legacyServer(mcp.Version20251125)(f, m)
 	})
 	c := connect(t, tr, client.WithProbeTimeout(200*time.Millisecond))
-	if v := c.ProtocolVersion(); v != client.Version20251125 {
+	if v := c.ProtocolVersion(); v != mcp.Version20251125 {
 		t.Fatalf("negotiated %q", v)
 	}
 	// The abandoned probe was cancelled.
@@ -233,7 +234,7 @@ func TestOptionsValidated(t *testing.T) {
 // once; more are refused at once with -32603 instead of piling up.
 func TestServerRequestsBounded(t *testing.T) {
 	gate := make(chan struct{})
-	f, tr := startFake(t, legacyServer(client.Version20251125))
+	f, tr := startFake(t, legacyServer(mcp.Version20251125))
 	connect(t, tr, client.WithRoots(func(ctx context.Context) ([]client.Root, error) {
 		select {
 		case <-gate:

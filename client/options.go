@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"slices"
 	"time"
+
+	"github.com/snodo-go/snodo/mcp"
 )
 
 // Defaults.
@@ -68,14 +70,14 @@ func WithClientInfo(info Implementation) Option {
 
 // WithProtocolVersions limits the revisions the client offers, in any
 // order; the newest the server shares is used. Unknown revisions are an
-// error.
+// error. The default is every revision of [mcp.Versions].
 func WithProtocolVersions(versions ...string) Option {
 	return func(c *config) error {
 		if len(versions) == 0 {
 			return errors.New("client: WithProtocolVersions needs at least one version")
 		}
 		for _, v := range versions {
-			if !slices.Contains(DefaultVersions, v) {
+			if !slices.Contains(mcp.Versions(), v) {
 				return fmt.Errorf("client: unknown protocol version %q", v)
 			}
 		}

@@ -3,7 +3,7 @@ package client
 import (
 	"context"
 
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/jsonrpc"
 )
 
 // Transport connects a Client to one server. The package provides

@@ -1,20 +1,13 @@
 package client
 
-import "encoding/json"
+import (
+	"encoding/json"
 
-// Protocol revisions the client speaks, newest first.
-const (
-	Version20260728 = "2026-07-28"
-	Version20251125 = "2025-11-25"
-	Version20250618 = "2025-06-18"
+	"github.com/snodo-go/snodo/mcp"
 )
 
-// DefaultVersions are the revisions a Client offers unless
-// [WithProtocolVersions] narrows them.
-var DefaultVersions = []string{Version20260728, Version20251125, Version20250618}
-
 // stateless reports whether a revision has no initialize handshake.
-func stateless(version string) bool { return version >= Version20260728 }
+func stateless(version string) bool { return version >= mcp.Version20260728 }
 
 // Implementation describes an MCP implementation: the client itself, or
 // the server as it reports itself (unverified).

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/jsonrpc"
 )
 
 // Phase is when an Authorizer is consulted.

@@ -7,7 +7,8 @@ import (
 	"maps"
 	"time"
 
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 // CacheScope says who may reuse a cached result (2026-07-28).
@@ -81,7 +82,7 @@ func (rt *Runtime) serverInfoMeta(user map[string]any) json.RawMessage {
 		return rt.infoMeta
 	}
 	m := maps.Clone(user)
-	m[MetaServerInfo] = rt.info
+	m[mcp.MetaServerInfo] = rt.info
 	b, err := jsonrpc.Marshal(m)
 	if err != nil {
 		rt.logger.Warn("snodo: result _meta is not encodable; sending serverInfo only", "error", err)

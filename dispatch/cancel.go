@@ -1,6 +1,6 @@
 package dispatch
 
-import "github.com/snodo-go/snodo/dispatch/jsonrpc"
+import "github.com/snodo-go/snodo/jsonrpc"
 
 // CancelledRequestID returns the requestId of a notifications/cancelled
 // params object when it is present and within the id bounds. A malformed

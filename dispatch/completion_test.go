@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/snodo-go/snodo/dispatch"
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/jsonrpc"
 )
 
 func completionRuntime(t *testing.T) *dispatch.Runtime {

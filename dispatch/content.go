@@ -1,6 +1,6 @@
 package dispatch
 
-import "github.com/snodo-go/snodo/dispatch/jsonrpc"
+import "github.com/snodo-go/snodo/jsonrpc"
 
 // Content is one block of a tool result or prompt message: *TextContent,
 // *ImageContent, *AudioContent, *ResourceLink or *EmbeddedResource.

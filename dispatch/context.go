@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/jsonrpc"
 )
 
 type callKey struct{}

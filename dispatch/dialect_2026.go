@@ -3,23 +3,23 @@ package dispatch
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 // dialect20260728 is the stateless revision: no initialize, _meta on every
 // request, resultType on every result.
 type dialect20260728 struct{}
 
-func (dialect20260728) Version() string { return Version20260728 }
+func (dialect20260728) Version() string { return mcp.Version20260728 }
 func (dialect20260728) Era() Era        { return EraStateless }
 
 func (d dialect20260728) Detect(req *Request, metaVersion string) Match {
 	switch {
-	case metaVersion == Version20260728:
+	case metaVersion == mcp.Version20260728:
 		return MatchExact
-	case versionClaim(req) == Version20260728:
+	case versionClaim(req) == mcp.Version20260728:
 		return MatchClaim
 	}
 	// It answers everything else with the error that tells a client what
@@ -61,7 +61,7 @@ func (d dialect20260728) Admit(rt *Runtime, req *Request) (*Call, *jsonrpc.Error
 	if known && !rt.hasCapability(entry.capability) {
 		known = false
 	}
-	ext := rt.extensionRoute(msg.Method, Version20260728)
+	ext := rt.extensionRoute(msg.Method, mcp.Version20260728)
 	if !known && ext != nil {
 		entry.op, known = opExtension, true
 	}
@@ -87,23 +87,23 @@ func (d dialect20260728) Admit(rt *Runtime, req *Request) (*Call, *jsonrpc.Error
 	}
 	version, ok := jsonrpc.Unquote(wm.ProtocolVersion)
 	if len(wm.ProtocolVersion) == 0 || !ok {
-		return nil, invalidParams("Invalid params: _meta." + MetaProtocolVersion + " is required")
+		return nil, invalidParams("Invalid params: _meta." + mcp.MetaProtocolVersion + " is required")
 	}
 	if len(wm.ClientCapabilities) == 0 {
-		return nil, invalidParams("Invalid params: _meta." + MetaClientCapabilities + " is required")
+		return nil, invalidParams("Invalid params: _meta." + mcp.MetaClientCapabilities + " is required")
 	}
 	if req.Header != nil {
-		h, present, ok := singleHeader(req.Header, HeaderProtocolVersion)
+		h, present, ok := singleHeader(req.Header, mcp.HeaderProtocolVersion)
 		switch {
 		case !present:
-			return nil, headerMismatch("MCP-Protocol-Version header is required", nil)
+			return nil, mcp.NewHeaderMismatchError("MCP-Protocol-Version header is required", nil)
 		case !ok:
-			return nil, headerMismatch("MCP-Protocol-Version header is malformed or repeated", nil)
+			return nil, mcp.NewHeaderMismatchError("MCP-Protocol-Version header is malformed or repeated", nil)
 		case h != version:
-			return nil, headerMismatch("MCP-Protocol-Version header does not match _meta", map[string]any{"header": h, "body": version})
+			return nil, mcp.NewHeaderMismatchError("MCP-Protocol-Version header does not match _meta", map[string]any{"header": h, "body": version})
 		}
 	}
-	if version != Version20260728 {
+	if version != mcp.Version20260728 {
 		return nil, rt.unsupportedVersion(version)
 	}
 	if !known {
@@ -224,15 +224,14 @@ func (rt *Runtime) methodNotFound(method string) *jsonrpc.Error {
 }
 
 func (rt *Runtime) unsupportedVersion(requested string) *jsonrpc.Error {
-	msg := "Unsupported protocol version: " + requested
+	detail := ""
 	for _, d := range rt.registry.dialects {
 		if d.Version() == requested && d.Era() == EraSession {
 			// Listed as supported, but only through initialize.
-			msg += " is served only after initialize"
+			detail = "is served only after initialize"
 		}
 	}
-	return jsonrpc.NewError(jsonrpc.CodeUnsupportedProtocolVersion, msg).
-		WithData(map[string]any{"supported": slices.Clone(rt.registry.versions), "requested": requested})
+	return mcp.NewUnsupportedVersionError(requested, rt.registry.versions, detail)
 }
 
 // Wire shapes of 2026-07-28 results.

@@ -3,7 +3,8 @@ package dispatch
 import (
 	"encoding/json"
 
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 // admitListen parses a subscriptions/listen's filter at admission, so a
@@ -32,6 +33,6 @@ type wire26ListenResult struct {
 func shapeListen20260728(rt *Runtime, c *Call) *wire26ListenResult {
 	return &wire26ListenResult{
 		ResultType: resultComplete,
-		Meta:       rt.serverInfoMeta(map[string]any{MetaSubscriptionID: c.Info.ID}),
+		Meta:       rt.serverInfoMeta(map[string]any{mcp.MetaSubscriptionID: c.Info.ID}),
 	}
 }

@@ -4,7 +4,8 @@ import (
 	"context"
 	"strings"
 
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 // legacyDialect is an initialize-era revision (2025-11-25 or 2025-06-18):
@@ -101,7 +102,7 @@ func (d legacyDialect) Admit(rt *Runtime, req *Request) (*Call, *jsonrpc.Error) 
 	}
 	var token jsonrpc.ID
 	if hasMeta {
-		raw, _ := jsonrpc.Member(meta, MetaProgressToken)
+		raw, _ := jsonrpc.Member(meta, mcp.MetaProgressToken)
 		var jerr *jsonrpc.Error
 		if token, jerr = parseProgressToken(raw); jerr != nil {
 			return nil, jerr

@@ -9,7 +9,8 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 // MaxInputRounds bounds how many times a handler serving an
@@ -88,7 +89,7 @@ func (d legacyDialect) clientRequestParams(r InputRequest) (any, error) {
 	}
 	cp := *e
 	switch {
-	case d.version == Version20250618:
+	case d.version == mcp.Version20250618:
 		cp.Mode = ""
 		return &cp, nil
 	case cp.Mode == "url":

@@ -4,7 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 // Wire shapes of the initialize-era results. Against 2026-07-28 they have
@@ -55,7 +56,7 @@ type (
 )
 
 func (d legacyDialect) ShapeResult(rt *Runtime, _ *Call, result any) (any, error) {
-	old := d.version == Version20250618
+	old := d.version == mcp.Version20250618
 	switch r := result.(type) {
 	case *initializeResult:
 		return &wire25Initialize{
@@ -125,7 +126,7 @@ func (d legacyDialect) ShapeResult(rt *Runtime, _ *Call, result any) (any, error
 // implementation projects the server's identity onto the revision's
 // Implementation.
 func (d legacyDialect) implementation(info Implementation) Implementation {
-	if d.version == Version20250618 {
+	if d.version == mcp.Version20250618 {
 		return Implementation{Name: info.Name, Title: info.Title, Version: info.Version}
 	}
 	return info
@@ -177,7 +178,7 @@ func (legacyDialect) ShapeError(_ *Runtime, _ *Call, e *jsonrpc.Error) *jsonrpc.
 	switch e.Data.(type) {
 	case ResourceNotFoundData, *ResourceNotFoundData:
 		c := *e
-		c.Code = jsonrpc.CodeResourceNotFound
+		c.Code = mcp.CodeResourceNotFound
 		return &c
 	}
 	return e

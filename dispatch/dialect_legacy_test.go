@@ -10,7 +10,8 @@ import (
 	"testing"
 
 	"github.com/snodo-go/snodo/dispatch"
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/testkit"
 )
 
@@ -18,7 +19,7 @@ import (
 // frame is validated against the official schema of the revision the
 // client negotiated.
 
-var legacyVersions = []string{dispatch.Version20251125, dispatch.Version20250618}
+var legacyVersions = []string{mcp.Version20251125, mcp.Version20250618}
 
 var icon = []dispatch.Icon{{Src: "https://example.com/i.png", MimeType: "image/png"}}
 
@@ -239,7 +240,7 @@ func TestInitializeNegotiation(t *testing.T) {
 	}
 
 	// The preference order of the enabled versions decides the offer.
-	only := legacyRuntime(t, nil, dispatch.WithProtocolVersions(dispatch.Version20260728, dispatch.Version20250618))
+	only := legacyRuntime(t, nil, dispatch.WithProtocolVersions(mcp.Version20260728, mcp.Version20250618))
 	if _, r := initialize(t, only, "2025-11-25", map[string]any{}); r["protocolVersion"] != "2025-06-18" {
 		t.Fatalf("offered %v with only 2025-06-18 enabled", r["protocolVersion"])
 	}
@@ -302,7 +303,7 @@ func TestInitializeAdmission(t *testing.T) {
 	}
 
 	// Without the initialize-era revisions, nothing negotiates.
-	modern := legacyRuntime(t, nil, dispatch.WithProtocolVersions(dispatch.Version20260728))
+	modern := legacyRuntime(t, nil, dispatch.WithProtocolVersions(mcp.Version20260728))
 	msg, _ := jsonrpc.Decode(legacyRequest(1, "initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{}}))
 	sess := dispatch.NewSession()
 	if out := modern.Dispatch(context.Background(), &dispatch.Request{Message: msg, Session: sess}); out.ErrorCode != jsonrpc.CodeMethodNotFound || out.NegotiatedVersion != "" || sess.ProtocolVersion() != "" {
@@ -312,14 +313,17 @@ func TestInitializeAdmission(t *testing.T) {
 
 func TestInitializedNotificationAndPing(t *testing.T) {
 	rt := legacyRuntime(t, nil)
-	// Before the handshake a session claims nothing: ping is a method the
-	// stateless revision does not have.
-	early := &legacyClient{t: t, rt: rt, version: testkit.Version, sess: dispatch.NewSession()}
+	// Before the handshake a session claims nothing: a ping names no
+	// revision and is answered under the initialize-era rules (the
+	// lifecycle allows it before the initialize response).
+	early := &legacyClient{t: t, rt: rt, version: mcp.Version20251125, sess: dispatch.NewSession()}
 	early.notify("notifications/initialized")
 	if early.sess.Initialized() {
 		t.Fatal("notifications/initialized before initialize marked the session")
 	}
-	rpcError(t, early.call("ping", nil), jsonrpc.CodeMethodNotFound)
+	if f := early.call("ping", nil); f.Error != nil || string(f.Result) != "{}" {
+		t.Fatalf("ping before the handshake: %s", f.Raw)
+	}
 
 	for _, v := range legacyVersions {
 		c, _ := initialize(t, rt, v, map[string]any{})
@@ -345,7 +349,7 @@ func TestLegacyListsHaveNoStatelessFields(t *testing.T) {
 	}
 	for _, v := range legacyVersions {
 		c, _ := initialize(t, rt, v, map[string]any{})
-		old := v == dispatch.Version20250618
+		old := v == mcp.Version20250618
 		for _, tc := range []struct{ method, key string }{
 			{"tools/list", "tools"}, {"prompts/list", "prompts"},
 			{"resources/list", "resources"}, {"resources/templates/list", "resourceTemplates"},
@@ -401,7 +405,7 @@ func TestLegacyToolResults(t *testing.T) {
 			t.Fatalf("%s structuredContent = %v", v, s)
 		}
 		link := r["content"].([]any)[1].(map[string]any)
-		if _, has := link["icons"]; has == (v == dispatch.Version20250618) {
+		if _, has := link["icons"]; has == (v == mcp.Version20250618) {
 			t.Fatalf("%s resource link = %v", v, link)
 		}
 		// A structured value that is not an object has no place in these
@@ -431,7 +435,7 @@ func TestLegacyResourcesPromptsCompletion(t *testing.T) {
 		}
 		// An unknown resource is -32002 in these revisions, with the URI.
 		for _, uri := range []string{"test://missing", "test://items/7"} {
-			e := rpcError(t, c.call("resources/read", map[string]any{"uri": uri}), jsonrpc.CodeResourceNotFound)
+			e := rpcError(t, c.call("resources/read", map[string]any{"uri": uri}), mcp.CodeResourceNotFound)
 			if d := errorData(t, e); d["uri"] != uri {
 				t.Fatalf("%s not-found data = %v", v, d)
 			}
@@ -444,7 +448,7 @@ func TestLegacyResourcesPromptsCompletion(t *testing.T) {
 			t.Fatalf("%s prompt = %v", v, r)
 		}
 		link := r["messages"].([]any)[1].(map[string]any)["content"].(map[string]any)
-		if _, has := link["icons"]; has == (v == dispatch.Version20250618) {
+		if _, has := link["icons"]; has == (v == mcp.Version20250618) {
 			t.Fatalf("%s prompt resource link = %v", v, link)
 		}
 		rpcError(t, c.call("prompts/get", map[string]any{"name": "greet"}), jsonrpc.CodeInvalidParams)
@@ -532,7 +536,7 @@ func TestLegacyHTTPAdmission(t *testing.T) {
 	rpcError(t, c.call("ping", nil), jsonrpc.CodeInvalidParams)
 	// A _meta version conflicting with the header is refused.
 	c.header = map[string][]string{"Mcp-Protocol-Version": {"2025-06-18"}}
-	rpcError(t, c.call("tools/list", map[string]any{"_meta": map[string]any{dispatch.MetaProtocolVersion: "2025-11-25"}}), jsonrpc.CodeInvalidParams)
+	rpcError(t, c.call("tools/list", map[string]any{"_meta": map[string]any{mcp.MetaProtocolVersion: "2025-11-25"}}), jsonrpc.CodeInvalidParams)
 	rpcError(t, c.call("tools/list", map[string]any{"_meta": "x"}), jsonrpc.CodeInvalidParams)
 	// Multi round-trip members belong to 2026-07-28.
 	rpcError(t, c.call("tools/call", map[string]any{"name": "echo", "inputResponses": map[string]any{}}), jsonrpc.CodeInvalidParams)
@@ -545,10 +549,12 @@ func TestLegacyHTTPAdmission(t *testing.T) {
 	if _, ok := resultOf(t, f)["ttlMs"]; ok {
 		t.Fatalf("header-selected request has a stateless shape: %s", f.Raw)
 	}
-	// Neither header nor session: the stateless revision answers, and
-	// wants its headers.
-	f = testkit.DispatchRequest(t, rt, legacyRequest(1, "tools/list", nil), func(r *dispatch.Request) { r.Header = map[string][]string{} })
-	rpcError(t, f, jsonrpc.CodeHeaderMismatch)
+	// Neither header nor session: the request names no revision and is
+	// served under the preferred initialize-era one.
+	f = testkit.DispatchVersion(t, rt, mcp.Version20251125, legacyRequest(1, "tools/list", nil), func(r *dispatch.Request) { r.Header = map[string][]string{} })
+	if _, ok := resultOf(t, f)["tools"]; !ok {
+		t.Fatalf("unversioned tools/list over HTTP: %s", f.Raw)
+	}
 	// A 2026-07-28 request on a legacy session is served statelessly.
 	f = testkit.DispatchRequest(t, rt, testkit.Request(5, "tools/list", nil), func(r *dispatch.Request) { r.Session = c.sess })
 	if resultOf(t, f)["resultType"] != "complete" {
@@ -561,7 +567,7 @@ func TestLegacyInputRequests(t *testing.T) {
 	rt := legacyRuntime(t, logs)
 	// A client that cannot elicit is told which capability is missing.
 	c, _ := initialize(t, rt, "2025-11-25", map[string]any{"sampling": map[string]any{}})
-	e := rpcError(t, c.call("tools/call", map[string]any{"name": "ask"}), jsonrpc.CodeMissingRequiredClientCapability)
+	e := rpcError(t, c.call("tools/call", map[string]any{"name": "ask"}), mcp.CodeMissingRequiredClientCapability)
 	if d := errorData(t, e); d["requiredCapabilities"].(map[string]any)["elicitation"] == nil {
 		t.Fatalf("data = %v", d)
 	}
@@ -613,7 +619,7 @@ func (sessionDialect) ShapeError(_ *dispatch.Runtime, _ *dispatch.Call, e *jsonr
 }
 
 func TestPluggedDialectNegotiates(t *testing.T) {
-	rt := mustNew(t, dispatch.WithProtocolVersions(dispatch.Version20260728), dispatch.WithDialect(sessionDialect{}))
+	rt := mustNew(t, dispatch.WithProtocolVersions(mcp.Version20260728), dispatch.WithDialect(sessionDialect{}))
 	sess := dispatch.NewSession()
 	run := func(raw string) dispatch.Outcome {
 		msg, err := jsonrpc.Decode([]byte(raw))
@@ -646,7 +652,7 @@ func TestSessionZeroValues(t *testing.T) {
 
 func TestLegacyExtension(t *testing.T) {
 	rt := legacyRuntime(t, nil, dispatch.WithExtension(dispatch.Extension{
-		ID: "com.example/search", Versions: []string{dispatch.Version20251125},
+		ID: "com.example/search", Versions: []string{mcp.Version20251125},
 		Methods: map[string]dispatch.ExtensionHandler{"search/run": func(context.Context, *dispatch.ExtensionRequest) (any, error) {
 			return map[string]any{"hits": 3}, nil
 		}},
@@ -659,7 +665,7 @@ func TestLegacyExtension(t *testing.T) {
 		t.Fatalf("extension on 2025-11-25: %s", f.Raw)
 	}
 	other, _ := initialize(t, rt, "2025-11-25", map[string]any{})
-	rpcError(t, other.call("search/run", nil), jsonrpc.CodeMissingRequiredClientCapability)
+	rpcError(t, other.call("search/run", nil), mcp.CodeMissingRequiredClientCapability)
 	old, _ := initialize(t, rt, "2025-06-18", map[string]any{"extensions": map[string]any{"com.example/search": map[string]any{}}})
 	rpcError(t, old.call("search/run", nil), jsonrpc.CodeMethodNotFound)
 }
@@ -905,7 +911,7 @@ func TestLegacySubscriptionsFromTheHub(t *testing.T) {
 		resultOf(t, c.call("resources/subscribe", map[string]any{"uri": "test://static"})) // again: no change
 		rpcError(t, c.call("resources/subscribe", map[string]any{"uri": "relative"}), jsonrpc.CodeInvalidParams)
 		rpcError(t, c.call("resources/subscribe", nil), jsonrpc.CodeInvalidParams)
-		rpcError(t, c.call("resources/subscribe", map[string]any{"uri": secret}), jsonrpc.CodeResourceNotFound)
+		rpcError(t, c.call("resources/subscribe", map[string]any{"uri": secret}), mcp.CodeResourceNotFound)
 		if got := c.sess.Subscriptions(); len(got) != 1 || got[0] != "test://static" {
 			t.Fatalf("%s subscriptions = %v", v, got)
 		}

@@ -5,7 +5,8 @@ import (
 	"testing"
 
 	"github.com/snodo-go/snodo/dispatch"
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/testkit"
 )
 
@@ -42,7 +43,7 @@ func (dialect2099) ShapeError(_ *dispatch.Runtime, _ *dispatch.Call, e *jsonrpc.
 
 func TestRegistryTakesANewDialectWithoutCoreChanges(t *testing.T) {
 	rt, err := dispatch.New(dispatch.Implementation{Name: "future", Version: "1"},
-		dispatch.WithProtocolVersions(dispatch.Version20260728), dispatch.WithDialect(dialect2099{}))
+		dispatch.WithProtocolVersions(mcp.Version20260728), dispatch.WithDialect(dialect2099{}))
 	if err != nil {
 		t.Fatal(err)
 	}

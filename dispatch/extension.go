@@ -8,7 +8,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 // Extension adds methods beyond the core protocol. Installing it
@@ -127,7 +128,7 @@ func admitExtension(r *extensionRoute, caps ClientCapabilities) *jsonrpc.Error {
 }
 
 func errMissingExtension(id string) *jsonrpc.Error {
-	return jsonrpc.NewError(jsonrpc.CodeMissingRequiredClientCapability, "Missing required client capability: extension "+id).
+	return jsonrpc.NewError(mcp.CodeMissingRequiredClientCapability, "Missing required client capability: extension "+id).
 		WithData(map[string]any{"requiredCapabilities": ClientCapabilities{Extensions: map[string]map[string]any{id: {}}}})
 }
 

@@ -7,14 +7,15 @@ import (
 	"testing"
 
 	"github.com/snodo-go/snodo/dispatch"
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 func searchExtension() dispatch.Extension {
 	return dispatch.Extension{
 		ID:       "com.example/search",
 		Settings: map[string]any{"maxResults": 10},
-		Versions: []string{dispatch.Version20260728},
+		Versions: []string{mcp.Version20260728},
 		Methods: map[string]dispatch.ExtensionHandler{
 			"search/query": func(_ context.Context, r *dispatch.ExtensionRequest) (any, error) {
 				return map[string]any{"hits": []string{"a", "b"}, "settings": r.ClientSettings}, nil
@@ -59,10 +60,10 @@ func TestExtensionNegotiation(t *testing.T) {
 	if r["_meta"].(map[string]any)["io.modelcontextprotocol/serverInfo"] == nil {
 		t.Fatalf("no serverInfo: %v", r)
 	}
-	if _, e := extCall(t, rt, "search/query", nil); e == nil || e.Code != jsonrpc.CodeMissingRequiredClientCapability || !strings.Contains(e.Data.(string), "com.example/search") {
+	if _, e := extCall(t, rt, "search/query", nil); e == nil || e.Code != mcp.CodeMissingRequiredClientCapability || !strings.Contains(e.Data.(string), "com.example/search") {
 		t.Fatalf("client without the extension: %v", e)
 	}
-	if _, e := extCall(t, rt, "search/query", map[string]any{"mode": "legacy"}); e == nil || e.Code != jsonrpc.CodeMissingRequiredClientCapability {
+	if _, e := extCall(t, rt, "search/query", map[string]any{"mode": "legacy"}); e == nil || e.Code != mcp.CodeMissingRequiredClientCapability {
 		t.Fatalf("refused negotiation: %v", e)
 	}
 	if _, e := extCall(t, rt, "search/query", map[string]any{"mode": "teapot"}); e == nil || e.Code != -31418 {
@@ -89,7 +90,7 @@ func TestExtensionRegistrationErrors(t *testing.T) {
 		}
 		return dispatch.Extension{ID: id, Versions: versions, Methods: m}
 	}
-	v := []string{dispatch.Version20260728}
+	v := []string{mcp.Version20260728}
 	for name, opts := range map[string][]dispatch.Option{
 		"core method":         {dispatch.WithExtension(mk("a/b", v, "tools/call"))},
 		"removed core method": {dispatch.WithExtension(mk("a/b", v, "ping"))},
@@ -99,7 +100,7 @@ func TestExtensionRegistrationErrors(t *testing.T) {
 		"installed twice":     {dispatch.WithExtension(mk("a/b", v, "x/y")), dispatch.WithExtension(mk("a/b", v, "x/z"))},
 		"bad id":              {dispatch.WithExtension(mk("nodash", v, "x/y"))},
 		"no version":          {dispatch.WithExtension(mk("a/b", nil, "x/y"))},
-		"version not enabled": {dispatch.WithProtocolVersions(dispatch.Version20260728), dispatch.WithExtension(mk("a/b", []string{dispatch.Version20251125}, "x/y"))},
+		"version not enabled": {dispatch.WithProtocolVersions(mcp.Version20260728), dispatch.WithExtension(mk("a/b", []string{mcp.Version20251125}, "x/y"))},
 		"no methods":          {dispatch.WithExtension(mk("a/b", v))},
 		"nil handler":         {dispatch.WithExtension(dispatch.Extension{ID: "a/b", Versions: v, Methods: map[string]dispatch.ExtensionHandler{"x/y": nil}})},
 	} {

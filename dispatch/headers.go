@@ -5,24 +5,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 )
-
-// HTTP header names mirrored from the body (2026-07-28), in canonical form.
-const (
-	HeaderProtocolVersion = "Mcp-Protocol-Version"
-	HeaderMethod          = "Mcp-Method"
-	HeaderName            = "Mcp-Name"
-	HeaderParamPrefix     = "Mcp-Param-"
-)
-
-func headerMismatch(msg string, data any) *jsonrpc.Error {
-	e := jsonrpc.NewError(jsonrpc.CodeHeaderMismatch, "Header mismatch: "+msg)
-	if data != nil {
-		e.Data = data
-	}
-	return e
-}
 
 // singleHeader returns the one value of a header, trimmed. present is false
 // when it is absent; ok is false when it is repeated or has characters a
@@ -62,31 +47,31 @@ func decodeHeaderValue(v string) (string, bool) {
 // name is the body's params.name or params.uri for the methods that mirror
 // one, "" otherwise.
 func checkMirroredHeaders(h map[string][]string, method string, mirrorsName bool, name string) *jsonrpc.Error {
-	m, present, ok := singleHeader(h, HeaderMethod)
+	m, present, ok := singleHeader(h, mcp.HeaderMethod)
 	switch {
 	case !present:
-		return headerMismatch("Mcp-Method header is required", nil)
+		return mcp.NewHeaderMismatchError("Mcp-Method header is required", nil)
 	case !ok:
-		return headerMismatch("Mcp-Method header is malformed or repeated", nil)
+		return mcp.NewHeaderMismatchError("Mcp-Method header is malformed or repeated", nil)
 	case m != method:
-		return headerMismatch("Mcp-Method header does not match the body", map[string]any{"header": m, "body": method})
+		return mcp.NewHeaderMismatchError("Mcp-Method header does not match the body", map[string]any{"header": m, "body": method})
 	}
 	if !mirrorsName {
 		return nil
 	}
-	n, present, ok := singleHeader(h, HeaderName)
+	n, present, ok := singleHeader(h, mcp.HeaderName)
 	switch {
 	case !present:
-		return headerMismatch("Mcp-Name header is required", nil)
+		return mcp.NewHeaderMismatchError("Mcp-Name header is required", nil)
 	case !ok:
-		return headerMismatch("Mcp-Name header is malformed or repeated", nil)
+		return mcp.NewHeaderMismatchError("Mcp-Name header is malformed or repeated", nil)
 	}
 	decoded, ok := decodeHeaderValue(n)
 	if !ok {
-		return headerMismatch("Mcp-Name header has an invalid base64 value", nil)
+		return mcp.NewHeaderMismatchError("Mcp-Name header has an invalid base64 value", nil)
 	}
 	if decoded != name {
-		return headerMismatch("Mcp-Name header does not match the body", nil)
+		return mcp.NewHeaderMismatchError("Mcp-Name header does not match the body", nil)
 	}
 	return nil
 }
@@ -119,26 +104,26 @@ func checkParamHeaders(h map[string][]string, params []headerParam, arguments []
 		vs := headerValues(h, p.header)
 		switch {
 		case len(vs) > 1:
-			return headerMismatch(p.header+" header is repeated", nil)
+			return mcp.NewHeaderMismatchError(p.header+" header is repeated", nil)
 		case !hasBody && len(vs) == 0:
 			continue
 		case !hasBody:
-			return headerMismatch(p.header+" header is present but the argument is null or absent", nil)
+			return mcp.NewHeaderMismatchError(p.header+" header is present but the argument is null or absent", nil)
 		case len(vs) == 0:
-			return headerMismatch(p.header+" header is required", nil)
+			return mcp.NewHeaderMismatchError(p.header+" header is required", nil)
 		}
 		raw := strings.TrimSpace(vs[0])
 		for i := 0; i < len(raw); i++ {
 			if c := raw[i]; c < 0x20 && c != '\t' || c >= 0x7f {
-				return headerMismatch(p.header+" header has invalid characters", nil)
+				return mcp.NewHeaderMismatchError(p.header+" header has invalid characters", nil)
 			}
 		}
 		v, ok := decodeHeaderValue(raw)
 		if !ok {
-			return headerMismatch(p.header+" header has an invalid base64 value", nil)
+			return mcp.NewHeaderMismatchError(p.header+" header has an invalid base64 value", nil)
 		}
 		if !headerEqualsJSON(v, body) {
-			return headerMismatch(p.header+" header does not match the body", nil)
+			return mcp.NewHeaderMismatchError(p.header+" header does not match the body", nil)
 		}
 	}
 	return nil

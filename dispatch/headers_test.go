@@ -7,7 +7,8 @@ import (
 	"testing"
 
 	"github.com/snodo-go/snodo/dispatch"
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 const headerSchema = `{"type":"object","properties":{
@@ -89,7 +90,7 @@ func TestParamHeadersRefused(t *testing.T) {
 	}
 	for name, c := range cases {
 		e := httpCall(t, rt, c.args, c.hdr)
-		if e == nil || e.Code != jsonrpc.CodeHeaderMismatch {
+		if e == nil || e.Code != mcp.CodeHeaderMismatch {
 			t.Errorf("%s: got %v, want -32020", name, e)
 		}
 	}
@@ -103,7 +104,7 @@ func TestStandardHeaderChecks(t *testing.T) {
 		"name missing": {"Mcp-Name": nil},
 	} {
 		e := httpCall(t, rt, map[string]any{}, hdr) // a nil slice is an absent header
-		if e == nil || e.Code != jsonrpc.CodeHeaderMismatch {
+		if e == nil || e.Code != mcp.CodeHeaderMismatch {
 			t.Errorf("%s: got %v", name, e)
 		}
 	}

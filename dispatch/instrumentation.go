@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
 	"github.com/snodo-go/snodo/instrumentation"
+	"github.com/snodo-go/snodo/jsonrpc"
 )
 
 // WithInstrumentation sets the sink that hears about every call the

@@ -10,8 +10,9 @@ import (
 	"testing"
 
 	"github.com/snodo-go/snodo/dispatch"
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
 	"github.com/snodo-go/snodo/instrumentation"
+	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/testkit"
 )
 
@@ -73,7 +74,7 @@ func TestInstrumentationStartStop(t *testing.T) {
 		t.Fatalf("events: %+v", events.All())
 	}
 	want := instrumentation.Call{
-		Method: "tools/call", Component: "echo", RequestID: "1", ProtocolVersion: dispatch.Version20260728,
+		Method: "tools/call", Component: "echo", RequestID: "1", ProtocolVersion: mcp.Version20260728,
 		Transport: "stdio", Trace: instrumentation.TraceContext{TraceParent: traceparent, TraceState: "rojo=1"},
 	}
 	if starts[0].Call != want || stops[0].Call != want {

@@ -6,7 +6,8 @@ import (
 	"testing"
 
 	"github.com/snodo-go/snodo/dispatch"
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 // TestEveryCallbackIsIsolated makes each kind of application callback
@@ -53,7 +54,7 @@ func TestEveryCallbackIsIsolated(t *testing.T) {
 			boom()
 			return nil, nil
 		}),
-		dispatch.WithExtension(dispatch.Extension{ID: "com.example/x", Versions: []string{dispatch.Version20260728},
+		dispatch.WithExtension(dispatch.Extension{ID: "com.example/x", Versions: []string{mcp.Version20260728},
 			Methods: map[string]dispatch.ExtensionHandler{"x/panics": func(context.Context, *dispatch.ExtensionRequest) (any, error) {
 				boom()
 				return nil, nil

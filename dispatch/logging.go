@@ -6,7 +6,7 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/jsonrpc"
 )
 
 // Protocol log levels without a log/slog counterpart, for use with

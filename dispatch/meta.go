@@ -3,7 +3,7 @@ package dispatch
 import (
 	"encoding/json"
 
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/jsonrpc"
 )
 
 // wireRequestMeta is the part of a request's _meta the protocol defines.

@@ -7,7 +7,8 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 // Multi round-trip requests (2026-07-28). A tools/call, resources/read or
@@ -455,7 +456,7 @@ func (rt *Runtime) inputRequired(c *Call, ir *InputRequired) (any, error) {
 		}
 	}
 	if lacking {
-		return nil, jsonrpc.NewError(jsonrpc.CodeMissingRequiredClientCapability, "Missing required client capability").
+		return nil, jsonrpc.NewError(mcp.CodeMissingRequiredClientCapability, "Missing required client capability").
 			WithData(map[string]any{"requiredCapabilities": need})
 	}
 	res := &inputRequiredResult{requests: ir.Requests, appState: ir.State}

@@ -10,7 +10,8 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 var nameSchema = json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`)
@@ -342,12 +343,12 @@ func TestMRTRCapabilities(t *testing.T) {
 	}
 	// A request the client cannot serve is -32021 naming what is missing.
 	_, e := callTool(t, rt, "test_missing_capability", map[string]any{"elicitation": map[string]any{}}, nil)
-	if e == nil || e.code != jsonrpc.CodeMissingRequiredClientCapability || !bytes.Contains(e.data, []byte(`"requiredCapabilities":{"sampling":{}}`)) {
+	if e == nil || e.code != mcp.CodeMissingRequiredClientCapability || !bytes.Contains(e.data, []byte(`"requiredCapabilities":{"sampling":{}}`)) {
 		t.Fatalf("missing capability: %+v %s", e, e.data)
 	}
 	// URL mode needs elicitation.url, not just elicitation.
 	f := call(t, rt, "resources/read", withCaps(map[string]any{"uri": "test://guarded"}, map[string]any{"elicitation": map[string]any{}}))
-	if d := errorData(t, rpcError(t, f, jsonrpc.CodeMissingRequiredClientCapability)); !strings.Contains(string(mustJSON(d)), `"url":{}`) {
+	if d := errorData(t, rpcError(t, f, mcp.CodeMissingRequiredClientCapability)); !strings.Contains(string(mustJSON(d)), `"url":{}`) {
 		t.Fatalf("url mode: %v", d)
 	}
 }

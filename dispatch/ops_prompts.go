@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/jsonrpc"
 )
 
 // listPromptsResult is the neutral result of prompts/list.

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/jsonrpc"
 )
 
 // listResourcesResult is the neutral result of resources/list.

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/snodo-go/snodo/dispatch"
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/jsonrpc"
 )
 
 func toolsRuntime(t *testing.T, n int, opts ...dispatch.Option) *dispatch.Runtime {

@@ -12,7 +12,8 @@ import (
 	"testing"
 
 	"github.com/snodo-go/snodo/dispatch"
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/testkit"
 )
 
@@ -214,7 +215,10 @@ func TestRequestInfoReachesHandlers(t *testing.T) {
 }
 
 func TestMetaAdmission(t *testing.T) {
-	rt := newRuntime(t, nil)
+	// Only 2026-07-28 enabled: where an initialize-era revision is too, a
+	// request whose _meta names no version is one of that era's
+	// (TestUnversionedMessages).
+	rt := newRuntime(t, nil, dispatch.WithProtocolVersions(mcp.Version20260728))
 	raw := func(params string) []byte {
 		return []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":` + params + `}`)
 	}
@@ -233,8 +237,8 @@ func TestMetaAdmission(t *testing.T) {
 		{"malformed elicitation capability", `{"_meta":{` + ver + `,"io.modelcontextprotocol/clientCapabilities":{"elicitation":1}}}`, jsonrpc.CodeInvalidParams},
 		{"clientInfo without version", `{"_meta":{` + ver + `,` + caps + `,"io.modelcontextprotocol/clientInfo":{"name":"x"}}}`, jsonrpc.CodeInvalidParams},
 		{"unknown log level", `{"_meta":{` + ver + `,` + caps + `,"io.modelcontextprotocol/logLevel":"loud"}}`, jsonrpc.CodeInvalidParams},
-		{"unsupported version", `{"_meta":{"io.modelcontextprotocol/protocolVersion":"v999.0.0",` + caps + `}}`, jsonrpc.CodeUnsupportedProtocolVersion},
-		{"known but disabled version", `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2025-06-18",` + caps + `}}`, jsonrpc.CodeUnsupportedProtocolVersion},
+		{"unsupported version", `{"_meta":{"io.modelcontextprotocol/protocolVersion":"v999.0.0",` + caps + `}}`, mcp.CodeUnsupportedProtocolVersion},
+		{"known but disabled version", `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2025-06-18",` + caps + `}}`, mcp.CodeUnsupportedProtocolVersion},
 		{"complete", `{"_meta":{` + ver + `,` + caps + `}}`, 0},
 		{"clientInfo is optional", `{"_meta":{` + ver + `,` + caps + `}}`, 0},
 	} {
@@ -245,7 +249,7 @@ func TestMetaAdmission(t *testing.T) {
 				return
 			}
 			e := wantError(t, f, tc.code, "1")
-			if tc.code == jsonrpc.CodeUnsupportedProtocolVersion {
+			if tc.code == mcp.CodeUnsupportedProtocolVersion {
 				var data struct {
 					Supported []string `json:"supported"`
 					Requested string   `json:"requested"`
@@ -293,7 +297,7 @@ func TestRemovedAndUnknownMethods(t *testing.T) {
 	}
 	// On a server without the initialize-era revisions, a legacy client's
 	// initialize (no _meta) is told what is supported.
-	modern := newRuntime(t, nil, dispatch.WithProtocolVersions(dispatch.Version20260728))
+	modern := newRuntime(t, nil, dispatch.WithProtocolVersions(mcp.Version20260728))
 	f := testkit.Dispatch(t, modern, []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"old","version":"1"}}}`))
 	if e := wantError(t, f, jsonrpc.CodeMethodNotFound, "0"); !strings.Contains(string(e.Data), `"supported":["2026-07-28"]`) {
 		t.Fatalf("-32601 data should name the supported versions: %s", e.Data)
@@ -338,14 +342,14 @@ func TestHTTPHeadersAreCheckedAgainstTheBody(t *testing.T) {
 		{"all present", func(map[string][]string) {}, 0},
 		{"surrounding whitespace", func(h map[string][]string) { h["Mcp-Name"] = []string{"  echo "} }, 0},
 		{"base64 name", func(h map[string][]string) { h["Mcp-Name"] = []string{"=?base64?ZWNobw==?="} }, 0},
-		{"bad base64 name", func(h map[string][]string) { h["Mcp-Name"] = []string{"=?base64?ZWNobw?="} }, jsonrpc.CodeHeaderMismatch},
-		{"missing version", func(h map[string][]string) { delete(h, "Mcp-Protocol-Version") }, jsonrpc.CodeHeaderMismatch},
-		{"version mismatch", func(h map[string][]string) { h["Mcp-Protocol-Version"] = []string{"2025-11-25"} }, jsonrpc.CodeHeaderMismatch},
-		{"missing method", func(h map[string][]string) { delete(h, "Mcp-Method") }, jsonrpc.CodeHeaderMismatch},
-		{"method case differs", func(h map[string][]string) { h["Mcp-Method"] = []string{"TOOLS/CALL"} }, jsonrpc.CodeHeaderMismatch},
-		{"repeated method", func(h map[string][]string) { h["Mcp-Method"] = []string{"tools/call", "tools/call"} }, jsonrpc.CodeHeaderMismatch},
-		{"missing name", func(h map[string][]string) { delete(h, "Mcp-Name") }, jsonrpc.CodeHeaderMismatch},
-		{"name mismatch", func(h map[string][]string) { h["Mcp-Name"] = []string{"other"} }, jsonrpc.CodeHeaderMismatch},
+		{"bad base64 name", func(h map[string][]string) { h["Mcp-Name"] = []string{"=?base64?ZWNobw?="} }, mcp.CodeHeaderMismatch},
+		{"missing version", func(h map[string][]string) { delete(h, "Mcp-Protocol-Version") }, mcp.CodeHeaderMismatch},
+		{"version mismatch", func(h map[string][]string) { h["Mcp-Protocol-Version"] = []string{"2025-11-25"} }, mcp.CodeHeaderMismatch},
+		{"missing method", func(h map[string][]string) { delete(h, "Mcp-Method") }, mcp.CodeHeaderMismatch},
+		{"method case differs", func(h map[string][]string) { h["Mcp-Method"] = []string{"TOOLS/CALL"} }, mcp.CodeHeaderMismatch},
+		{"repeated method", func(h map[string][]string) { h["Mcp-Method"] = []string{"tools/call", "tools/call"} }, mcp.CodeHeaderMismatch},
+		{"missing name", func(h map[string][]string) { delete(h, "Mcp-Name") }, mcp.CodeHeaderMismatch},
+		{"name mismatch", func(h map[string][]string) { h["Mcp-Name"] = []string{"other"} }, mcp.CodeHeaderMismatch},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := base()

@@ -3,7 +3,8 @@ package dispatch
 import (
 	"fmt"
 
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 // Era separates protocol revisions with an initialize handshake from the
@@ -62,9 +63,9 @@ type Dialect interface {
 // Adding a revision means adding its Dialect here; the pipeline does not
 // change.
 var builtinDialects = map[string]func() Dialect{
-	Version20260728: func() Dialect { return dialect20260728{} },
-	Version20251125: func() Dialect { return newLegacyDialect(Version20251125) },
-	Version20250618: func() Dialect { return newLegacyDialect(Version20250618) },
+	mcp.Version20260728: func() Dialect { return dialect20260728{} },
+	mcp.Version20251125: func() Dialect { return newLegacyDialect(mcp.Version20251125) },
+	mcp.Version20250618: func() Dialect { return newLegacyDialect(mcp.Version20250618) },
 }
 
 // registry is the Runtime's immutable set of enabled dialects in preference
@@ -112,7 +113,12 @@ var errNoDialect = jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request
 // selectDialect picks the dialect that serves req. An initialize goes to
 // the session-era dialect of the version it asks for (or the preferred
 // one), unless the message or the transport names a stateless revision,
-// whose dialect then answers it (initialize does not exist there).
+// whose dialect then answers it (initialize does not exist there). Any
+// other message that names no revision at all (no _meta version, no
+// transport claim, and no dialect claims it) is served by the preferred
+// session-era dialect: only the initialize-era revisions have messages
+// without a version, and the 2025-06-18 transport says a server that
+// cannot tell SHOULD assume an initialize-era revision.
 func (r *registry) selectDialect(req *Request) (Dialect, *jsonrpc.Error) {
 	mv := metaProtocolVersion(req.Message.Params)
 	var best Dialect
@@ -127,6 +133,11 @@ func (r *registry) selectDialect(req *Request) (Dialect, *jsonrpc.Error) {
 			return d, nil
 		}
 	}
+	if bestMatch <= MatchFallback && mv == "" && versionClaim(req) == "" {
+		if d := r.firstSessionEra(); d != nil {
+			return d, nil
+		}
+	}
 	if best == nil {
 		return nil, errNoDialect
 	}
@@ -138,7 +149,7 @@ func (r *registry) selectDialect(req *Request) (Dialect, *jsonrpc.Error) {
 // the request's session negotiated, else Request.ProtocolVersion.
 func versionClaim(req *Request) string {
 	if req.Header != nil {
-		if v, present, _ := singleHeader(req.Header, HeaderProtocolVersion); present {
+		if v, present, _ := singleHeader(req.Header, mcp.HeaderProtocolVersion); present {
 			return v
 		}
 	}
@@ -162,6 +173,16 @@ func (r *registry) checkRuntime(rt *Runtime) {
 			c.checkRuntime(rt)
 		}
 	}
+}
+
+// firstSessionEra is the preferred session-era dialect, or nil.
+func (r *registry) firstSessionEra() Dialect {
+	for _, d := range r.dialects {
+		if d.Era() == EraSession {
+			return d
+		}
+	}
+	return nil
 }
 
 // forInitialize picks the session-era dialect for an initialize request:
@@ -193,7 +214,7 @@ func metaProtocolVersion(params []byte) string {
 	if !ok {
 		return ""
 	}
-	raw, ok := jsonrpc.Member(meta, MetaProtocolVersion)
+	raw, ok := jsonrpc.Member(meta, mcp.MetaProtocolVersion)
 	if !ok {
 		return ""
 	}

@@ -3,7 +3,7 @@ package dispatch
 import (
 	"context"
 
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/jsonrpc"
 )
 
 // TransportKind says which transport a request arrived on.

@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"net/url"
 
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
 	"github.com/snodo-go/snodo/dispatch/uritemplate"
+	"github.com/snodo-go/snodo/jsonrpc"
 )
 
 // Resource describes a resource with a fixed URI, listed by

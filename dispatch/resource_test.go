@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/jsonrpc"
 )
 
 func resourceRuntime(t *testing.T, opts ...dispatch.Option) *dispatch.Runtime {

@@ -1,7 +1,7 @@
 package dispatch
 
 import (
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/jsonrpc"
 )
 
 // resultAppender is a wire result that encodes itself by appending to the

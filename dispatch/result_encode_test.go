@@ -5,7 +5,8 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 // TestAppendedResultsMatchMarshal checks that the appending encoder of
@@ -14,11 +15,11 @@ import (
 func TestAppendedResultsMatchMarshal(t *testing.T) {
 	prio := 0.5
 	size := int64(42)
-	infoMeta, err := jsonrpc.Marshal(map[string]any{MetaServerInfo: Implementation{Name: "t", Version: "1"}})
+	infoMeta, err := jsonrpc.Marshal(map[string]any{mcp.MetaServerInfo: Implementation{Name: "t", Version: "1"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	userMeta, err := jsonrpc.Marshal(map[string]any{MetaServerInfo: Implementation{Name: "t", Version: "1"}, "x/é": []any{1, "ü"}})
+	userMeta, err := jsonrpc.Marshal(map[string]any{mcp.MetaServerInfo: Implementation{Name: "t", Version: "1"}, "x/é": []any{1, "ü"}})
 	if err != nil {
 		t.Fatal(err)
 	}

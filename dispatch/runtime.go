@@ -8,34 +8,10 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
 	"github.com/snodo-go/snodo/instrumentation"
+	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 )
-
-// Protocol revisions.
-const (
-	Version20260728 = "2026-07-28"
-	Version20251125 = "2025-11-25"
-	Version20250618 = "2025-06-18"
-)
-
-// Reserved request _meta keys.
-const (
-	MetaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
-	MetaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
-	MetaClientInfo         = "io.modelcontextprotocol/clientInfo"
-	MetaLogLevel           = "io.modelcontextprotocol/logLevel"
-	MetaServerInfo         = "io.modelcontextprotocol/serverInfo"
-	MetaSubscriptionID     = "io.modelcontextprotocol/subscriptionId"
-	MetaProgressToken      = "progressToken"
-)
-
-// DefaultProtocolVersions are the revisions a Runtime serves unless
-// [WithProtocolVersions] says otherwise, in preference order: the
-// stateless 2026-07-28 first, then the initialize-era revisions, of which
-// the first is what initialize offers a client asking for a version not
-// enabled.
-var DefaultProtocolVersions = []string{Version20260728, Version20251125, Version20250618}
 
 // Limits bound what one request may make the server do. A zero field takes
 // its default.
@@ -138,7 +114,9 @@ func WithLimits(l Limits) Option {
 }
 
 // WithProtocolVersions enables exactly these protocol revisions, in
-// preference order. Unknown or repeated versions are an error.
+// preference order; the first initialize-era one is what initialize offers
+// a client asking for a version that is not enabled. Unknown or repeated
+// versions are an error. The default is every revision of [mcp.Versions].
 func WithProtocolVersions(versions ...string) Option {
 	return func(b *builder) error {
 		if len(versions) == 0 {
@@ -173,7 +151,7 @@ func New(info Implementation, opts ...Option) (*Runtime, error) {
 		logger: slog.Default(),
 	}
 	b := &builder{
-		rt: rt, versions: DefaultProtocolVersions,
+		rt: rt, versions: mcp.Versions(),
 		tools: map[string]*toolEntry{}, prompts: map[string]*promptEntry{}, resources: map[string]*resourceEntry{},
 		extensions: map[string]*Extension{}, extRoutes: map[string]*extensionRoute{},
 	}
@@ -191,7 +169,7 @@ func New(info Implementation, opts ...Option) (*Runtime, error) {
 		return nil, err
 	}
 	rt.registry = reg
-	if rt.infoMeta, err = jsonrpc.Marshal(map[string]any{MetaServerInfo: rt.info}); err != nil {
+	if rt.infoMeta, err = jsonrpc.Marshal(map[string]any{mcp.MetaServerInfo: rt.info}); err != nil {
 		return nil, fmt.Errorf("dispatch: server info: %w", err)
 	}
 	rt.limits = rt.limits.withDefaults()

@@ -1,7 +1,7 @@
 package dispatch
 
 import (
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/jsonrpc"
 )
 
 // Change notifications for initialize-era clients. Such a client gets

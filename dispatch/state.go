@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/jsonrpc"
 )
 
 // requestState sealing. A token is

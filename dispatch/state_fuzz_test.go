@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/jsonrpc"
 )
 
 // salientParams decodes params with encoding/json (not the code under

@@ -3,7 +3,8 @@ package dispatch
 import (
 	"errors"
 
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 // EventKind is the kind of a change event a subscription carries.
@@ -123,7 +124,7 @@ func EncodeEvent(ev Event, subscriptionID jsonrpc.ID) ([]byte, error) {
 
 // appendSubscriptionMeta appends "_meta":{"io.modelcontextprotocol/subscriptionId":id}.
 func appendSubscriptionMeta(b []byte, id jsonrpc.ID) []byte {
-	b = append(b, `"_meta":{"`+MetaSubscriptionID+`":`...)
+	b = append(b, `"_meta":{"`+mcp.MetaSubscriptionID+`":`...)
 	b = id.AppendJSON(b)
 	return append(b, '}')
 }

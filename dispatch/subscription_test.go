@@ -14,7 +14,8 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/testkit"
 )
 
@@ -150,14 +151,14 @@ func TestListenAcknowledgesFirstAndTagsEveryEvent(t *testing.T) {
 	}
 	frame, last := next(t, s)
 	ack := decodeFrame(t, frame)
-	if last || ack.Method != "notifications/subscriptions/acknowledged" || string(ack.Params.Meta[dispatch.MetaSubscriptionID]) != `"L1"` {
+	if last || ack.Method != "notifications/subscriptions/acknowledged" || string(ack.Params.Meta[mcp.MetaSubscriptionID]) != `"L1"` {
 		t.Fatalf("first frame: %s", frame)
 	}
 	if got, _ := json.Marshal(ack.Params.Notifications); string(got) != `{"resourceSubscriptions":["file:///a"],"toolsListChanged":true}` {
 		t.Fatalf("accepted: %s", got)
 	}
 	frame, _ = next(t, s)
-	if ev := decodeFrame(t, frame); ev.Method != "notifications/tools/list_changed" || string(ev.Params.Meta[dispatch.MetaSubscriptionID]) != `"L1"` {
+	if ev := decodeFrame(t, frame); ev.Method != "notifications/tools/list_changed" || string(ev.Params.Meta[mcp.MetaSubscriptionID]) != `"L1"` {
 		t.Fatalf("event: %s", frame)
 	}
 	if frame, last := s.Next(); frame != nil || last {
@@ -173,7 +174,7 @@ func TestListenAcknowledgesFirstAndTagsEveryEvent(t *testing.T) {
 	}
 	w.wait(t)
 	frame, _ = next(t, s)
-	if ev := decodeFrame(t, frame); ev.Method != "notifications/resources/updated" || ev.Params.URI != "file:///a" || string(ev.Params.Meta[dispatch.MetaSubscriptionID]) != `"L1"` {
+	if ev := decodeFrame(t, frame); ev.Method != "notifications/resources/updated" || ev.Params.URI != "file:///a" || string(ev.Params.Meta[mcp.MetaSubscriptionID]) != `"L1"` {
 		t.Fatalf("update: %s", frame)
 	}
 	// Completion: the final result carries the id and serverInfo.
@@ -183,7 +184,7 @@ func TestListenAcknowledgesFirstAndTagsEveryEvent(t *testing.T) {
 	frame, last = next(t, s)
 	fin := decodeFrame(t, frame)
 	if !last || fin.Result == nil || fin.Result.ResultType != "complete" || string(fin.ID) != `"L1"` ||
-		string(fin.Result.Meta[dispatch.MetaSubscriptionID]) != `"L1"` || fin.Result.Meta[dispatch.MetaServerInfo] == nil {
+		string(fin.Result.Meta[mcp.MetaSubscriptionID]) != `"L1"` || fin.Result.Meta[mcp.MetaServerInfo] == nil {
 		t.Fatalf("final: %s last=%v", frame, last)
 	}
 	if frame, last := s.Next(); frame != nil || !last {
@@ -514,7 +515,7 @@ func TestCompleteEndsTheStreamWithItsResult(t *testing.T) {
 		t.Fatalf("first frame after Complete: %s", f)
 	}
 	final, last := next(t, s)
-	if f := decodeFrame(t, final); !last || f.Result == nil || string(f.Result.Meta[dispatch.MetaSubscriptionID]) != "42" {
+	if f := decodeFrame(t, final); !last || f.Result == nil || string(f.Result.Meta[mcp.MetaSubscriptionID]) != "42" {
 		t.Fatalf("final: %s", final)
 	}
 	if src.closes() != 1 {

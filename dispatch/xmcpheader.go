@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/snodo-go/snodo/mcp"
 )
 
 // headerParam is one tool argument mirrored into an Mcp-Param-* HTTP
@@ -70,7 +72,7 @@ func headerParams(inputSchema []byte) ([]headerParam, error) {
 				return fmt.Errorf("x-mcp-header %q at %s must be on a property of type string, integer or boolean", name, where)
 			}
 			seen[strings.ToLower(name)] = true
-			out = append(out, headerParam{header: HeaderParamPrefix + name, path: append([]string(nil), path...), typ: typ})
+			out = append(out, headerParam{header: mcp.HeaderParamPrefix + name, path: append([]string(nil), path...), typ: typ})
 		}
 		for _, k := range schemaMapKeywords {
 			m, _ := obj[k].(map[string]any)

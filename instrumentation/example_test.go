@@ -5,8 +5,8 @@ import (
 	"fmt"
 
 	"github.com/snodo-go/snodo/dispatch"
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
 	"github.com/snodo-go/snodo/instrumentation"
+	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/testkit"
 )
 

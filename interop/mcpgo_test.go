@@ -371,4 +371,6 @@ func mcpGoErr(err error) error {
 	return err
 }
 
-func TestMCPGo(t *testing.T) { runMatrix(t, "mcp-go", connectMCPGo) }
+func TestMCPGo(t *testing.T) {
+	runMatrix(t, clientSpec{name: "mcp-go", connect: connectMCPGo, defaultVersion: v20260728, modes: goModes})
+}

@@ -295,3 +295,45 @@ func (f *frames) waitSent(timeout time.Duration, n int, method string, fragments
 		}
 	}
 }
+
+// lastSent returns the id of the last request sent with this method
+// whose params contain every fragment, or "".
+func (f *frames) lastSent(method string, fragments ...string) string {
+	ids := f.sentRequests(method, fragments...)
+	if len(ids) == 0 {
+		return ""
+	}
+	return ids[len(ids)-1]
+}
+
+// received returns the messages received, in order, up to and including
+// the response to id (all of them if it has none).
+func (f *frames) received(id string) []wireMessage {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []wireMessage
+	for _, raw := range f.recv {
+		for _, m := range decode(raw) {
+			out = append(out, m)
+			if m.Method == "" && string(m.ID) == id {
+				return out
+			}
+		}
+	}
+	return out
+}
+
+// wireErrorCode is the error code of the response to id, 0 without one.
+func (f *frames) wireErrorCode(id string) int64 {
+	msgs := f.received(id)
+	if len(msgs) == 0 {
+		return 0
+	}
+	last := msgs[len(msgs)-1]
+	if last.Method != "" || string(last.ID) != id || len(last.Error) == 0 {
+		return 0
+	}
+	var e rpcError
+	_ = json.Unmarshal(last.Error, &e)
+	return e.Code
+}

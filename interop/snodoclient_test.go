@@ -17,7 +17,8 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/client"
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/testkit"
 )
 
@@ -60,7 +61,7 @@ func TestSnodoClientFixture(t *testing.T) {
 	for name, lane := range lanes {
 		t.Run(name, func(t *testing.T) {
 			c := testkit.Connect(t, lane(t), snodoHandlers()...)
-			snodoCheckEverything(t, c, client.Version20260728, c.Server().Implementation.Name, ourInputTexts)
+			snodoCheckEverything(t, c, mcp.Version20260728, c.Server().Implementation.Name, ourInputTexts)
 			ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 			defer cancel()
 			sub, err := c.Listen(ctx, client.SubscriptionFilter{ToolsListChanged: true, ResourceSubscriptions: []string{"test://watched-resource"}})
@@ -165,15 +166,15 @@ type sdkServerCase struct {
 func sdkServerCases() []sdkServerCase {
 	stdio := func(t *testing.T) client.Transport { return client.Command(bin.sdkServer) }
 	return []sdkServerCase{
-		{name: "stdio/2026-07-28", transport: stdio, version: client.Version20260728},
-		{name: "stdio/2025-11-25", transport: stdio, version: client.Version20251125, versions: []string{client.Version20251125, client.Version20250618}},
-		{name: "stdio/2025-06-18", transport: stdio, version: client.Version20250618, versions: []string{client.Version20250618}},
-		{name: "http/2026-07-28", transport: func(t *testing.T) client.Transport { return client.HTTP(sdkServerHTTP(t, false)) }, version: client.Version20260728},
+		{name: "stdio/2026-07-28", transport: stdio, version: mcp.Version20260728},
+		{name: "stdio/2025-11-25", transport: stdio, version: mcp.Version20251125, versions: []string{mcp.Version20251125, mcp.Version20250618}},
+		{name: "stdio/2025-06-18", transport: stdio, version: mcp.Version20250618, versions: []string{mcp.Version20250618}},
+		{name: "http/2026-07-28", transport: func(t *testing.T) client.Transport { return client.HTTP(sdkServerHTTP(t, false)) }, version: mcp.Version20260728},
 		// A stateful server names only the 2025 revisions in
 		// server/discover: the client negotiates the newest through
 		// initialize, with a session.
-		{name: "http-stateful/2025-11-25", transport: func(t *testing.T) client.Transport { return client.HTTP(sdkServerHTTP(t, true)) }, version: client.Version20251125},
-		{name: "http-stateful/2025-06-18", transport: func(t *testing.T) client.Transport { return client.HTTP(sdkServerHTTP(t, true)) }, version: client.Version20250618, versions: []string{client.Version20250618}},
+		{name: "http-stateful/2025-11-25", transport: func(t *testing.T) client.Transport { return client.HTTP(sdkServerHTTP(t, true)) }, version: mcp.Version20251125},
+		{name: "http-stateful/2025-06-18", transport: func(t *testing.T) client.Transport { return client.HTTP(sdkServerHTTP(t, true)) }, version: mcp.Version20250618, versions: []string{mcp.Version20250618}},
 	}
 }
 
@@ -256,7 +257,7 @@ func snodoCheckEverything(t *testing.T, c *client.Client, version, server string
 	if err != nil || cr.Completion.Values == nil {
 		t.Fatalf("completion/complete: %+v, %v", cr, err)
 	}
-	if version == client.Version20260728 {
+	if version == mcp.Version20260728 {
 		snodoCheckInputRequired(t, c, inputTexts)
 	} else {
 		snodoCheckServerRequests(t, c)
@@ -404,7 +405,7 @@ func TestSnodoClientSessionDeletedOnClose(t *testing.T) {
 	h := client.HTTP(url)
 	h.Client = &http.Client{Transport: rec}
 	ctx := context.Background()
-	c, err := client.New(ctx, h, client.WithProtocolVersions(client.Version20251125))
+	c, err := client.New(ctx, h, client.WithProtocolVersions(mcp.Version20251125))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -430,7 +431,7 @@ func TestSnodoClientSessionDeletedOnClose(t *testing.T) {
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("Mcp-Session-Id", session)
-	req.Header.Set("MCP-Protocol-Version", client.Version20251125)
+	req.Header.Set("MCP-Protocol-Version", mcp.Version20251125)
 	resp, err := tr.RoundTrip(req)
 	if err != nil {
 		t.Fatal(err)

@@ -2,9 +2,9 @@ package supervisor_test
 
 import (
 	"context"
-	"log/slog"
 	"os"
 
+	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/supervisor"
 )
 
@@ -12,7 +12,11 @@ import (
 // their connections, writers and in-flight requests appear under the
 // root beside the executor.
 func ExampleSupervisor_Render() {
-	sup, err := supervisor.New(supervisor.WithLogger(slog.New(slog.DiscardHandler)))
+	rt, err := dispatch.New(dispatch.Implementation{Name: "example", Version: "1.0.0"})
+	if err != nil {
+		panic(err)
+	}
+	sup, err := supervisor.New(rt)
 	if err != nil {
 		panic(err)
 	}
@@ -22,5 +26,5 @@ func ExampleSupervisor_Render() {
 	}
 	// Output:
 	// supervisor snodo
-	// └── executor snodo/executor max_concurrency=32 max_queue=256 queued=0 rejected=0 running=0 submitted=0 subscriptions=0 timed_out=0
+	// └── executor snodo/executor cancelled=0 max_concurrency=32 max_queue=256 queued=0 rejected=0 running=0 submitted=0 subscriptions=0 timed_out=0
 }

@@ -1,20 +1,27 @@
-// Package supervisor is the public face of snodo's actor runtime: it
-// starts one supervision tree per server, owns (or borrows) the executor
-// that bounds application work, and offers a snapshot of the live tree that
-// tests and applications can read from outside the actors.
+// Package supervisor is the public face of snodo's running server: one
+// supervision tree per server, the limits of the executor that bounds
+// application work, and a snapshot of the live tree that operators and
+// tests can read from outside the actors.
 //
-// Transports accept a *Supervisor through an option; several transports
-// given the same Supervisor share its tree and its executor. A transport
-// given none makes a private one and closes it when it returns.
+// A Supervisor is built from the Runtime it serves and inherits the
+// Runtime's logger (dispatch.WithLogger) and instrumentation sink
+// (dispatch.WithInstrumentation), so each is given once. Transports accept
+// a *Supervisor through their WithSupervisor option; several transports
+// given the same Supervisor share its tree and its executor limits. A
+// transport given none makes a private one and closes it when it ends.
 package supervisor
 
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/snodo-go/snodo/actors"
+	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/instrumentation"
+	"github.com/snodo-go/snodo/internal/executor"
 )
 
 // Node is one node of a tree snapshot: its Kind, its ID (the actor path),
@@ -36,52 +43,107 @@ const (
 	KindSubscription = actors.KindSubscription
 )
 
-// Supervisor owns one supervision tree and an executor.
+// Supervisor owns one supervision tree and the executor its transports
+// run requests on.
 type Supervisor struct {
-	sys      *actors.System
-	exec     *actors.Executor
-	ownsExec bool
+	sys  *actors.System
+	exec *executor.Executor
+}
+
+// Limits bound the application work of a tree, across every transport
+// that runs under it. A zero field takes its default.
+type Limits struct {
+	// MaxConcurrency is the number of requests whose handlers run at
+	// once. Default 32.
+	MaxConcurrency int
+	// MaxQueue is the number of admitted requests waiting for a free
+	// slot, served in arrival order; a request that finds the queue full
+	// is refused (-32603 on stdio, 503 over HTTP). Default 256; a
+	// negative value means no queue.
+	MaxQueue int
+	// RequestTimeout is a request's deadline, counted from admission
+	// (queue wait plus execution); a transport's own request timeout
+	// overrides it. Default 30 s.
+	RequestTimeout time.Duration
+	// MaxSubscriptions bounds the subscriptions/listen streams (and
+	// initialize-era GET streams) open at once. Default 256.
+	MaxSubscriptions int
 }
 
 type config struct {
-	logger  *slog.Logger
-	exec    *actors.Executor
-	execCfg actors.ExecutorConfig
-	sink    instrumentation.Sink
+	logger *slog.Logger
+	sink   instrumentation.Sink
+	limits Limits
 }
 
-// Option configures a Supervisor.
-type Option func(*config)
+// Option configures [New]. An invalid option makes New fail, naming the
+// option, before anything starts.
+type Option interface {
+	applySupervisor(*config) error
+}
+
+type option struct {
+	name  string
+	apply func(*config) error
+}
+
+func (o option) applySupervisor(c *config) error {
+	if err := o.apply(c); err != nil {
+		return fmt.Errorf("%s: %w", o.name, err)
+	}
+	return nil
+}
 
 // WithLogger sets the logger for supervision events, actor panics and
-// executor warnings. Default slog.Default(), which writes to standard
-// error; nothing is ever written to standard output.
-func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
-
-// WithExecutor makes the supervisor use a shared executor, which it does
-// not close.
-func WithExecutor(e *actors.Executor) Option { return func(c *config) { c.exec = e } }
-
-// WithExecutorConfig sets the bounds of the executor the supervisor
-// creates (ignored with WithExecutor).
-func WithExecutorConfig(cfg actors.ExecutorConfig) Option {
-	return func(c *config) { c.execCfg = cfg }
+// executor warnings in place of the Runtime's. Nothing is ever written to
+// standard output.
+func WithLogger(l *slog.Logger) Option {
+	return option{"WithLogger", func(c *config) error {
+		if l == nil {
+			return errors.New("nil logger")
+		}
+		c.logger = l
+		return nil
+	}}
 }
 
-// WithInstrumentation sets the sink that hears about the executor the
-// supervisor creates (admissions, queue depth, rejections, job ends) and
-// its subscription slots. Give it the sink the Runtime has
-// (dispatch.WithInstrumentation) to see everything in one place. It is
-// ignored with WithExecutor: set ExecutorConfig.Sink on a shared executor.
+// WithInstrumentation sets the sink that hears about the tree's executor
+// (admissions, queue depth, rejections, job ends) and subscription slots
+// in place of the Runtime's; nil turns those events off.
 func WithInstrumentation(s instrumentation.Sink) Option {
-	return func(c *config) { c.sink = s }
+	return option{"WithInstrumentation", func(c *config) error {
+		c.sink = s
+		return nil
+	}}
 }
 
-// New starts a supervision tree.
-func New(opts ...Option) (*Supervisor, error) {
-	var c config
+// WithLimits sets the tree's executor limits; see [Limits] for each
+// bound and its default.
+func WithLimits(l Limits) Option {
+	return option{"WithLimits", func(c *config) error {
+		switch {
+		case l.MaxConcurrency < 0:
+			return errors.New("MaxConcurrency must not be negative")
+		case l.RequestTimeout < 0:
+			return errors.New("RequestTimeout must not be negative")
+		case l.MaxSubscriptions < 0:
+			return errors.New("MaxSubscriptions must not be negative")
+		}
+		c.limits = l
+		return nil
+	}}
+}
+
+// New starts a supervision tree for the transports serving rt.
+func New(rt *dispatch.Runtime, opts ...Option) (*Supervisor, error) {
+	if rt == nil {
+		return nil, errors.New("supervisor: nil Runtime")
+	}
+	c := config{logger: rt.Logger(), sink: rt.Instrumentation()}
 	for _, o := range opts {
-		o(&c)
+		if err := o.applySupervisor(&c); err != nil {
+			return nil, fmt.Errorf("supervisor: %w", err)
+		}
 	}
 	if c.logger == nil {
 		c.logger = slog.Default()
@@ -90,42 +152,35 @@ func New(opts ...Option) (*Supervisor, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Supervisor{sys: sys, exec: c.exec}
-	if s.exec == nil {
-		if c.execCfg.Logger == nil {
-			c.execCfg.Logger = c.logger
-		}
-		if c.sink != nil {
-			c.execCfg.Sink = c.sink
-		}
-		s.exec = actors.NewExecutor(c.execCfg)
-		s.ownsExec = true
-	}
-	sys.AddExecutor("executor", s.exec)
-	return s, nil
+	exec := executor.New(executor.Config{
+		MaxConcurrency:   c.limits.MaxConcurrency,
+		MaxQueue:         c.limits.MaxQueue,
+		Timeout:          c.limits.RequestTimeout,
+		MaxSubscriptions: c.limits.MaxSubscriptions,
+		Logger:           c.logger,
+		Sink:             c.sink,
+	})
+	sys.AddExecutor("executor", exec)
+	return &Supervisor{sys: sys, exec: exec}, nil
 }
 
 // System returns the actor system, for transports.
 func (s *Supervisor) System() *actors.System { return s.sys }
 
-// Executor returns the executor the supervisor's transports use by
-// default.
-func (s *Supervisor) Executor() *actors.Executor { return s.exec }
+// Executor returns the executor the supervisor's transports use.
+func (s *Supervisor) Executor() *executor.Executor { return s.exec }
 
 // Tree returns a snapshot of the live supervision tree. It is safe to call
 // from any goroutine, including while requests run.
 func (s *Supervisor) Tree() *Node { return s.sys.Tree() }
 
-// Close stops every actor of the tree, then closes the executor if the
-// supervisor created it, waiting for running handlers until ctx ends (a
-// handler that ignores cancellation is reported and abandoned).
+// Close stops every actor of the tree, then closes the executor, waiting
+// for running handlers until ctx ends (a handler that ignores
+// cancellation is reported and abandoned). A second Close returns nil.
 func (s *Supervisor) Close(ctx context.Context) error {
 	err := s.sys.Close(ctx)
 	s.sys.RemoveExecutor(s.exec)
-	if s.ownsExec {
-		err = errors.Join(err, s.exec.Close(ctx))
-	}
-	return err
+	return errors.Join(err, s.exec.Close(ctx))
 }
 
 // UnexpectedDeadLetters counts messages that reached stopped actors and

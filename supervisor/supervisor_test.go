@@ -3,19 +3,29 @@ package supervisor_test
 import (
 	"context"
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
-	"github.com/snodo-go/snodo/actors"
+	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/instrumentation"
 	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/testkit"
 )
 
 func TestMain(m *testing.M) { testkit.VerifyTestMain(m) }
 
-func TestTreeShowsRootAndExecutor(t *testing.T) {
-	sup, err := supervisor.New(supervisor.WithLogger(slog.New(slog.DiscardHandler)),
-		supervisor.WithExecutorConfig(actors.ExecutorConfig{MaxConcurrency: 3, MaxQueue: 7}))
+func quietRuntime(t testing.TB, opts ...dispatch.Option) *dispatch.Runtime {
+	t.Helper()
+	rt, err := dispatch.New(dispatch.Implementation{Name: "sup", Version: "1"}, append([]dispatch.Option{dispatch.WithLogger(slog.New(slog.DiscardHandler))}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rt
+}
+
+func TestTreeShowsRootAndExecutorLimits(t *testing.T) {
+	sup, err := supervisor.New(quietRuntime(t), supervisor.WithLimits(supervisor.Limits{MaxConcurrency: 3, MaxQueue: 7}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,40 +45,78 @@ func TestTreeShowsRootAndExecutor(t *testing.T) {
 	if err := sup.Close(ctx); err != nil {
 		t.Fatalf("second Close: %v", err)
 	}
-	if _, err := sup.Executor().NewScope(ctx).Submit(nil, actors.Job{Run: func(context.Context) any { return nil }}); err == nil {
-		t.Fatal("an owned executor accepts work after Close")
+	if n := testkit.Find(sup.Tree(), supervisor.KindExecutor); n != nil {
+		t.Fatalf("a closed tree still shows its executor: %+v", n)
 	}
 }
 
-func TestSharedExecutorIsNotClosed(t *testing.T) {
-	shared := actors.NewExecutor(actors.ExecutorConfig{Logger: slog.New(slog.DiscardHandler)})
-	a, err := supervisor.New(supervisor.WithExecutor(shared), supervisor.WithLogger(slog.New(slog.DiscardHandler)))
-	if err != nil {
-		t.Fatal(err)
+func TestNewRefusesBadOptions(t *testing.T) {
+	rt := quietRuntime(t)
+	if _, err := supervisor.New(nil); err == nil || !strings.Contains(err.Error(), "nil Runtime") {
+		t.Fatalf("nil Runtime: %v", err)
 	}
-	if a.Executor() != shared {
-		t.Fatal("WithExecutor ignored")
+	for _, c := range []struct {
+		opt  supervisor.Option
+		want string
+	}{
+		{supervisor.WithLimits(supervisor.Limits{MaxConcurrency: -1}), "supervisor: WithLimits: MaxConcurrency must not be negative"},
+		{supervisor.WithLimits(supervisor.Limits{RequestTimeout: -time.Second}), "supervisor: WithLimits: RequestTimeout must not be negative"},
+		{supervisor.WithLimits(supervisor.Limits{MaxSubscriptions: -1}), "supervisor: WithLimits: MaxSubscriptions must not be negative"},
+		{supervisor.WithLogger(nil), "supervisor: WithLogger: nil logger"},
+	} {
+		if sup, err := supervisor.New(rt, c.opt); err == nil || err.Error() != c.want {
+			if sup != nil {
+				_ = sup.Close(context.Background())
+			}
+			t.Errorf("got %v, want %q", err, c.want)
+		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := a.Close(ctx); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan any, 1)
-	if _, err := shared.NewScope(ctx).Submit(nil, actors.Job{Run: func(context.Context) any { return "ran" }, Done: func(r actors.Result) { done <- r.Value }}); err != nil {
-		t.Fatalf("shared executor closed by a supervisor that did not own it: %v", err)
-	}
-	if v := <-done; v != "ran" {
-		t.Fatalf("job result %v", v)
-	}
-	if err := shared.Close(ctx); err != nil {
-		t.Fatal(err)
+}
+
+// The tree's executor reports to the Runtime's sink unless the supervisor
+// is given another (or none).
+func TestTreeInheritsTheRuntimesSink(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		opts    func(own *testkit.Events) []supervisor.Option
+		rtWant  bool // the Runtime's sink hears the slot
+		ownWant bool // the supervisor's own sink hears it
+	}{
+		{"inherited", func(*testkit.Events) []supervisor.Option { return nil }, true, false},
+		{"replaced", func(own *testkit.Events) []supervisor.Option {
+			return []supervisor.Option{supervisor.WithInstrumentation(own)}
+		}, false, true},
+		{"off", func(*testkit.Events) []supervisor.Option {
+			return []supervisor.Option{supervisor.WithInstrumentation(nil)}
+		}, false, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rtSink, own := &testkit.Events{}, &testkit.Events{}
+			rt := quietRuntime(t, dispatch.WithInstrumentation(rtSink))
+			sup, err := supervisor.New(rt, c.opts(own)...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv := testkit.StartStdioWith(t, sup, rt)
+			srv.Client.Call(t, "server/discover", nil)
+			srv.CloseInput()
+			if err := srv.Wait(t); err != nil {
+				t.Fatal(err)
+			}
+			if err := sup.Close(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			heard := func(e *testkit.Events) bool { return len(testkit.EventsOf[instrumentation.ExecutorEvent](e)) > 0 }
+			if heard(rtSink) != c.rtWant || heard(own) != c.ownWant {
+				t.Fatalf("executor events: Runtime's sink %v, supervisor's %v", heard(rtSink), heard(own))
+			}
+		})
 	}
 }
 
 func newSupervisor(t *testing.T) *supervisor.Supervisor {
 	t.Helper()
-	sup, err := supervisor.New(supervisor.WithLogger(slog.New(slog.DiscardHandler)))
+	sup, err := supervisor.New(quietRuntime(t))
 	if err != nil {
 		t.Fatal(err)
 	}

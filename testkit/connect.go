@@ -12,7 +12,8 @@ import (
 	"github.com/snodo-go/snodo/client"
 	"github.com/snodo-go/snodo/client/direct"
 	"github.com/snodo-go/snodo/dispatch"
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/transports/stdio"
 	"github.com/snodo-go/snodo/transports/streamablehttp"
@@ -88,7 +89,7 @@ func requestVersion(msg *jsonrpc.Message) string {
 	if !ok {
 		return ""
 	}
-	raw, _ := jsonrpc.Member(meta, dispatch.MetaProtocolVersion)
+	raw, _ := jsonrpc.Member(meta, mcp.MetaProtocolVersion)
 	v, _ := jsonrpc.Unquote(raw)
 	return v
 }
@@ -136,7 +137,7 @@ func ConnectDirect(t testing.TB, rt *dispatch.Runtime, opts ...client.Option) *c
 // input; Serve must then return, and the supervisor is closed.
 func ConnectStdio(t testing.TB, rt *dispatch.Runtime, opts ...client.Option) *client.Client {
 	t.Helper()
-	sup, err := supervisor.New(supervisor.WithLogger(rt.Logger()))
+	sup, err := supervisor.New(rt)
 	if err != nil {
 		t.Fatal(err)
 	}

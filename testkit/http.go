@@ -271,7 +271,7 @@ type HTTPServer struct {
 // stopped actor.
 func StartHTTP(t testing.TB, rt *dispatch.Runtime, opts ...streamablehttp.Option) *HTTPServer {
 	t.Helper()
-	sup, err := supervisor.New(supervisor.WithLogger(rt.Logger()))
+	sup, err := supervisor.New(rt)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,7 +28,7 @@ type StdioServer struct {
 // all gone by then.
 func StartStdio(t testing.TB, rt *dispatch.Runtime, opts ...stdio.Option) *StdioServer {
 	t.Helper()
-	sup, err := supervisor.New(supervisor.WithLogger(rt.Logger()))
+	sup, err := supervisor.New(rt)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/snodo-go/snodo/client"
 	"github.com/snodo-go/snodo/client/direct"
 	"github.com/snodo-go/snodo/dispatch"
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/testkit"
 )
 

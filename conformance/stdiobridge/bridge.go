@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/transports/streamablehttp"
 )
 
@@ -124,7 +124,7 @@ func (b *bridge) relayStateless(w http.ResponseWriter, r *http.Request, body []b
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	if h.Method == "initialize" && pathValue(h.Params, "_meta", dispatch.MetaProtocolVersion) == nil {
+	if h.Method == "initialize" && pathValue(h.Params, "_meta", mcp.MetaProtocolVersion) == nil {
 		// An initialize-era initialize would turn the shared server into
 		// one client's session.
 		refuse(w, http.StatusBadRequest, -32600, "Invalid Request: this bridge serves stateless requests; run it with -sessions for initialize-era clients")

@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/testkit"
 )
 
@@ -76,7 +76,7 @@ func startBridge(t *testing.T, sessions bool, child string) *env {
 // request2026 is a 2026-07-28 request with its mirrored headers.
 func request2026(id any, method string, params map[string]any) ([]byte, http.Header) {
 	h := http.Header{}
-	h.Set("MCP-Protocol-Version", dispatch.Version20260728)
+	h.Set("MCP-Protocol-Version", mcp.Version20260728)
 	h.Set("Mcp-Method", method)
 	if name, ok := params["name"].(string); ok {
 		h.Set("Mcp-Name", name)
@@ -169,7 +169,7 @@ func TestStatelessRelayRestoresClientIDs(t *testing.T) {
 
 func TestNotificationsBeforeTheResponseMakeAnEventStream(t *testing.T) {
 	e := startBridge(t, false, "snodo")
-	params := map[string]any{"name": "progress", "_meta": map[string]any{"progressToken": "tok", dispatch.MetaLogLevel: "info"}}
+	params := map[string]any{"name": "progress", "_meta": map[string]any{"progressToken": "tok", mcp.MetaLogLevel: "info"}}
 	body, h := request2026(7, "tools/call", params)
 	resp, b := e.post(body, h)
 	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" {

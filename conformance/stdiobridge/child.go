@@ -14,7 +14,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 // maxChildLine bounds one line the stdio server writes.
@@ -237,7 +237,7 @@ func (c *child) writeLoop() {
 // is forwarded verbatim; the child's id-less error answers it.
 func (c *child) request(body []byte, h *head) (*exchange, error) {
 	x := &exchange{items: make(chan item, maxQueued+1), gone: make(chan struct{}), logLevel: -1, listen: h.Method == "subscriptions/listen"}
-	if level, ok := unquote(pathValue(h.Params, "_meta", dispatch.MetaLogLevel)); ok {
+	if level, ok := unquote(pathValue(h.Params, "_meta", mcp.MetaLogLevel)); ok {
 		if rank, known := levelRank[level]; known {
 			x.logLevel = rank
 		}
@@ -254,8 +254,8 @@ func (c *child) request(body []byte, h *head) (*exchange, error) {
 		if rewritten, ok := replaceMember(body, "id", own); ok {
 			x.clientID, x.childID, out = h.ID, c.nextID, rewritten
 			c.pending[x.childID] = x
-			if tok := pathValue(h.Params, "_meta", dispatch.MetaProgressToken); tok != nil && string(tok) != "null" {
-				if retokened, ok := replacePath(out, own, "params", "_meta", dispatch.MetaProgressToken); ok {
+			if tok := pathValue(h.Params, "_meta", mcp.MetaProgressToken); tok != nil && string(tok) != "null" {
+				if retokened, ok := replacePath(out, own, "params", "_meta", mcp.MetaProgressToken); ok {
 					x.clientToken, out = tok, retokened
 				}
 			}
@@ -377,7 +377,7 @@ func (c *child) respond(frame []byte, h *head) {
 			frame = restored
 		}
 		if x.listen {
-			if restored, ok := replacePath(frame, x.clientID, "result", "_meta", dispatch.MetaSubscriptionID); ok {
+			if restored, ok := replacePath(frame, x.clientID, "result", "_meta", mcp.MetaSubscriptionID); ok {
 				frame = restored
 			}
 		}
@@ -397,23 +397,23 @@ func (c *child) respond(frame []byte, h *head) {
 //     else to the unrouted sink.
 func (c *child) route(frame []byte, h *head) {
 	if h.Method == "notifications/progress" {
-		x := c.inFlight(memberValue(h.Params, dispatch.MetaProgressToken))
+		x := c.inFlight(memberValue(h.Params, mcp.MetaProgressToken))
 		if x == nil || x.clientToken == nil {
 			c.logger.Debug("progress for no request in flight dropped", "line", truncate(frame))
 			return
 		}
-		if restored, ok := replacePath(frame, x.clientToken, "params", dispatch.MetaProgressToken); ok {
+		if restored, ok := replacePath(frame, x.clientToken, "params", mcp.MetaProgressToken); ok {
 			c.hand(x, restored)
 		}
 		return
 	}
-	if sub := pathValue(h.Params, "_meta", dispatch.MetaSubscriptionID); sub != nil {
+	if sub := pathValue(h.Params, "_meta", mcp.MetaSubscriptionID); sub != nil {
 		x := c.inFlight(sub)
 		if x == nil || !x.listen {
 			c.logger.Debug("message for no listen stream in flight dropped", "line", truncate(frame))
 			return
 		}
-		if restored, ok := replacePath(frame, x.clientID, "params", "_meta", dispatch.MetaSubscriptionID); ok {
+		if restored, ok := replacePath(frame, x.clientID, "params", "_meta", mcp.MetaSubscriptionID); ok {
 			c.hand(x, restored)
 		}
 		return

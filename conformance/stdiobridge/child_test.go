@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/transports/stdio"
 )
 
@@ -240,7 +241,7 @@ func serveScripted() {
 		switch {
 		case m.Method == "server/discover":
 			send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]any{
-				"resultType": "complete", "supportedVersions": []string{dispatch.Version20260728}, "capabilities": map[string]any{"tools": map[string]any{}},
+				"resultType": "complete", "supportedVersions": []string{mcp.Version20260728}, "capabilities": map[string]any{"tools": map[string]any{}},
 				"ttlMs": 0, "cacheScope": "public",
 			}})
 		case m.Method == "tools/list":

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"io"
-	"log/slog"
 	"net/http"
 
 	"github.com/snodo-go/snodo/transports/streamablehttp"
@@ -23,8 +22,8 @@ import (
 // key, and which judges it by the same rules.
 type front struct{ h *streamablehttp.Handler }
 
-func newFront(rules *headerRules, logger *slog.Logger) (*front, error) {
-	h, err := streamablehttp.NewHandler(rules.rt, streamablehttp.WithPath("/mcp"), streamablehttp.WithLogger(logger))
+func newFront(rules *headerRules) (*front, error) {
+	h, err := streamablehttp.NewHandler(rules.rt, streamablehttp.WithPath("/mcp"))
 	if err != nil {
 		return nil, err
 	}

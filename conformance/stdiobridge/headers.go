@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 // headerRules applies the library's own 2026-07-28 header rules
@@ -26,7 +28,7 @@ type headerRules struct{ rt *dispatch.Runtime }
 const catalogTimeout = 10 * time.Second
 
 // loadHeaderRules copies the catalog of the stdio server c serves.
-func loadHeaderRules(c *child) (*headerRules, error) {
+func loadHeaderRules(c *child, logger *slog.Logger) (*headerRules, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), catalogTimeout)
 	defer cancel()
 	var discover struct {
@@ -35,7 +37,7 @@ func loadHeaderRules(c *child) (*headerRules, error) {
 	if err := c.call(ctx, "server/discover", nil, &discover); err != nil {
 		return nil, err
 	}
-	opts := []dispatch.Option{dispatch.WithProtocolVersions(discover.Versions...)}
+	opts := []dispatch.Option{dispatch.WithProtocolVersions(discover.Versions...), dispatch.WithLogger(logger)}
 	cursor := ""
 	for page := 0; ; page++ {
 		if page == 1000 {
@@ -80,9 +82,9 @@ func (c *child) call(ctx context.Context, method string, params map[string]any, 
 		params = map[string]any{}
 	}
 	params["_meta"] = map[string]any{
-		dispatch.MetaProtocolVersion:    dispatch.Version20260728,
-		dispatch.MetaClientCapabilities: map[string]any{},
-		dispatch.MetaClientInfo:         map[string]any{"name": "stdiobridge", "version": "0"},
+		mcp.MetaProtocolVersion:    mcp.Version20260728,
+		mcp.MetaClientCapabilities: map[string]any{},
+		mcp.MetaClientInfo:         map[string]any{"name": "stdiobridge", "version": "0"},
 	}
 	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": "stdiobridge", "method": method, "params": params})
 	if err != nil {

@@ -15,7 +15,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/testkit"
 )
 
@@ -43,7 +43,7 @@ func rawCall(id, token, tool string) ([]byte, http.Header) {
 	}
 	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":%q,"arguments":{},"_meta":{%s}}}`, id, tool, meta)
 	h := http.Header{}
-	h.Set("MCP-Protocol-Version", dispatch.Version20260728)
+	h.Set("MCP-Protocol-Version", mcp.Version20260728)
 	h.Set("Mcp-Method", "tools/call")
 	h.Set("Mcp-Name", tool)
 	return []byte(body), h
@@ -233,7 +233,7 @@ func TestLogMessagesGoToTheRequestThatAskedForThem(t *testing.T) {
 	if ev := decode(t, readEvent(t, quiet.r)); ev.Method != "notifications/progress" || field(t, ev.Params, "progressToken") != `1` {
 		t.Fatalf("first event of the gated call: %+v", ev)
 	}
-	body, h = request2026("loud", "tools/call", map[string]any{"name": "progress", "_meta": map[string]any{"progressToken": 2, dispatch.MetaLogLevel: "info"}})
+	body, h = request2026("loud", "tools/call", map[string]any{"name": "progress", "_meta": map[string]any{"progressToken": 2, mcp.MetaLogLevel: "info"}})
 	evs := e.open(context.Background(), body, h).rest(t)
 	if methods(evs) != `notifications/progress,notifications/progress,notifications/message,result:"loud"` {
 		t.Fatalf("events of the call that asked for logs: %s", methods(evs))
@@ -264,7 +264,7 @@ func TestListenStreamsRouteBySubscriptionID(t *testing.T) {
 		t.Helper()
 		frame := readEvent(t, s.r)
 		ev := decode(t, frame)
-		if ev.Method != method || field(t, ev.Params, "_meta", dispatch.MetaSubscriptionID) != sub {
+		if ev.Method != method || field(t, ev.Params, "_meta", mcp.MetaSubscriptionID) != sub {
 			t.Fatalf("event %s, want %s for subscription %s", frame, method, sub)
 		}
 		if err := testkit.ValidateFrame(testkit.Version, frame, ""); err != nil {

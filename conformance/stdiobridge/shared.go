@@ -10,12 +10,12 @@ func (b *bridge) loadFront() {
 		b.logger.Warn("no library front: the stdio server did not start", "error", err)
 		return
 	}
-	rules, err := loadHeaderRules(c)
+	rules, err := loadHeaderRules(c, b.logger)
 	if err != nil {
 		b.logger.Warn("no library front: the stdio server's catalog could not be read", "error", err)
 		return
 	}
-	f, err := newFront(rules, b.logger)
+	f, err := newFront(rules)
 	if err != nil {
 		b.logger.Warn("no library front", "error", err)
 		return

@@ -41,7 +41,6 @@ func (s *server) serve(ctx context.Context, opts ...stdio.Option) error {
 	opts = append([]stdio.Option{
 		stdio.WithName(transportName),
 		stdio.WithNotificationMethods(announcement),
-		stdio.WithLogger(s.logger),
 	}, opts...)
 	return stdio.Serve(ctx, rt, opts...)
 }

@@ -41,10 +41,7 @@ func main() {
 	if *check {
 		out = io.Discard
 	}
-	say := func(format string, args ...any) { fmt.Fprintf(out, format+"\n", args...) }
-	var failures []string
-	failures = append(failures, stdioDemo(say, logger)...)
-	failures = append(failures, httpDemo(say, logger)...)
+	failures := demo(out, logger)
 	for _, f := range failures {
 		fmt.Fprintln(os.Stderr, "FAIL:", f)
 	}
@@ -56,6 +53,13 @@ func main() {
 	}
 }
 
+// demo narrates the behaviours to out, over stdio (a child process of
+// this program) and over HTTP, and returns what failed.
+func demo(out io.Writer, logger *slog.Logger) []string {
+	say := func(format string, args ...any) { fmt.Fprintf(out, format+"\n", args...) }
+	return append(stdioDemo(say, logger), httpDemo(say, logger)...)
+}
+
 // runServer serves stdio until end of input and returns the exit status.
 func runServer(logger *slog.Logger) int {
 	s, err := newServer(logger)
@@ -65,7 +69,7 @@ func runServer(logger *slog.Logger) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := stdio.Serve(ctx, s.rt, stdio.WithLogger(logger)); err != nil {
+	if err := stdio.Serve(ctx, s.rt); err != nil {
 		logger.Error("stdio transport ended", "error", err)
 		return 1
 	}

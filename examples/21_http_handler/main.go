@@ -23,33 +23,25 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/examples/internal/excheck"
 	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/transports/streamablehttp"
 )
 
 func main() {
-	addr := flag.String("addr", "127.0.0.1:8080", "address to listen on")
 	token := flag.String("token", "dev-token", "bearer token accepted for the user \"alice\"")
-	check := flag.Bool("check", false, "start on an ephemeral port, exercise the application over HTTP, and exit")
-	flag.Parse()
-	if *check {
-		*addr = "127.0.0.1:0"
-	}
-	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	if err := run(logger, *addr, *token, *check); err != nil {
-		fmt.Fprintln(os.Stderr, "error:", err)
-		os.Exit(1)
-	}
+	excheck.MainHTTP("127.0.0.1:8080", func(ctx context.Context, logger *slog.Logger, addr string, check bool) error {
+		return run(ctx, logger, addr, *token, check)
+	})
 }
 
-func run(logger *slog.Logger, addr, token string, check bool) error {
+// run serves the application on addr until ctx ends or, with check,
+// exercises it over HTTP with token and returns the first failure.
+func run(ctx context.Context, logger *slog.Logger, addr, token string, check bool) error {
 	rt, err := dispatch.New(
 		dispatch.Implementation{Name: "app-with-mcp", Version: "0.1.0"},
 		dispatch.WithLogger(logger),
@@ -65,7 +57,7 @@ func run(logger *slog.Logger, addr, token string, check bool) error {
 	}
 	// One supervision tree for the application's MCP endpoints; several
 	// handlers (and a stdio transport) could share it and its executor.
-	sup, err := supervisor.New(supervisor.WithLogger(logger))
+	sup, err := supervisor.New(rt)
 	if err != nil {
 		return err
 	}
@@ -98,21 +90,16 @@ func run(logger *slog.Logger, addr, token string, check bool) error {
 	if check {
 		err = checks("http://"+ln.Addr().String(), token)
 	} else {
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		<-ctx.Done()
-		stop()
 	}
 
 	// Stop: MCP drains first (streams complete, requests in flight
 	// finish, new ones get 503), then the server.
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	stopCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	err = errors.Join(err, mcp.Shutdown(ctx), server.Shutdown(ctx))
+	err = errors.Join(err, mcp.Shutdown(stopCtx), server.Shutdown(stopCtx))
 	if serr := <-served; !errors.Is(serr, http.ErrServerClosed) {
 		err = errors.Join(err, serr)
-	}
-	if err == nil && check {
-		fmt.Println("check passed")
 	}
 	return err
 }

@@ -26,7 +26,8 @@ import (
 	"github.com/snodo-go/snodo/client"
 	"github.com/snodo-go/snodo/client/direct"
 	"github.com/snodo-go/snodo/dispatch"
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/transports/stdio"
 	"github.com/snodo-go/snodo/transports/streamablehttp"
 )
@@ -188,7 +189,7 @@ func collect(ctx context.Context, tr client.Transport) (*results, error) {
 
 // expected are the results every transport must give.
 var expected = results{
-	Version:  client.Version20260728,
+	Version:  mcp.Version20260728,
 	Server:   "example-24 1.0.0",
 	Tools:    []string{"count", "echo", "upper"},
 	Echo:     "Grüße, 世界",

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/snodo-go/snodo/examples/internal/excheck"
 	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/testkit"
 )
@@ -77,5 +78,13 @@ func TestCancelledCallLeavesNothingBehind(t *testing.T) {
 	// After the end of input the connection is gone from the tree.
 	if n := srv.Sup.Tree().Count(supervisor.KindConnection); n != 0 {
 		t.Fatalf("%d connections left in the tree", n)
+	}
+}
+
+// TestCheck runs the -check mode (the same scenario through the library
+// alone) in process.
+func TestCheck(t *testing.T) {
+	if err := excheck.Check(newRuntime, scenario); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/testkit"
 )
 
@@ -49,7 +50,7 @@ func (f *fixture) call(method string, params map[string]any, clientCaps map[stri
 		meta = map[string]any{}
 	}
 	if clientCaps != nil {
-		meta[dispatch.MetaClientCapabilities] = clientCaps
+		meta[mcp.MetaClientCapabilities] = clientCaps
 	}
 	p["_meta"] = meta
 	if setup == nil {
@@ -255,7 +256,7 @@ func TestLoggingFollowsTheRequestLevel(t *testing.T) {
 		rec := testkit.NewRecorder(t)
 		params := map[string]any{"name": tool}
 		if level != "" {
-			params["_meta"] = map[string]any{dispatch.MetaLogLevel: level}
+			params["_meta"] = map[string]any{mcp.MetaLogLevel: level}
 		}
 		content(t, f.result(f.call("tools/call", params, nil, func(r *dispatch.Request) { r.Notifier = rec })))
 		return rec.Notifications()
@@ -323,7 +324,7 @@ func TestXMCPHeaderIsChecked(t *testing.T) {
 	headers := func(region string) func(*dispatch.Request) {
 		return func(r *dispatch.Request) {
 			r.Header = map[string][]string{
-				"Mcp-Protocol-Version": {dispatch.Version20260728},
+				"Mcp-Protocol-Version": {mcp.Version20260728},
 				"Mcp-Method":           {"tools/call"},
 				"Mcp-Name":             {"test_x_mcp_header"},
 			}

@@ -20,7 +20,7 @@ const drainTimeout = 5 * time.Second
 
 // serveListener serves rt on the library's native listener.
 func serveListener(ctx context.Context, rt *dispatch.Runtime, cfg config, stdin io.Reader, stdout io.Writer, logger *slog.Logger) error {
-	srv, err := streamablehttp.Listen(rt, append(sessionOptions(cfg), streamablehttp.WithAddr(cfg.addr), streamablehttp.WithLogger(logger))...)
+	srv, err := streamablehttp.Listen(rt, append(sessionOptions(cfg), streamablehttp.WithAddr(cfg.addr))...)
 	if err != nil {
 		return err
 	}
@@ -37,7 +37,7 @@ func serveListener(ctx context.Context, rt *dispatch.Runtime, cfg config, stdin 
 // serveHandler mounts the library's http.Handler in a plain net/http
 // server, as an application would.
 func serveHandler(ctx context.Context, rt *dispatch.Runtime, cfg config, stdin io.Reader, stdout io.Writer, logger *slog.Logger) error {
-	h, err := streamablehttp.NewHandler(rt, append(sessionOptions(cfg), streamablehttp.WithLogger(logger))...)
+	h, err := streamablehttp.NewHandler(rt, sessionOptions(cfg)...)
 	if err != nil {
 		return err
 	}

@@ -23,5 +23,5 @@ func serveStdio(ctx context.Context, rt *dispatch.Runtime, cfg config, stdin io.
 	if cfg.sessions {
 		logger.Warn("-sessions has no effect on stdio: the connection is the session")
 	}
-	return stdio.Serve(ctx, rt, stdio.WithInput(stdin), stdio.WithOutput(stdout), stdio.WithLogger(logger))
+	return stdio.Serve(ctx, rt, stdio.WithInput(stdin), stdio.WithOutput(stdout))
 }

@@ -1,11 +1,12 @@
 // Package otel adapts snodo's instrumentation events to OpenTelemetry
 // traces and metrics (go.opentelemetry.io/otel). Nothing in the core
 // imports it: an application that wants OpenTelemetry imports this
-// package and hands its Sink to the Runtime and the supervisor.
+// package and hands its Sink to the Runtime, whose supervision tree
+// inherits it.
 //
 //	sink, err := otel.New(otel.WithTracerProvider(tp), otel.WithMeterProvider(mp))
 //	rt, err := dispatch.New(info, dispatch.WithInstrumentation(sink), ...)
-//	sup, err := supervisor.New(supervisor.WithInstrumentation(sink))
+//	sup, err := supervisor.New(rt) // the executor's events go to sink too
 //
 // Each admitted call is a server span named "{method} {component}" (for
 // example "tools/call get_weather"), a child of the W3C trace context the

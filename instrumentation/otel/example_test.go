@@ -8,14 +8,14 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/snodo-go/snodo/dispatch"
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
 	snodootel "github.com/snodo-go/snodo/instrumentation/otel"
+	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/testkit"
 )
 
 // Each call becomes a server span, a child of the trace context the
-// client sent in _meta. Give the same sink to supervisor.New
-// (supervisor.WithInstrumentation) for the executor's metrics.
+// client sent in _meta. The supervision tree built from the Runtime
+// (supervisor.New(rt)) reports the executor's metrics to the same sink.
 func ExampleNew() {
 	spans := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans))

@@ -14,7 +14,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/snodo-go/snodo/actors"
+	"github.com/snodo-go/snodo/internal/executor"
 	"github.com/snodo-go/snodo/dispatch"
 	snodootel "github.com/snodo-go/snodo/instrumentation/otel"
 	"github.com/snodo-go/snodo/testkit"
@@ -139,20 +139,20 @@ func TestSpansFollowTheRequestTraceContext(t *testing.T) {
 
 func TestExecutorAndSubscriptionMetrics(t *testing.T) {
 	f := newFixture(t)
-	e := actors.NewExecutor(actors.ExecutorConfig{MaxConcurrency: 1, MaxQueue: 1, MaxSubscriptions: 1, Sink: f.sink,
+	e := executor.New(executor.Config{MaxConcurrency: 1, MaxQueue: 1, MaxSubscriptions: 1, Sink: f.sink,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	defer e.Close(context.Background())
 	scope := e.NewScope(context.Background())
 	defer scope.Close()
 	release, started, done := make(chan struct{}), make(chan struct{}), make(chan struct{}, 2)
-	if _, err := scope.Submit(nil, actors.Job{Run: func(context.Context) any { close(started); <-release; return nil }, Done: func(actors.Result) { done <- struct{}{} }}); err != nil {
+	if _, err := scope.Submit(nil, executor.Job{Run: func(context.Context) any { close(started); <-release; return nil }, Done: func(executor.Result) { done <- struct{}{} }}); err != nil {
 		t.Fatal(err)
 	}
 	<-started
-	if _, err := scope.Submit(nil, actors.Job{Run: func(context.Context) any { return nil }, Done: func(actors.Result) { done <- struct{}{} }}); err != nil {
+	if _, err := scope.Submit(nil, executor.Job{Run: func(context.Context) any { return nil }, Done: func(executor.Result) { done <- struct{}{} }}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := scope.Submit(nil, actors.Job{Run: func(context.Context) any { return nil }}); err == nil {
+	if _, err := scope.Submit(nil, executor.Job{Run: func(context.Context) any { return nil }}); err == nil {
 		t.Fatal("a third job was admitted past the queue")
 	}
 	m := f.metrics(t)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/actors"
+	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/testkit"
 	"github.com/snodo-go/snodo/transports/stdio"
@@ -165,7 +166,7 @@ func TestFailedWriteIsTerminalAndNeverRetried(t *testing.T) {
 	w := newFailingWriter(boom, 1)
 	g := newGate()
 	logs := newLogRecorder()
-	c, in := startPiped(t, context.Background(), testRuntime(t, g), w, stdio.WithLogger(slog.New(logs)))
+	c, in := startPiped(t, context.Background(), testRuntime(t, g, dispatch.WithLogger(slog.New(logs))), w)
 	writeLine(t, in, testkit.Request(1, "tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"text": "one"}}))
 	<-w.wrote
 	writeLine(t, in, testkit.Request(2, "tools/call", map[string]any{"name": "hold"}))
@@ -215,7 +216,7 @@ func TestEOFDoesNotWaitPastGraceForACancelledStubbornHandler(t *testing.T) {
 	g := newGate()
 	logs := newLogRecorder()
 	out := newFailingWriter(nil, 1<<30)
-	c, in := startPiped(t, context.Background(), testRuntime(t, g), out, stdio.WithGracePeriod(100*time.Millisecond), stdio.WithLogger(slog.New(logs)))
+	c, in := startPiped(t, context.Background(), testRuntime(t, g, dispatch.WithLogger(slog.New(logs))), out, stdio.WithGracePeriod(100*time.Millisecond))
 	writeLine(t, in, testkit.Request("s", "tools/call", map[string]any{"name": "stubborn"}))
 	mustWait(t, g.entered)
 	writeLine(t, in, testkit.Notification("notifications/cancelled", map[string]any{"requestId": "s"}))
@@ -260,7 +261,7 @@ func TestCancelledContextEndsWithinGraceDespiteStubbornHandler(t *testing.T) {
 	logs := newLogRecorder()
 	ctx, cancel := context.WithCancel(context.Background())
 	out := newFailingWriter(nil, 1<<30)
-	c, in := startPiped(t, ctx, testRuntime(t, g), out, stdio.WithGracePeriod(150*time.Millisecond), stdio.WithLogger(slog.New(logs)))
+	c, in := startPiped(t, ctx, testRuntime(t, g, dispatch.WithLogger(slog.New(logs))), out, stdio.WithGracePeriod(150*time.Millisecond))
 	writeLine(t, in, testkit.Request("s", "tools/call", map[string]any{"name": "stubborn"}))
 	mustWait(t, g.entered)
 	cancel()
@@ -280,7 +281,9 @@ func TestCancelledContextEndsWithinGraceDespiteStubbornHandler(t *testing.T) {
 }
 
 func TestStopHandleAndAppSupervisor(t *testing.T) {
-	sup, err := supervisor.New(supervisor.WithLogger(slog.New(slog.DiscardHandler)))
+	g := newGate()
+	rt := testRuntime(t, g)
+	sup, err := supervisor.New(rt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -289,9 +292,8 @@ func TestStopHandleAndAppSupervisor(t *testing.T) {
 			t.Error(err)
 		}
 	}()
-	g := newGate()
 	out := newFailingWriter(nil, 1<<30)
-	c, in := startPiped(t, context.Background(), testRuntime(t, g), out, stdio.WithSupervisor(sup))
+	c, in := startPiped(t, context.Background(), rt, out, stdio.WithSupervisor(sup))
 	writeLine(t, in, testkit.Request(1, "tools/call", map[string]any{"name": "hold"}))
 	mustWait(t, g.entered)
 	tree := testkit.WaitTree(t, sup, func(n *supervisor.Node) bool { return n.Count(supervisor.KindRequest) == 1 })
@@ -308,7 +310,7 @@ func TestStopHandleAndAppSupervisor(t *testing.T) {
 	}
 
 	// Closing the application's tree ends a transport running in it.
-	c2, _ := startPiped(t, context.Background(), testRuntime(t, g), out, stdio.WithSupervisor(sup))
+	c2, _ := startPiped(t, context.Background(), rt, out, stdio.WithSupervisor(sup))
 	testkit.WaitTree(t, sup, func(n *supervisor.Node) bool { return n.Count(supervisor.KindConnection) == 1 })
 	if err := sup.Close(context.Background()); err != nil {
 		t.Fatal(err)
@@ -321,15 +323,15 @@ func TestStopHandleAndAppSupervisor(t *testing.T) {
 	}
 }
 
-func TestSharedExecutor(t *testing.T) {
-	exec := actors.NewExecutor(actors.ExecutorConfig{MaxConcurrency: 1, MaxQueue: -1})
-	defer exec.Close(context.Background())
+func TestSupervisorLimits(t *testing.T) {
 	g := newGate()
-	srv := testkit.StartStdio(t, testRuntime(t, g), stdio.WithExecutor(exec))
+	rt := testRuntime(t, g)
+	sup := quietSupervisor(t, rt, supervisor.WithLimits(supervisor.Limits{MaxConcurrency: 1, MaxQueue: -1}))
+	srv := testkit.StartStdioWith(t, sup, rt)
 	srv.Send(t, testkit.Request("held", "tools/call", map[string]any{"name": "hold"}))
 	mustWait(t, g.entered)
-	if st := exec.Stats(); st.Running != 1 {
-		t.Fatalf("the shared executor runs %d jobs, want 1", st.Running)
+	if ex := testkit.Find(sup.Tree(), supervisor.KindExecutor); ex.Attrs["running"] != "1" || ex.Attrs["max_concurrency"] != "1" {
+		t.Fatalf("the tree's executor: %v, want 1 job running of 1", ex.Attrs)
 	}
 	// Its one slot is taken and it has no queue: the next call is refused.
 	r := srv.Client.Call(t, "tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"text": "x"}})

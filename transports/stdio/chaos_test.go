@@ -28,9 +28,11 @@ func probeRuntime(t testing.TB, p *testkit.Probe) *dispatch.Runtime {
 	return rt
 }
 
-func quietSupervisor(t testing.TB, opts ...supervisor.Option) *supervisor.Supervisor {
+// quietSupervisor returns a supervision tree for rt, closed (and checked
+// for dead letters) when the test ends.
+func quietSupervisor(t testing.TB, rt *dispatch.Runtime, opts ...supervisor.Option) *supervisor.Supervisor {
 	t.Helper()
-	sup, err := supervisor.New(append([]supervisor.Option{supervisor.WithLogger(slog.New(slog.DiscardHandler))}, opts...)...)
+	sup, err := supervisor.New(rt, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,11 +71,12 @@ func TestChaosOutputBlockedForeverUnderLoad(t *testing.T) {
 	t.Cleanup(func() { testkit.VerifyNone(t) })
 	probe := testkit.NewProbe()
 	t.Cleanup(probe.ReleaseAll)
-	sup := quietSupervisor(t)
+	rt := probeRuntime(t, probe)
+	sup := quietSupervisor(t, rt)
 	w := newBlockingWriter()
 	const writeTimeout = 200 * time.Millisecond
 	inR, inW := io.Pipe()
-	c, err := stdio.Start(context.Background(), probeRuntime(t, probe),
+	c, err := stdio.Start(context.Background(), rt,
 		stdio.WithSupervisor(sup), stdio.WithInput(inR), stdio.WithOutput(w),
 		stdio.WithWriteTimeout(writeTimeout), stdio.WithNotificationMethods("notifications/chaos/tick"))
 	if err != nil {
@@ -149,8 +152,9 @@ func TestChaosOutputBlockedForeverUnderLoad(t *testing.T) {
 // connection keeps serving, and it ends cleanly at end of input.
 func TestChaosPanicsUnderLoad(t *testing.T) {
 	probe := testkit.NewProbe()
-	sup := quietSupervisor(t)
-	srv := testkit.StartStdioWith(t, sup, probeRuntime(t, probe))
+	rt := probeRuntime(t, probe)
+	sup := quietSupervisor(t, rt)
+	srv := testkit.StartStdioWith(t, sup, rt)
 	const n = 600
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -211,8 +215,8 @@ func TestChaosOwnerDiesWithQueuedWork(t *testing.T) {
 	t.Cleanup(func() { testkit.VerifyNone(t) })
 	probe := testkit.NewProbe()
 	t.Cleanup(probe.ReleaseAll)
-	sup := quietSupervisor(t, supervisor.WithExecutorConfig(actors.ExecutorConfig{MaxConcurrency: 2, MaxQueue: 100}))
 	rt := probeRuntime(t, probe)
+	sup := quietSupervisor(t, rt, supervisor.WithLimits(supervisor.Limits{MaxConcurrency: 2, MaxQueue: 100}))
 
 	out := newFailingWriter(nil, 1<<30) // records what the dying connection writes
 	dying, in := startPiped(t, context.Background(), rt, out, stdio.WithSupervisor(sup))

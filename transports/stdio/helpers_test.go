@@ -18,9 +18,11 @@ type gate struct {
 
 func newGate() *gate { return &gate{entered: make(chan string, 64), release: make(chan struct{})} }
 
-func testRuntime(t testing.TB, g *gate) *dispatch.Runtime {
+// testRuntime serves a few tools; opts come after the test's own (a
+// logger given there replaces the silent one).
+func testRuntime(t testing.TB, g *gate, opts ...dispatch.Option) *dispatch.Runtime {
 	t.Helper()
-	rt, err := dispatch.New(dispatch.Implementation{Name: "stdio-test", Version: "1.0.0"},
+	rt, err := dispatch.New(dispatch.Implementation{Name: "stdio-test", Version: "1.0.0"}, append([]dispatch.Option{
 		dispatch.WithLogger(slog.New(slog.DiscardHandler)),
 		dispatch.WithTool(dispatch.Tool{Name: "echo"}, func(_ context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
 			var a struct {
@@ -54,7 +56,7 @@ func testRuntime(t testing.TB, g *gate) *dispatch.Runtime {
 				return nil, ctx.Err()
 			}
 		}),
-	)
+	}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/testkit"
 )
 
@@ -94,7 +95,7 @@ func awaitServerRequest(t *testing.T, c *testkit.Client, method string, after in
 
 func TestLegacyClientElicitsOverStdio(t *testing.T) {
 	srv := testkit.StartStdio(t, legacyTestRuntime(t, nil))
-	handshake(t, srv, dispatch.Version20250618, map[string]any{"elicitation": map[string]any{}})
+	handshake(t, srv, mcp.Version20250618, map[string]any{"elicitation": map[string]any{}})
 	if r := srv.Client.Send(testkit.LegacyRequest(1, "logging/setLevel", map[string]any{"level": "info"})); r != nil {
 		t.Fatal(r)
 	}
@@ -137,7 +138,7 @@ func TestLegacyClientElicitsOverStdio(t *testing.T) {
 
 func TestLegacyMultiRoundOverStdio(t *testing.T) {
 	srv := testkit.StartStdio(t, legacyTestRuntime(t, nil))
-	handshake(t, srv, dispatch.Version20251125, map[string]any{
+	handshake(t, srv, mcp.Version20251125, map[string]any{
 		"sampling": map[string]any{}, "roots": map[string]any{}, "elicitation": map[string]any{"url": map[string]any{}},
 	})
 	srv.Send(t, testkit.LegacyRequest("mr", "tools/call", map[string]any{"name": "three_rounds"}))
@@ -163,7 +164,7 @@ func TestLegacyMultiRoundOverStdio(t *testing.T) {
 
 func TestLegacyClientErrorAndMissingCapability(t *testing.T) {
 	srv := testkit.StartStdio(t, legacyTestRuntime(t, nil))
-	handshake(t, srv, dispatch.Version20251125, map[string]any{"elicitation": map[string]any{}})
+	handshake(t, srv, mcp.Version20251125, map[string]any{"elicitation": map[string]any{}})
 	srv.Send(t, testkit.LegacyRequest(1, "tools/call", map[string]any{"name": "ask_name"}))
 	ask := awaitServerRequest(t, srv.Client, "elicitation/create", 0)
 	srv.Send(t, testkit.Response(ask.ID, nil, -32601))
@@ -189,7 +190,7 @@ func TestLegacyClientErrorAndMissingCapability(t *testing.T) {
 func TestOutstandingClientRequestEndsWithTheInput(t *testing.T) {
 	entered := make(chan string, 4)
 	srv := testkit.StartStdio(t, legacyTestRuntime(t, entered))
-	handshake(t, srv, dispatch.Version20251125, map[string]any{"elicitation": map[string]any{}})
+	handshake(t, srv, mcp.Version20251125, map[string]any{"elicitation": map[string]any{}})
 	srv.Send(t, testkit.LegacyRequest(1, "tools/call", map[string]any{"name": "ask_name"}))
 	awaitServerRequest(t, srv.Client, "elicitation/create", 0)
 	srv.CloseInput()
@@ -205,7 +206,7 @@ func TestOutstandingClientRequestEndsWithTheInput(t *testing.T) {
 // cancels the request waiting for the client; nothing more is written.
 func TestOutstandingClientRequestCancelledOnStop(t *testing.T) {
 	srv := testkit.StartStdio(t, legacyTestRuntime(t, nil))
-	handshake(t, srv, dispatch.Version20251125, map[string]any{"elicitation": map[string]any{}})
+	handshake(t, srv, mcp.Version20251125, map[string]any{"elicitation": map[string]any{}})
 	srv.Send(t, testkit.LegacyRequest(1, "tools/call", map[string]any{"name": "ask_name"}))
 	awaitServerRequest(t, srv.Client, "elicitation/create", 0)
 	srv.Cancel()
@@ -236,7 +237,7 @@ func TestLegacyChangeNotificationsOverStdio(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, v := range []string{dispatch.Version20251125, dispatch.Version20250618} {
+	for _, v := range []string{mcp.Version20251125, mcp.Version20250618} {
 		srv := testkit.StartStdio(t, rt)
 		handshake(t, srv, v, nil)
 		srv.Send(t, testkit.LegacyRequest(1, "resources/subscribe", map[string]any{"uri": "test://watched"}))

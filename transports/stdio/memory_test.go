@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"log/slog"
 	"runtime"
 	"strings"
 	"testing"
@@ -65,12 +64,12 @@ func TestOneGiBLineKeepsTheHeapBounded(t *testing.T) {
 	const limit = stdio.DefaultMaxLineBytes
 	// The supervision tree is made first, so its own few megabytes are
 	// part of the baseline.
-	sup, err := supervisor.New(supervisor.WithLogger(slog.New(slog.DiscardHandler)))
+	rt := testRuntime(t, newGate())
+	sup, err := supervisor.New(rt)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer sup.Close(context.Background())
-	rt := testRuntime(t, newGate())
 	runtime.GC()
 	base := heapAlloc()
 	var peak uint64

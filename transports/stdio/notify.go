@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"github.com/snodo-go/snodo/actors"
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/jsonrpc"
 )
 
 // The kinds of failure [Notify] reports. Each is distinct: test with

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -173,7 +172,8 @@ func TestNotifyOwnWriteFailing(t *testing.T) {
 
 func TestNotifyWaitingWhenTheTransportIsStopped(t *testing.T) {
 	t.Cleanup(func() { testkit.VerifyNone(t) })
-	sup, err := supervisor.New(supervisor.WithLogger(slog.New(slog.DiscardHandler)))
+	rt := testRuntime(t, newGate())
+	sup, err := supervisor.New(rt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +184,7 @@ func TestNotifyWaitingWhenTheTransportIsStopped(t *testing.T) {
 	})
 	w := newBlockingWriter()
 	ctx, cancel := context.WithCancel(context.Background())
-	c, in := startPiped(t, ctx, testRuntime(t, newGate()), w, stdio.WithSupervisor(sup),
+	c, in := startPiped(t, ctx, rt, w, stdio.WithSupervisor(sup),
 		stdio.WithWriteTimeout(time.Minute), stdio.WithNotificationMethods(hint))
 	writeLine(t, in, testkit.Request(1, "tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"text": "x"}}))
 	<-w.entered

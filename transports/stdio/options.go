@@ -4,13 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/snodo-go/snodo/actors"
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/supervisor"
 )
@@ -33,9 +31,7 @@ type options struct {
 	maxSubscriptions    int
 	notificationMethods []string
 	name                string
-	executor            *actors.Executor
 	sup                 *supervisor.Supervisor
-	logger              *slog.Logger
 }
 
 func defaultOptions() options {
@@ -105,7 +101,7 @@ func WithMaxLineBytes(n int) Option {
 }
 
 // WithRequestTimeout sets each request's deadline (queue wait plus
-// execution), overriding the executor's default of 30 s.
+// execution), overriding the supervisor's (supervisor.Limits.RequestTimeout).
 func WithRequestTimeout(d time.Duration) Option {
 	return func(o *options) error {
 		if d <= 0 {
@@ -133,10 +129,9 @@ func WithGracePeriod(d time.Duration) Option {
 // WithMaxSubscriptions bounds the subscriptions/listen streams open at
 // once on the connection (default 32); a listen over it gets -32603. Each
 // stream also takes a slot of the executor's subscription cap, shared by
-// every transport on that executor (ExecutorConfig.MaxSubscriptions,
-// default 256): the executor the transport creates for itself is sized so
-// that only this bound applies, but one given with [WithExecutor] or
-// [WithSupervisor] keeps its own cap. An open stream is an actor under
+// every transport of the tree (supervisor.Limits.MaxSubscriptions): the
+// private tree the transport creates without [WithSupervisor] is sized so
+// that only this bound applies. An open stream is an actor under
 // the connection with no goroutine of its own, and holds no execution
 // slot.
 func WithMaxSubscriptions(n int) Option {
@@ -197,23 +192,10 @@ func WithName(name string) Option {
 	}
 }
 
-// WithExecutor runs requests on a shared executor (for example one that
-// also serves an HTTP transport) instead of the supervisor's.
-func WithExecutor(e *actors.Executor) Option {
-	return func(o *options) error { o.executor = e; return nil }
-}
-
 // WithSupervisor runs the connection as a child of an existing supervision
-// tree, which the transport does not close. Without it the transport
-// makes a private tree and closes it when it ends.
+// tree, whose executor limits, logger and instrumentation sink it uses;
+// the transport does not close it. Without it the transport makes a
+// private tree from the Runtime and closes it when it ends.
 func WithSupervisor(s *supervisor.Supervisor) Option {
 	return func(o *options) error { o.sup = s; return nil }
-}
-
-// WithLogger sets the logger of the transport's shutdown reports and of
-// the private supervision tree it creates when none is given. Default: the
-// Runtime's logger. Nothing is ever logged to standard output by the
-// transport itself; give it a logger that writes elsewhere.
-func WithLogger(l *slog.Logger) Option {
-	return func(o *options) error { o.logger = l; return nil }
 }

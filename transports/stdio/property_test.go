@@ -251,7 +251,7 @@ func runStdioProperty(t *testing.T, seed uint64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sup := quietSupervisor(t)
+	sup := quietSupervisor(t, rt)
 	t.Cleanup(func() { probe.ReleaseAll() }) // before the server's cleanup, on failure
 	srv := testkit.StartStdioWith(t, sup, rt)
 	s := &stdioScript{t: t, rng: rng, srv: srv, sup: sup, probe: probe, byID: map[string][]*sent{}}

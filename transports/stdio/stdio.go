@@ -62,10 +62,8 @@ type Conn struct {
 	// writeTimeout bounds the wait for a write in progress at the end.
 	writeTimeout time.Duration
 
-	sup      *supervisor.Supervisor // closed at the end when owned
-	exec     *actors.Executor       // closed at the end when owned
-	ownsSup  bool
-	ownsExec bool
+	sup     *supervisor.Supervisor // closed at the end when owned
+	ownsSup bool
 
 	stopOnce sync.Once
 	stopMu   sync.Mutex
@@ -106,11 +104,7 @@ func Start(ctx context.Context, rt *dispatch.Runtime, opts ...Option) (*Conn, er
 	if rt == nil {
 		return nil, errors.New("stdio: nil Runtime")
 	}
-	logger := o.logger
-	if logger == nil {
-		logger = rt.Logger()
-	}
-	c := &Conn{name: o.name, logger: logger, grace: o.gracePeriod, writeTimeout: o.writeTimeout, sup: o.sup, exec: o.executor, done: make(chan struct{})}
+	c := &Conn{name: o.name, logger: rt.Logger(), grace: o.gracePeriod, writeTimeout: o.writeTimeout, sup: o.sup, done: make(chan struct{})}
 	c.allowed = make(map[string]bool, len(o.notificationMethods))
 	for _, m := range o.notificationMethods {
 		c.allowed[m] = true
@@ -134,28 +128,21 @@ func Start(ctx context.Context, rt *dispatch.Runtime, opts ...Option) (*Conn, er
 
 // start creates what the transport needs and starts its connection.
 func (c *Conn) start(rt *dispatch.Runtime, o options) error {
-	if c.exec == nil && c.sup == nil {
-		// The private executor's shared subscription cap never binds
-		// before the connection's own.
-		c.exec = actors.NewExecutor(actors.ExecutorConfig{Logger: c.logger, Sink: rt.Instrumentation(),
-			MaxSubscriptions: max(actors.DefaultMaxSubscriptions, o.maxSubscriptions)})
-		c.ownsExec = true
-	}
 	if c.sup == nil {
-		sup, err := supervisor.New(supervisor.WithLogger(c.logger), supervisor.WithExecutor(c.exec))
+		// The private tree's shared subscription cap never binds before
+		// the connection's own.
+		sup, err := supervisor.New(rt, supervisor.WithLimits(supervisor.Limits{MaxSubscriptions: max(privateMaxSubscriptions, o.maxSubscriptions)}))
 		if err != nil {
 			return err
 		}
 		c.sup, c.ownsSup = sup, true
 	}
-	if c.exec == nil {
-		c.exec = c.sup.Executor()
-	}
+	c.logger = c.sup.System().Logger()
 	ac, err := c.sup.System().StartConn(actors.ConnConfig{
 		Prefix:           "stdio",
 		Name:             c.name,
 		Runtime:          rt,
-		Executor:         c.exec,
+		Executor:         c.sup.Executor(),
 		Input:            newLineReader(o.input, o.maxLineBytes),
 		Output:           o.output,
 		WriteTimeout:     o.writeTimeout,
@@ -250,23 +237,29 @@ func (c *Conn) finish() {
 	close(c.done)
 }
 
-// closeOwned closes the supervision tree and executor the transport
-// created. When handlers were abandoned the grace period is spent, so the
-// executor is closed without waiting for them again.
+// closeOwned closes the supervision tree the transport created. When
+// handlers were abandoned the grace period is spent, so its executor is
+// closed without waiting for them again (it logs those it abandons).
 func (c *Conn) closeOwned(abandoned bool) {
-	if c.ownsSup {
-		ctx, cancel := context.WithTimeout(context.Background(), c.grace)
+	if !c.ownsSup {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), c.grace)
+	defer cancel()
+	if !abandoned {
 		if err := c.sup.Close(ctx); err != nil {
 			c.logger.Warn("snodo: stdio shutdown", "error", err)
 		}
-		cancel()
+		return
 	}
-	if c.ownsExec {
-		ctx, cancel := context.WithTimeout(context.Background(), c.grace)
-		if abandoned {
-			cancel()
-		}
-		_ = c.exec.Close(ctx) // it logs handlers it abandons
-		cancel()
+	if err := c.sup.System().Close(ctx); err != nil {
+		c.logger.Warn("snodo: stdio shutdown", "error", err)
 	}
+	spent, stop := context.WithCancel(context.Background())
+	stop()
+	_ = c.sup.Executor().Close(spent)
 }
+
+// privateMaxSubscriptions is the subscription cap of the private tree's
+// executor when the connection's own cap is lower.
+const privateMaxSubscriptions = 256

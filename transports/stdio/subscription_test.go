@@ -7,12 +7,13 @@ import (
 	"io"
 	"log/slog"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 
-	"github.com/snodo-go/snodo/actors"
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/testkit"
 	"github.com/snodo-go/snodo/transports/stdio"
@@ -53,7 +54,7 @@ func subID(f *testkit.Frame) string {
 		Meta map[string]json.RawMessage `json:"_meta"`
 	}
 	_ = json.Unmarshal(f.Params, &p)
-	return string(p.Meta[dispatch.MetaSubscriptionID])
+	return string(p.Meta[mcp.MetaSubscriptionID])
 }
 
 // awaitAck waits for the acknowledgement of stream id (JSON text).
@@ -246,11 +247,11 @@ func TestListenCapsAndSlotReturn(t *testing.T) {
 	}
 }
 
-func TestListenSharedExecutorCap(t *testing.T) {
-	exec := actors.NewExecutor(actors.ExecutorConfig{MaxSubscriptions: 1, Logger: slog.New(slog.DiscardHandler)})
-	defer exec.Close(context.Background())
+func TestListenSupervisorCap(t *testing.T) {
 	hub := dispatch.NewHub(dispatch.HubOptions{})
-	srv := testkit.StartStdio(t, subRuntime(t, hub), stdio.WithExecutor(exec))
+	rt := subRuntime(t, hub)
+	sup := quietSupervisor(t, rt, supervisor.WithLimits(supervisor.Limits{MaxSubscriptions: 1}))
+	srv := testkit.StartStdioWith(t, sup, rt)
 	srv.Send(t, listen(1, map[string]any{"toolsListChanged": true}))
 	awaitAck(t, srv.Client, "1")
 	srv.Send(t, listen(2, map[string]any{"toolsListChanged": true}))
@@ -259,8 +260,8 @@ func TestListenSharedExecutorCap(t *testing.T) {
 	}
 	srv.Send(t, testkit.Notification("notifications/cancelled", map[string]any{"requestId": 1}))
 	waitSubscriptions(t, srv.Sup, 0)
-	if st := exec.Stats(); st.Subscriptions != 0 {
-		t.Fatalf("the shared slot was not returned: %+v", st)
+	if ex := testkit.Find(sup.Tree(), supervisor.KindExecutor); ex.Attrs["subscriptions"] != "0" {
+		t.Fatalf("the shared slot was not returned: %v", ex.Attrs)
 	}
 	srv.Send(t, listen(3, map[string]any{"toolsListChanged": true}))
 	awaitAck(t, srv.Client, "3")
@@ -305,7 +306,7 @@ func TestListenOverflowPolicies(t *testing.T) {
 		t.Run(fmt.Sprint(tc.policy), func(t *testing.T) {
 			hub := dispatch.NewHub(dispatch.HubOptions{MaxBuffer: 2, Overflow: tc.policy})
 			rt := subRuntime(t, hub)
-			sup, err := supervisor.New(supervisor.WithLogger(rt.Logger()))
+			sup, err := supervisor.New(rt)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -509,9 +510,9 @@ func (f sourceFunc) OpenSubscription(context.Context, *dispatch.SubscriptionRequ
 func TestIdleStreamsAreCheap(t *testing.T) {
 	const n = 2000
 	hub := dispatch.NewHub(dispatch.HubOptions{})
-	exec := actors.NewExecutor(actors.ExecutorConfig{MaxSubscriptions: n + 1, Logger: slog.New(slog.DiscardHandler)})
-	defer exec.Close(context.Background())
-	srv := testkit.StartStdio(t, subRuntime(t, hub), stdio.WithMaxSubscriptions(n+1), stdio.WithExecutor(exec))
+	rt := subRuntime(t, hub)
+	sup := quietSupervisor(t, rt, supervisor.WithLimits(supervisor.Limits{MaxSubscriptions: n + 1}))
+	srv := testkit.StartStdioWith(t, sup, rt, stdio.WithMaxSubscriptions(n+1))
 	// One stream first, so everything created once per connection exists.
 	srv.Send(t, listen(-1, map[string]any{"toolsListChanged": true}))
 	awaitAck(t, srv.Client, "-1")
@@ -532,8 +533,8 @@ func TestIdleStreamsAreCheap(t *testing.T) {
 	if gor1-gor0 > 16 {
 		t.Errorf("goroutines grew from %d to %d for %d idle streams", gor0, gor1, n)
 	}
-	if st := exec.Stats(); st.Subscriptions != n+1 || st.Running != 0 {
-		t.Fatalf("executor: %+v", st)
+	if ex := testkit.Find(sup.Tree(), supervisor.KindExecutor); ex.Attrs["subscriptions"] != strconv.Itoa(n+1) || ex.Attrs["running"] != "0" {
+		t.Fatalf("executor: %v", ex.Attrs)
 	}
 	// They all still work.
 	if r := hub.ToolsListChanged(); r.Matched != n+1 || r.Delivered != n+1 {

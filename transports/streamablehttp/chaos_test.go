@@ -14,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/snodo-go/snodo/actors"
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/testkit"
@@ -292,12 +291,11 @@ func TestChaosPanicsUnderLoad(t *testing.T) {
 func TestChaosOwnerDiesWithQueuedWork(t *testing.T) {
 	probe := testkit.NewProbe()
 	t.Cleanup(probe.ReleaseAll)
-	exec := actors.NewExecutor(actors.ExecutorConfig{MaxConcurrency: 2, MaxQueue: 100, Logger: quiet()})
-	t.Cleanup(func() { closeExecutor(t, exec) })
 	rt := chaosRuntime(t, probe)
-	dying := newHandler(t, rt, streamablehttp.WithExecutor(exec))
+	sup := limitedSupervisor(t, rt, supervisor.Limits{MaxConcurrency: 2, MaxQueue: 100})
+	dying := newHandler(t, rt, streamablehttp.WithSupervisor(sup))
 	dyingSrv := mount(t, dying, func() *http.ServeMux { m := http.NewServeMux(); m.Handle("/mcp", dying); return m }())
-	survivor := newHandler(t, rt, streamablehttp.WithExecutor(exec))
+	survivor := newHandler(t, rt, streamablehttp.WithSupervisor(sup))
 	survivorSrv := mount(t, survivor, func() *http.ServeMux { m := http.NewServeMux(); m.Handle("/mcp", survivor); return m }())
 
 	type answer struct {

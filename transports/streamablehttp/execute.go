@@ -8,7 +8,9 @@ import (
 
 	"github.com/snodo-go/snodo/actors"
 	"github.com/snodo-go/snodo/dispatch"
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/internal/executor"
+	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 // exchange connects the worker running a request to the goroutine
@@ -25,7 +27,7 @@ type exchange struct {
 
 type event struct {
 	frame  []byte
-	result actors.Result
+	result executor.Result
 	final  bool
 }
 
@@ -63,7 +65,7 @@ func (x *exchange) end() { x.endOnce.Do(func() { close(x.done) }) }
 
 // deliver is the job's Done callback. It never blocks: the buffer holds
 // the one notification that may still be unread, and the result.
-func (x *exchange) deliver(r actors.Result) { x.events <- event{result: r, final: true} }
+func (x *exchange) deliver(r executor.Result) { x.events <- event{result: r, final: true} }
 
 // ack reports a notification written (or not).
 func (x *exchange) ack(err error) {
@@ -120,9 +122,9 @@ func (h *Handler) Execute(ctx context.Context, p *Prepared) (*Response, *StreamR
 	if err != nil {
 		p.finish()
 		switch {
-		case errors.Is(err, actors.ErrDuplicate):
+		case errors.Is(err, executor.ErrDuplicate):
 			return errorResponse(http.StatusBadRequest, call.Info.ID, errDuplicateID), nil
-		case errors.Is(err, actors.ErrOverloaded):
+		case errors.Is(err, executor.ErrOverloaded):
 			return errorResponse(http.StatusServiceUnavailable, call.Info.ID, errCapacity), nil
 		}
 		return errorResponse(http.StatusServiceUnavailable, call.Info.ID, errShuttingDown), nil
@@ -140,7 +142,7 @@ func (h *Handler) Execute(ctx context.Context, p *Prepared) (*Response, *StreamR
 		status, frame := h.final(p, ev.result)
 		resp := &Response{Status: status, ContentType: mediaJSON, Body: frame}
 		if id := h.issueSession(p, ev.result); id != "" {
-			resp.Header = http.Header{HeaderSessionID: {id}}
+			resp.Header = http.Header{mcp.HeaderSessionID: {id}}
 		}
 		p.finish()
 		return resp, nil
@@ -161,16 +163,16 @@ func (h *Handler) Execute(ctx context.Context, p *Prepared) (*Response, *StreamR
 }
 
 // final turns a job's result into the response status and frame.
-func (h *Handler) final(p *Prepared, r actors.Result) (int, []byte) {
+func (h *Handler) final(p *Prepared, r executor.Result) (int, []byte) {
 	id := p.call.Info.ID
 	switch r.Status {
-	case actors.Completed:
+	case executor.Completed:
 		out, _ := r.Value.(dispatch.Outcome)
 		if out.Frame == nil {
 			return http.StatusInternalServerError, encodeError(id, errWorker)
 		}
 		return statusFor(p.call.Dialect.Era(), out.ErrorCode), out.Frame
-	case actors.TimedOut:
+	case executor.TimedOut:
 		return http.StatusGatewayTimeout, encodeError(id, errTimedOut)
 	}
 	return http.StatusInternalServerError, encodeError(id, errWorker)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/snodo-go/snodo/actors"
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/internal/executor"
 	"github.com/snodo-go/snodo/supervisor"
 )
 
@@ -30,7 +31,7 @@ type Handler struct {
 
 	sup     *supervisor.Supervisor
 	ownsSup bool
-	exec    *actors.Executor
+	exec    *executor.Executor
 	host    *actors.Host
 
 	sessions *sessionStore // nil: sessions off
@@ -97,8 +98,8 @@ func newHandler(rt *dispatch.Runtime, o options, path string) (*Handler, error) 
 	if rt == nil {
 		return nil, errors.New("streamablehttp: nil Runtime")
 	}
-	if o.maxSubscriptions > 0 && (o.executor != nil || o.sup != nil) {
-		return nil, errors.New("streamablehttp: WithMaxSubscriptions configures the executor the transport creates; set ExecutorConfig.MaxSubscriptions on a shared executor instead")
+	if o.maxSubscriptions > 0 && o.sup != nil {
+		return nil, errors.New("streamablehttp: WithMaxSubscriptions sizes the private supervision tree; set supervisor.Limits.MaxSubscriptions on the one given with WithSupervisor instead")
 	}
 	origins, err := parseHostRules(o.originHosts)
 	if err != nil {
@@ -115,25 +116,12 @@ func newHandler(rt *dispatch.Runtime, o options, path string) (*Handler, error) 
 	}
 	h.sup = o.sup
 	if h.sup == nil {
-		logger := o.logger
-		if logger == nil {
-			logger = rt.Logger()
-		}
-		sopts := []supervisor.Option{supervisor.WithLogger(logger)}
-		if o.executor != nil {
-			sopts = append(sopts, supervisor.WithExecutor(o.executor))
-		} else {
-			sopts = append(sopts, supervisor.WithExecutorConfig(actors.ExecutorConfig{MaxSubscriptions: o.maxSubscriptions, Logger: logger, Sink: rt.Instrumentation()}))
-		}
-		if h.sup, err = supervisor.New(sopts...); err != nil {
+		if h.sup, err = supervisor.New(rt, supervisor.WithLimits(supervisor.Limits{MaxSubscriptions: o.maxSubscriptions})); err != nil {
 			return nil, err
 		}
 		h.ownsSup = true
 	}
-	h.exec = o.executor
-	if h.exec == nil {
-		h.exec = h.sup.Executor()
-	}
+	h.exec = h.sup.Executor()
 	return h, nil
 }
 

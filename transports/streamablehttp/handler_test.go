@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/snodo-go/snodo/actors"
 	"github.com/snodo-go/snodo/dispatch"
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/testkit"
 	"github.com/snodo-go/snodo/transports/streamablehttp"
 )
@@ -112,12 +112,11 @@ func TestHandlerRefusesTransferEncodingUnread(t *testing.T) {
 	}
 }
 
-func TestHandlersSharingAnExecutorShareTheSubscriptionCap(t *testing.T) {
-	exec := actors.NewExecutor(actors.ExecutorConfig{MaxSubscriptions: 1, Logger: quiet()})
-	t.Cleanup(func() { closeExecutor(t, exec) })
+func TestHandlersSharingASupervisorShareTheSubscriptionCap(t *testing.T) {
 	rt := testRuntime(t, nil)
-	a := newHandler(t, rt, streamablehttp.WithExecutor(exec))
-	b := newHandler(t, rt, streamablehttp.WithExecutor(exec))
+	sup := limitedSupervisor(t, rt, supervisor.Limits{MaxSubscriptions: 1})
+	a := newHandler(t, rt, streamablehttp.WithSupervisor(sup))
+	b := newHandler(t, rt, streamablehttp.WithSupervisor(sup))
 	mux := http.NewServeMux()
 	mux.Handle("/a", a)
 	mux.Handle("/b", b)
@@ -132,7 +131,7 @@ func TestHandlersSharingAnExecutorShareTheSubscriptionCap(t *testing.T) {
 	if r.Status != http.StatusServiceUnavailable {
 		t.Fatalf("second handler over the shared cap: %d %s", r.Status, r.Body)
 	}
-	if n := exec.Stats().Subscriptions; n != 1 {
+	if n := executorCount(t, sup, "subscriptions"); n != 1 {
 		t.Fatalf("%d slots taken", n)
 	}
 }
@@ -149,11 +148,10 @@ func TestNewHandlerRefusesListenerOnlyOptions(t *testing.T) {
 			t.Fatal("a listener-only option was accepted")
 		}
 	}
-	exec := actors.NewExecutor(actors.ExecutorConfig{Logger: quiet()})
-	t.Cleanup(func() { closeExecutor(t, exec) })
-	if h, err := streamablehttp.NewHandler(rt, streamablehttp.WithExecutor(exec), streamablehttp.WithMaxSubscriptions(3)); err == nil {
+	sup := limitedSupervisor(t, rt, supervisor.Limits{})
+	if h, err := streamablehttp.NewHandler(rt, streamablehttp.WithSupervisor(sup), streamablehttp.WithMaxSubscriptions(3)); err == nil {
 		_ = h.Close()
-		t.Fatal("WithMaxSubscriptions was accepted with a shared executor")
+		t.Fatal("WithMaxSubscriptions was accepted with a shared supervisor")
 	}
 }
 

@@ -15,7 +15,8 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/testkit"
 )
 
@@ -36,6 +37,43 @@ func newGate() *gate {
 }
 
 func quiet() *slog.Logger { return slog.New(slog.DiscardHandler) }
+
+// limitedSupervisor returns a supervision tree for rt with limits, closed
+// (and checked for dead letters) when the test ends, after the transports
+// started under it.
+func limitedSupervisor(t testing.TB, rt *dispatch.Runtime, limits supervisor.Limits) *supervisor.Supervisor {
+	t.Helper()
+	sup, err := supervisor.New(rt, supervisor.WithLimits(limits))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), testkit.DefaultTimeout)
+		defer cancel()
+		if err := sup.Close(ctx); err != nil {
+			t.Error(err)
+		}
+		if n := sup.UnexpectedDeadLetters(); n != 0 {
+			t.Errorf("%d unexpected dead letters", n)
+		}
+	})
+	return sup
+}
+
+// executorCount reads one of the executor's counts (running, queued,
+// subscriptions) from the tree.
+func executorCount(t testing.TB, sup *supervisor.Supervisor, name string) int {
+	t.Helper()
+	n := testkit.Find(sup.Tree(), supervisor.KindExecutor)
+	if n == nil {
+		t.Fatal("no executor in the tree")
+	}
+	v, err := strconv.Atoi(n.Attrs[name])
+	if err != nil {
+		t.Fatalf("executor %s: %v", name, err)
+	}
+	return v
+}
 
 // testRuntime serves a few tools and subscriptions/listen from g's hub.
 func testRuntime(t testing.TB, g *gate) *dispatch.Runtime {

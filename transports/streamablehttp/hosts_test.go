@@ -154,8 +154,8 @@ func TestStreamEndsWithItsClient(t *testing.T) {
 	}
 	stream.Close()
 	testkit.WaitNoRequests(t, h.Supervisor())
-	if st := h.Supervisor().Executor().Stats(); st.Cancelled != 2 {
-		t.Fatalf("executor stats %+v", st)
+	if n := executorCount(t, h.Supervisor(), "cancelled"); n != 2 {
+		t.Fatalf("executor: %d cancelled", n)
 	}
 }
 

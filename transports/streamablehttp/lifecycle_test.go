@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/snodo-go/snodo/actors"
 	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/testkit"
 	"github.com/snodo-go/snodo/transports/streamablehttp"
@@ -177,8 +176,8 @@ func TestDisconnectCancelsTheRequest(t *testing.T) {
 					x := testkit.Find(n, supervisor.KindExecutor)
 					return x != nil && x.Attrs["running"] == "0"
 				})
-				if st := ep.sup.Executor().Stats(); st.Cancelled != 1 || st.Submitted != 1 {
-					t.Fatalf("executor stats %+v", st)
+				if cancelled, submitted := executorCount(t, ep.sup, "cancelled"), executorCount(t, ep.sup, "submitted"); cancelled != 1 || submitted != 1 {
+					t.Fatalf("executor: %d cancelled, %d submitted", cancelled, submitted)
 				}
 			})
 		})
@@ -200,9 +199,9 @@ func TestPrincipalReachesTheHandler(t *testing.T) {
 func TestOverloadIs503(t *testing.T) {
 	forEachTarget(t, func(t *testing.T, tg target) {
 		g := newGate()
-		exec := actors.NewExecutor(actors.ExecutorConfig{MaxConcurrency: 1, MaxQueue: -1, Logger: quiet()})
-		t.Cleanup(func() { closeExecutor(t, exec) })
-		ep := tg.start(t, testRuntime(t, g), streamablehttp.WithExecutor(exec))
+		rt := testRuntime(t, g)
+		sup := limitedSupervisor(t, rt, supervisor.Limits{MaxConcurrency: 1, MaxQueue: -1})
+		ep := tg.start(t, rt, streamablehttp.WithSupervisor(sup))
 		done := make(chan *testkit.HTTPReply, 1)
 		go func() { done <- testkit.PostMCP(t, nil, ep.url, call(1, "hold", nil), nil) }()
 		waitFor(t, g.entered)
@@ -215,14 +214,6 @@ func TestOverloadIs503(t *testing.T) {
 			t.Fatalf("held request: %d", r.Status)
 		}
 	})
-}
-
-func closeExecutor(t *testing.T, e *actors.Executor) {
-	ctx, cancel := context.WithTimeout(context.Background(), testkit.DefaultTimeout)
-	defer cancel()
-	if err := e.Close(ctx); err != nil {
-		t.Error(err)
-	}
 }
 
 func TestTimeoutAfterTheStreamStartedIsTheFinalEvent(t *testing.T) {

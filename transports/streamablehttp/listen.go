@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/actors"
+	"github.com/snodo-go/snodo/internal/executor"
 )
 
 // executeListen opens a subscriptions/listen stream. The subscription
@@ -38,7 +39,7 @@ func (h *Handler) executeListen(ctx context.Context, p *Prepared) (*Response, *S
 	if err != nil {
 		st.Close()
 		p.finish()
-		if errors.Is(err, actors.ErrDuplicate) {
+		if errors.Is(err, executor.ErrDuplicate) {
 			return errorResponse(http.StatusBadRequest, call.Info.ID, errDuplicateID), nil
 		}
 		return errorResponse(http.StatusServiceUnavailable, call.Info.ID, errShuttingDown), nil

@@ -62,10 +62,6 @@ func Listen(rt *dispatch.Runtime, opts ...Option) (*Server, error) {
 		ready: make(chan struct{}),
 		url:   "http://" + nl.Addr().String() + o.path,
 	}
-	logger := o.logger
-	if logger == nil {
-		logger = rt.Logger()
-	}
 	// net/http adds 4 KiB of read-ahead slack to MaxHeaderBytes; take it
 	// off so the whole head is bounded by the option.
 	maxHeader := max(o.maxHeaderBytes-4096, 1024)
@@ -74,13 +70,13 @@ func Listen(rt *dispatch.Runtime, opts ...Option) (*Server, error) {
 		IdleTimeout:       o.idleTimeout,
 		MaxHeaderBytes:    maxHeader,
 		ConnState:         s.ln.connState,
-		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
 	h, err := newHandler(rt, o, o.path)
 	if err != nil {
 		nl.Close()
 		return nil, err
 	}
+	s.srv.ErrorLog = slog.NewLogLogger(h.sup.System().Logger().Handler(), slog.LevelWarn)
 	h.boundAllWrites = true
 	s.h = h
 	var served http.Handler = h

@@ -65,11 +65,12 @@ func TestListenerIsASupervisedChildOnLoopback(t *testing.T) {
 }
 
 func TestClosingTheSupervisorStopsTheListener(t *testing.T) {
-	sup, err := supervisor.New(supervisor.WithLogger(quiet()))
+	rt := testRuntime(t, nil)
+	sup, err := supervisor.New(rt)
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := streamablehttp.Listen(testRuntime(t, nil), streamablehttp.WithSupervisor(sup))
+	srv, err := streamablehttp.Listen(rt, streamablehttp.WithSupervisor(sup))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,14 +90,15 @@ func TestClosingTheSupervisorStopsTheListener(t *testing.T) {
 }
 
 func TestServeRunsUntilTheContextEnds(t *testing.T) {
-	sup, err := supervisor.New(supervisor.WithLogger(quiet()))
+	rt := testRuntime(t, nil)
+	sup, err := supervisor.New(rt)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = sup.Close(context.Background()) })
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
-	go func() { errc <- streamablehttp.Serve(ctx, testRuntime(t, nil), streamablehttp.WithSupervisor(sup)) }()
+	go func() { errc <- streamablehttp.Serve(ctx, rt, streamablehttp.WithSupervisor(sup)) }()
 	tree := testkit.WaitTree(t, sup, func(n *supervisor.Node) bool { return listenerNode(n) != nil })
 	url := "http://" + listenerNode(tree).Attrs["addr"] + "/mcp"
 	if r := testkit.PostMCP(t, nil, url, discover(1), nil); r.Status != 200 {

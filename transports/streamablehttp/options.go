@@ -3,12 +3,10 @@ package streamablehttp
 import (
 	"errors"
 	"fmt"
-	"log/slog"
 	"net"
 	"net/http"
 	"time"
 
-	"github.com/snodo-go/snodo/actors"
 	"github.com/snodo-go/snodo/supervisor"
 )
 
@@ -27,7 +25,7 @@ const (
 	DefaultKeepAlive        = 15 * time.Second
 	DefaultDrainTimeout     = 5 * time.Second
 	DefaultGracePeriod      = 5 * time.Second
-	DefaultMaxSubscriptions = actors.DefaultMaxSubscriptions
+	DefaultMaxSubscriptions = 256
 )
 
 // DefaultAllowedOriginHosts are the Origin hosts accepted unless
@@ -46,9 +44,7 @@ type options struct {
 	keepAlive          time.Duration
 	gracePeriod        time.Duration
 	maxSubscriptions   int
-	executor           *actors.Executor
 	sup                *supervisor.Supervisor
-	logger             *slog.Logger
 	principal          func(*http.Request) any
 	sessions           *SessionConfig // nil: sessions off
 	listenerOnlyOption string         // the first listener-only option given, for NewHandler's error
@@ -183,7 +179,7 @@ func WithWriteTimeout(d time.Duration) Option {
 }
 
 // WithRequestTimeout sets each request's deadline, queue wait plus
-// execution (default: the executor's, 30 s). Progress does not extend it.
+// execution (default: the supervisor's, supervisor.Limits.RequestTimeout). Progress does not extend it.
 // A request past it gets 504 (or, on an event stream, a final -32603
 // event). It does not apply to subscriptions/listen streams.
 func WithRequestTimeout(d time.Duration) Option {
@@ -197,11 +193,11 @@ func WithKeepAlive(d time.Duration) Option {
 }
 
 // WithMaxSubscriptions bounds the open subscriptions/listen streams
-// (default 256; over the cap → 503). The cap is counted in the executor,
-// so transports sharing an executor share it; this option configures the
-// executor the transport creates and cannot be combined with
-// [WithExecutor] or [WithSupervisor] (set
-// [actors.ExecutorConfig].MaxSubscriptions on a shared executor instead).
+// (default 256; over the cap → 503). The cap is counted in the
+// supervision tree's executor, so transports sharing a tree share it;
+// this option sizes the private tree the transport creates and cannot be
+// combined with [WithSupervisor] (set supervisor.Limits.MaxSubscriptions
+// there instead).
 func WithMaxSubscriptions(n int) Option {
 	return func(o *options) error {
 		if n <= 0 {
@@ -212,40 +208,16 @@ func WithMaxSubscriptions(n int) Option {
 	}
 }
 
-// WithExecutor runs requests on a shared executor, whose bounds (and
-// subscription cap) are then shared with every transport using it.
-func WithExecutor(e *actors.Executor) Option {
-	return func(o *options) error {
-		if e == nil {
-			return errors.New("streamablehttp: nil executor")
-		}
-		o.executor = e
-		return nil
-	}
-}
-
 // WithSupervisor runs the transport's actors under an existing supervision
-// tree, which the transport does not close. Its executor is used unless
-// WithExecutor names another.
+// tree, whose executor limits, logger and instrumentation sink it uses;
+// the transport does not close it. Without it the transport makes a
+// private tree from the Runtime and closes it when it stops.
 func WithSupervisor(s *supervisor.Supervisor) Option {
 	return func(o *options) error {
 		if s == nil {
 			return errors.New("streamablehttp: nil supervisor")
 		}
 		o.sup = s
-		return nil
-	}
-}
-
-// WithLogger sets the logger of the private supervision tree created when
-// none is given, and of the listener's net/http server. Default: the
-// Runtime's logger.
-func WithLogger(l *slog.Logger) Option {
-	return func(o *options) error {
-		if l == nil {
-			return errors.New("streamablehttp: nil logger")
-		}
-		o.logger = l
 		return nil
 	}
 }

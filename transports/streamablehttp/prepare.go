@@ -10,7 +10,7 @@ import (
 
 	"github.com/snodo-go/snodo/actors"
 	"github.com/snodo-go/snodo/dispatch"
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/jsonrpc"
 )
 
 // Prepared is a request that passed every check and was admitted by the

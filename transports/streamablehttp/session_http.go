@@ -6,7 +6,9 @@ import (
 
 	"github.com/snodo-go/snodo/actors"
 	"github.com/snodo-go/snodo/dispatch"
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/internal/executor"
+	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 // The HTTP side of initialize-era sessions (WithSessions): which session a
@@ -20,7 +22,7 @@ const maxSessionIDBytes = 128
 // sessionIDOf returns the one Mcp-Session-Id of a request when it is
 // visible ASCII (0x21 to 0x7E) and not too long.
 func sessionIDOf(h http.Header) (string, bool) {
-	vs := h[HeaderSessionID]
+	vs := h[mcp.HeaderSessionID]
 	if len(vs) != 1 {
 		return "", false
 	}
@@ -41,7 +43,7 @@ func sessionIDOf(h http.Header) (string, bool) {
 // ended session (or one bound to another principal) 404. A session found
 // is held until the request ends.
 func (h *Handler) sessionOf(req *Request, msg *jsonrpc.Message) (*httpSession, *Response) {
-	if h.sessions == nil || req.Header[HeaderSessionID] == nil {
+	if h.sessions == nil || req.Header[mcp.HeaderSessionID] == nil {
 		return nil, nil
 	}
 	id, ok := sessionIDOf(req.Header)
@@ -58,7 +60,7 @@ func (h *Handler) sessionOf(req *Request, msg *jsonrpc.Message) (*httpSession, *
 // prepareSessionMethod serves DELETE at once and prepares a GET stream.
 // checkHead has let them through only with sessions on.
 func (h *Handler) prepareSessionMethod(req *Request) (*Prepared, *Response) {
-	if req.Header[HeaderSessionID] == nil {
+	if req.Header[mcp.HeaderSessionID] == nil {
 		return nil, errorResponse(http.StatusBadRequest, jsonrpc.NullID, errSessionRequired)
 	}
 	id, ok := sessionIDOf(req.Header)
@@ -116,8 +118,8 @@ func (h *Handler) executeGet(p *Prepared) (*Response, *StreamResponse) {
 
 // issueSession issues an id for the session of a successful initialize
 // and returns it ("" when there is none to issue).
-func (h *Handler) issueSession(p *Prepared, r actors.Result) string {
-	if p.newSess == nil || r.Status != actors.Completed {
+func (h *Handler) issueSession(p *Prepared, r executor.Result) string {
+	if p.newSess == nil || r.Status != executor.Completed {
 		return ""
 	}
 	out, _ := r.Value.(dispatch.Outcome)

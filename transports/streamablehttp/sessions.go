@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/jsonrpc"
 )
 
 // Session defaults.
@@ -17,9 +17,6 @@ const (
 	DefaultSessionIdleTimeout = 10 * time.Minute
 	DefaultMaxSessions        = 1024
 )
-
-// HeaderSessionID is the header that carries a session's id.
-const HeaderSessionID = "Mcp-Session-Id"
 
 // SessionConfig configures the sessions initialize-era clients
 // (2025-11-25, 2025-06-18) get when [WithSessions] turns them on. A zero

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/testkit"
 	"github.com/snodo-go/snodo/transports/streamablehttp"
@@ -78,7 +79,7 @@ func openGet(t *testing.T, ctx context.Context, url, id string) *http.Response {
 func TestSessionsAreOffByDefault(t *testing.T) {
 	forEachTarget(t, func(t *testing.T, tg target) {
 		ep := tg.start(t, legacyRuntime(t))
-		s := testkit.OpenHTTPSession(t, ep.url, dispatch.Version20250618, nil)
+		s := testkit.OpenHTTPSession(t, ep.url, mcp.Version20250618, nil)
 		if s.ID != "" {
 			t.Fatalf("a session id was issued with sessions off: %q", s.ID)
 		}
@@ -111,11 +112,11 @@ func TestSessionsAreOffByDefault(t *testing.T) {
 func TestSessionLifecycle(t *testing.T) {
 	forEachTarget(t, func(t *testing.T, tg target) {
 		ep := tg.start(t, legacyRuntime(t), sessionsOn)
-		s := testkit.OpenHTTPSession(t, ep.url, dispatch.Version20251125, nil)
+		s := testkit.OpenHTTPSession(t, ep.url, mcp.Version20251125, nil)
 		if len(s.ID) != 43 || strings.ContainsFunc(s.ID, func(r rune) bool { return r < 0x21 || r > 0x7e }) {
 			t.Fatalf("session id %q", s.ID)
 		}
-		if other := testkit.OpenHTTPSession(t, ep.url, dispatch.Version20251125, nil); other.ID == s.ID {
+		if other := testkit.OpenHTTPSession(t, ep.url, mcp.Version20251125, nil); other.ID == s.ID {
 			t.Fatal("two sessions got the same id")
 		}
 		tree := testkit.WaitTree(t, ep.sup, func(n *supervisor.Node) bool { return n.Count(ep.kind) == 1 })
@@ -139,7 +140,7 @@ func TestSessionLifecycle(t *testing.T) {
 			t.Fatalf("with-logging call: %d messages: %s", logs, r.Body)
 		}
 		// A 2026-07-28 request ignores sessions.
-		if r := testkit.PostMCP(t, nil, ep.url, testkit.Request(4, "tools/list", nil), nil); r.Status != 200 || r.Header.Get(streamablehttp.HeaderSessionID) != "" {
+		if r := testkit.PostMCP(t, nil, ep.url, testkit.Request(4, "tools/list", nil), nil); r.Status != 200 || r.Header.Get(mcp.HeaderSessionID) != "" {
 			t.Fatalf("2026 request: %d %s", r.Status, r.Body)
 		}
 
@@ -184,7 +185,7 @@ func TestSessionLifecycle(t *testing.T) {
 func TestServerToClientRequestOverHTTP(t *testing.T) {
 	forEachTarget(t, func(t *testing.T, tg target) {
 		ep := tg.start(t, legacyRuntime(t), sessionsOn)
-		s := testkit.OpenHTTPSession(t, ep.url, dispatch.Version20250618, map[string]any{"elicitation": map[string]any{}})
+		s := testkit.OpenHTTPSession(t, ep.url, mcp.Version20250618, map[string]any{"elicitation": map[string]any{}})
 		ctx, cancel := context.WithTimeout(context.Background(), testkit.DefaultTimeout)
 		defer cancel()
 		req, err := s.NewRequest(ctx, testkit.LegacyRequest(1, "tools/call", map[string]any{"name": "ask_name"}))
@@ -232,7 +233,7 @@ func TestServerToClientRequestOverHTTP(t *testing.T) {
 func TestDeleteEndsOutstandingRequests(t *testing.T) {
 	forEachTarget(t, func(t *testing.T, tg target) {
 		ep := tg.start(t, legacyRuntime(t), sessionsOn, streamablehttp.WithKeepAlive(10*time.Millisecond))
-		s := testkit.OpenHTTPSession(t, ep.url, dispatch.Version20251125, map[string]any{"elicitation": map[string]any{}})
+		s := testkit.OpenHTTPSession(t, ep.url, mcp.Version20251125, map[string]any{"elicitation": map[string]any{}})
 		ctx, cancel := context.WithTimeout(context.Background(), testkit.DefaultTimeout)
 		defer cancel()
 		get := openGet(t, ctx, ep.url, s.ID)
@@ -300,7 +301,7 @@ func TestIdleSessionsExpire(t *testing.T) {
 		streamablehttp.WithKeepAlive(10*time.Millisecond))
 	// A session with its GET stream open is in use: several keepalives
 	// (each 10 ms apart) outlast the idle timeout and it is still there.
-	held := testkit.OpenHTTPSession(t, ep.url, dispatch.Version20251125, nil)
+	held := testkit.OpenHTTPSession(t, ep.url, mcp.Version20251125, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	get := openGet(t, ctx, ep.url, held.ID)
 	gr := testkit.NewSSEReader(get.Body)
@@ -328,9 +329,9 @@ func TestSessionBoundToPrincipalAndLimited(t *testing.T) {
 	ep := startListener(t, legacyRuntime(t), streamablehttp.WithPrincipal(user),
 		streamablehttp.WithSessions(streamablehttp.SessionConfig{BindPrincipal: true, MaxSessions: 1}))
 	asAlice := func(r *http.Request) { r.Header.Set("X-User", "alice") }
-	s := &testkit.HTTPSession{URL: ep.url, Client: http.DefaultClient, Version: dispatch.Version20251125}
+	s := &testkit.HTTPSession{URL: ep.url, Client: http.DefaultClient, Version: mcp.Version20251125}
 	s.Init = s.Post(t, testkit.Initialize(0, s.Version, nil), func(r *http.Request) { asAlice(r); r.Header.Del("Mcp-Protocol-Version") })
-	s.ID = s.Init.Header.Get(streamablehttp.HeaderSessionID)
+	s.ID = s.Init.Header.Get(mcp.HeaderSessionID)
 	if s.ID == "" {
 		t.Fatalf("no session: %s", s.Init.Body)
 	}
@@ -346,11 +347,11 @@ func TestSessionBoundToPrincipalAndLimited(t *testing.T) {
 		r.Header.Del("Mcp-Session-Id")
 		r.Header.Del("Mcp-Protocol-Version")
 	})
-	if second.Status != http.StatusServiceUnavailable || second.Header.Get(streamablehttp.HeaderSessionID) != "" {
+	if second.Status != http.StatusServiceUnavailable || second.Header.Get(mcp.HeaderSessionID) != "" {
 		t.Fatalf("initialize over the limit: %d %s", second.Status, second.Body)
 	}
 	req, _ := http.NewRequest(http.MethodDelete, ep.url, nil)
-	req.Header.Set(streamablehttp.HeaderSessionID, s.ID)
+	req.Header.Set(mcp.HeaderSessionID, s.ID)
 	req.Header.Set("X-User", "alice")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -370,7 +371,7 @@ func TestSessionBoundToPrincipalAndLimited(t *testing.T) {
 func TestDrainEndsGetStreams(t *testing.T) {
 	forEachTarget(t, func(t *testing.T, tg target) {
 		ep := tg.start(t, legacyRuntime(t), sessionsOn)
-		s := testkit.OpenHTTPSession(t, ep.url, dispatch.Version20251125, nil)
+		s := testkit.OpenHTTPSession(t, ep.url, mcp.Version20251125, nil)
 		get := openGet(t, context.Background(), ep.url, s.ID)
 		if get.StatusCode != http.StatusOK {
 			t.Fatalf("GET: %d", get.StatusCode)
@@ -407,7 +408,7 @@ func TestSessionGetStreamCarriesChanges(t *testing.T) {
 	}
 	forEachTarget(t, func(t *testing.T, tg target) {
 		ep := tg.start(t, rt, sessionsOn)
-		s := testkit.OpenHTTPSession(t, ep.url, dispatch.Version20250618, nil)
+		s := testkit.OpenHTTPSession(t, ep.url, mcp.Version20250618, nil)
 		var init struct {
 			Capabilities struct {
 				Resources map[string]bool `json:"resources"`
@@ -462,7 +463,7 @@ func TestSessionGetStreamCarriesChanges(t *testing.T) {
 func TestClientCancelsInItsSession(t *testing.T) {
 	forEachTarget(t, func(t *testing.T, tg target) {
 		ep := tg.start(t, legacyRuntime(t), sessionsOn)
-		s := testkit.OpenHTTPSession(t, ep.url, dispatch.Version20251125, map[string]any{"elicitation": map[string]any{}})
+		s := testkit.OpenHTTPSession(t, ep.url, mcp.Version20251125, map[string]any{"elicitation": map[string]any{}})
 		cancelLater := func(id int) {
 			testkit.WaitTree(t, ep.sup, func(n *supervisor.Node) bool { return n.Count(supervisor.KindRequest) == 1 })
 			r := s.Post(t, testkit.Notification("notifications/cancelled", map[string]any{"requestId": id, "reason": "changed my mind"}), nil)

@@ -4,7 +4,8 @@ import (
 	"net/http"
 
 	"github.com/snodo-go/snodo/dispatch"
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 // statusFor maps a JSON-RPC error code to the HTTP status of a 2026-07-28
@@ -38,8 +39,8 @@ func admissionStatus(code int64) int {
 		return http.StatusOK
 	case jsonrpc.CodeMethodNotFound:
 		return http.StatusNotFound
-	case jsonrpc.CodeInvalidParams, jsonrpc.CodeHeaderMismatch, jsonrpc.CodeMissingRequiredClientCapability,
-		jsonrpc.CodeUnsupportedProtocolVersion, jsonrpc.CodeInvalidRequest, jsonrpc.CodeParseError:
+	case jsonrpc.CodeInvalidParams, mcp.CodeHeaderMismatch, mcp.CodeMissingRequiredClientCapability,
+		mcp.CodeUnsupportedProtocolVersion, jsonrpc.CodeInvalidRequest, jsonrpc.CodeParseError:
 		return http.StatusBadRequest
 	case jsonrpc.CodeInternalError:
 		return http.StatusInternalServerError

@@ -10,8 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/snodo-go/snodo/actors"
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/instrumentation"
+	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/testkit"
 	"github.com/snodo-go/snodo/transports/streamablehttp"
@@ -48,7 +49,7 @@ func TestListenStreamOpensAtOnceAndHoldsASubscriptionActor(t *testing.T) {
 		if req == nil || len(req.Children) != 1 || req.Children[0].Kind != supervisor.KindSubscription || req.Attrs["response"] != "text/event-stream" {
 			t.Fatalf("no subscription actor under the request: %+v", tree)
 		}
-		if n := ep.sup.Executor().Stats().Subscriptions; n != 1 {
+		if n := executorCount(t, ep.sup, "subscriptions"); n != 1 {
 			t.Fatalf("%d subscription slots taken, want 1", n)
 		}
 		// The client goes away: the slot returns and the actors stop.
@@ -56,7 +57,7 @@ func TestListenStreamOpensAtOnceAndHoldsASubscriptionActor(t *testing.T) {
 		testkit.WaitTree(t, ep.sup, func(n *supervisor.Node) bool {
 			return n.Count(supervisor.KindSubscription) == 0 && n.Count(supervisor.KindRequest) == 0
 		})
-		if n := ep.sup.Executor().Stats().Subscriptions; n != 0 {
+		if n := executorCount(t, ep.sup, "subscriptions"); n != 0 {
 			t.Fatalf("%d subscription slots still taken after the disconnect", n)
 		}
 		if n := g.hub.Stats().Listeners; n != 0 {
@@ -67,9 +68,9 @@ func TestListenStreamOpensAtOnceAndHoldsASubscriptionActor(t *testing.T) {
 
 func TestSubscriptionCapIs503AndSlotsReturn(t *testing.T) {
 	forEachTarget(t, func(t *testing.T, tg target) {
-		exec := actors.NewExecutor(actors.ExecutorConfig{MaxSubscriptions: 1, Logger: quiet()})
-		t.Cleanup(func() { closeExecutor(t, exec) })
-		ep := tg.start(t, testRuntime(t, nil), streamablehttp.WithExecutor(exec))
+		rt := testRuntime(t, nil)
+		sup := limitedSupervisor(t, rt, supervisor.Limits{MaxSubscriptions: 1})
+		ep := tg.start(t, rt, streamablehttp.WithSupervisor(sup))
 		ctx, cancel := context.WithCancel(context.Background())
 		resp := openStream(t, ctx, ep.url, listenFrame(1))
 		nextEvent(t, testkit.NewSSEReader(resp.Body), "subscriptions/listen")
@@ -85,7 +86,7 @@ func TestSubscriptionCapIs503AndSlotsReturn(t *testing.T) {
 		cancel()
 		// The subscription actor gives the slot back as it stops.
 		testkit.WaitTree(t, ep.sup, subscriptionsOpen(0))
-		if n := exec.Stats().Subscriptions; n != 0 {
+		if n := executorCount(t, sup, "subscriptions"); n != 0 {
 			t.Fatalf("%d slots taken after the disconnect", n)
 		}
 		resp = openStream(t, context.Background(), ep.url, listenFrame(4))
@@ -172,7 +173,7 @@ func subscriptionID(f *testkit.Frame) string {
 		Meta map[string]json.RawMessage `json:"_meta"`
 	}
 	_ = json.Unmarshal(f.Params, &p)
-	return string(p.Meta[dispatch.MetaSubscriptionID])
+	return string(p.Meta[mcp.MetaSubscriptionID])
 }
 
 func TestListenAcknowledgesTagsFiltersAndCompletes(t *testing.T) {
@@ -219,7 +220,7 @@ func TestListenAcknowledgesTagsFiltersAndCompletes(t *testing.T) {
 			t.Fatal("the stream went on after its final result")
 		}
 		testkit.WaitTree(t, ep.sup, subscriptionsOpen(0))
-		if n := ep.sup.Executor().Stats().Subscriptions; n != 0 {
+		if n := executorCount(t, ep.sup, "subscriptions"); n != 0 {
 			t.Fatalf("%d slots still taken", n)
 		}
 	})
@@ -227,15 +228,15 @@ func TestListenAcknowledgesTagsFiltersAndCompletes(t *testing.T) {
 
 func TestListenHoldsNoExecutionSlot(t *testing.T) {
 	forEachTarget(t, func(t *testing.T, tg target) {
-		exec := actors.NewExecutor(actors.ExecutorConfig{MaxConcurrency: 1, MaxQueue: -1, Logger: quiet()})
-		t.Cleanup(func() { closeExecutor(t, exec) })
-		ep := tg.start(t, testRuntime(t, nil), streamablehttp.WithExecutor(exec))
+		rt := testRuntime(t, nil)
+		sup := limitedSupervisor(t, rt, supervisor.Limits{MaxConcurrency: 1, MaxQueue: -1})
+		ep := tg.start(t, rt, streamablehttp.WithSupervisor(sup))
 		for i := range 3 {
 			resp := openStream(t, context.Background(), ep.url, listenFrame(i))
 			nextEvent(t, testkit.NewSSEReader(resp.Body), "subscriptions/listen")
 		}
-		if st := exec.Stats(); st.Running != 0 || st.Subscriptions != 3 {
-			t.Fatalf("executor with 3 open streams: %+v", st)
+		if running, subs := executorCount(t, sup, "running"), executorCount(t, sup, "subscriptions"); running != 0 || subs != 3 {
+			t.Fatalf("executor with 3 open streams: %d running, %d subscriptions", running, subs)
 		}
 		// The executor's one slot is free for calls.
 		if r := testkit.PostMCP(t, nil, ep.url, call(9, "echo", map[string]any{"text": "x"}), nil); r.Status != 200 || r.Last().Error != nil {
@@ -245,14 +246,16 @@ func TestListenHoldsNoExecutionSlot(t *testing.T) {
 }
 
 func TestListenSlotReturnsWhenTheOwnerStops(t *testing.T) {
-	exec := actors.NewExecutor(actors.ExecutorConfig{Logger: quiet()})
-	t.Cleanup(func() { closeExecutor(t, exec) })
-	sup, err := supervisor.New(supervisor.WithLogger(quiet()), supervisor.WithExecutor(exec))
+	g := newGate()
+	rt := testRuntime(t, g)
+	// The tree's own sink records the subscription slots, which outlive
+	// the tree's snapshot.
+	events := &testkit.Events{}
+	sup, err := supervisor.New(rt, supervisor.WithInstrumentation(events))
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := newGate()
-	h := newHandler(t, testRuntime(t, g), streamablehttp.WithSupervisor(sup))
+	h := newHandler(t, rt, streamablehttp.WithSupervisor(sup))
 	_, stream := h.Handle(context.Background(), plainRequest(listenFrame("o"), "10.0.0.1:1"))
 	if stream == nil {
 		t.Fatal("no stream")
@@ -260,8 +263,8 @@ func TestListenSlotReturnsWhenTheOwnerStops(t *testing.T) {
 	if _, err := stream.Next(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if st := g.hub.Stats(); st.Listeners != 1 || exec.Stats().Subscriptions != 1 {
-		t.Fatalf("open: hub %+v executor %+v", st, exec.Stats())
+	if st, n := g.hub.Stats(), executorCount(t, sup, "subscriptions"); st.Listeners != 1 || n != 1 {
+		t.Fatalf("open: hub %+v, %d subscription slots", st, n)
 	}
 	next := make(chan error, 1)
 	go func() {
@@ -281,8 +284,9 @@ func TestListenSlotReturnsWhenTheOwnerStops(t *testing.T) {
 	if err := <-next; !errors.Is(err, streamablehttp.ErrShuttingDown) {
 		t.Fatalf("Next after the owner stopped: %v", err)
 	}
-	if st := g.hub.Stats(); st.Listeners != 0 || exec.Stats().Subscriptions != 0 {
-		t.Fatalf("after the owner stopped: hub %+v executor %+v", st, exec.Stats())
+	slots := testkit.EventsOf[instrumentation.SubscriptionEvent](events)
+	if st := g.hub.Stats(); st.Listeners != 0 || len(slots) != 2 || slots[1].Kind != instrumentation.SubscriptionClosed || slots[1].Open != 0 {
+		t.Fatalf("after the owner stopped: hub %+v, slot events %+v", st, slots)
 	}
 	if err := h.Close(); err != nil {
 		t.Fatal(err)
@@ -380,7 +384,7 @@ func TestListenRefusalsAreStatuses(t *testing.T) {
 				t.Fatalf("%s: %d %s", name, r.Status, r.Body)
 			}
 		}
-		if n := ep.sup.Executor().Stats().Subscriptions; n != 0 {
+		if n := executorCount(t, ep.sup, "subscriptions"); n != 0 {
 			t.Fatalf("a refused listen holds %d slots", n)
 		}
 	})

@@ -3,17 +3,17 @@ package main
 import (
 	"context"
 
-	"github.com/snodo-go/snodo/actors"
 	"github.com/snodo-go/snodo/bench/internal/benchtool"
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/transports/streamablehttp"
 )
 
 // serveHTTP serves rt on snodo-go's native Streamable HTTP listener with
-// its defaults (application/json replies, no sessions), on exec, until ctx
-// ends; then it drains.
-func serveHTTP(ctx context.Context, rt *dispatch.Runtime, exec *actors.Executor, addr string) error {
-	s, err := streamablehttp.Listen(rt, streamablehttp.WithAddr(addr), streamablehttp.WithExecutor(exec), streamablehttp.WithLogger(rt.Logger()))
+// its defaults (application/json replies, no sessions), under sup, until
+// ctx ends; then it drains.
+func serveHTTP(ctx context.Context, rt *dispatch.Runtime, sup *supervisor.Supervisor, addr string) error {
+	s, err := streamablehttp.Listen(rt, streamablehttp.WithAddr(addr), streamablehttp.WithSupervisor(sup))
 	if err != nil {
 		return err
 	}

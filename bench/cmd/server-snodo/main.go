@@ -11,9 +11,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/snodo-go/snodo/actors"
 	"github.com/snodo-go/snodo/bench/internal/benchtool"
 	"github.com/snodo-go/snodo/bench/internal/snodoserver"
+	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/transports/stdio"
 )
 
@@ -38,16 +38,19 @@ func main() {
 	defer benchtool.StartProfile()()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	exec := actors.NewExecutor(actors.ExecutorConfig{MaxConcurrency: *maxConc, MaxQueue: *maxQueue, MaxSubscriptions: *maxSubs, Logger: logger})
+	sup, err := supervisor.New(rt, supervisor.WithLimits(supervisor.Limits{MaxConcurrency: *maxConc, MaxQueue: *maxQueue, MaxSubscriptions: *maxSubs}))
+	if err != nil {
+		benchtool.Fatal(err)
+	}
 	defer func() {
 		cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		_ = exec.Close(cctx)
+		_ = sup.Close(cctx)
 	}()
 	if f.HTTP != "" {
-		err = serveHTTP(ctx, rt, exec, f.HTTP)
+		err = serveHTTP(ctx, rt, sup, f.HTTP)
 	} else {
-		err = stdio.Serve(ctx, rt, stdio.WithExecutor(exec), stdio.WithLogger(logger), stdio.WithMaxSubscriptions(*maxSubs))
+		err = stdio.Serve(ctx, rt, stdio.WithSupervisor(sup), stdio.WithMaxSubscriptions(*maxSubs))
 	}
 	if err != nil {
 		benchtool.Fatal(err)

@@ -1,4 +1,4 @@
-package actors
+package executor
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 func TestChaosClosingScopeStartsNoQueuedJob(t *testing.T) {
 	var ran atomic.Int64
 	for range 100 {
-		e := quietExecutor(ExecutorConfig{MaxConcurrency: 2, MaxQueue: 1000})
+		e := quietExecutor(Config{MaxConcurrency: 2, MaxQueue: 1000})
 		s := e.NewScope(context.Background())
 		started := make(chan struct{}, 2)
 		for i := range 2 {

@@ -1,4 +1,16 @@
-package actors
+// Package executor bounds application work: at most MaxConcurrency jobs
+// run at once and MaxQueue wait in FIFO order, each job has a deadline
+// counted from submission and a cancellation signal (its context), and a
+// submitter's Scope, when it ends, drops its queued jobs and cancels its
+// running ones without delivering anything for them. Every job ends in
+// exactly one of: delivered Completed, TimedOut or Failed, or silently
+// cancelled; the first transition wins. The executor also counts
+// subscription slots, shared by every transport that uses it.
+//
+// It is plain Go, independent of the actor runtime and of any transport:
+// package supervisor creates one per tree and the actors and transports
+// submit to it.
+package executor
 
 import (
 	"container/list"
@@ -14,7 +26,8 @@ import (
 	"github.com/snodo-go/snodo/instrumentation"
 )
 
-// Executor defaults, used where the corresponding option is not given.
+// Defaults of the zero Config fields. supervisor.Limits documents them
+// to users.
 const (
 	DefaultMaxConcurrency   = 32
 	DefaultMaxQueue         = 256
@@ -25,15 +38,15 @@ const (
 // Errors returned by Scope.Submit.
 var (
 	// ErrDuplicate: the scope already has work in flight under that key.
-	ErrDuplicate = errors.New("actors: duplicate in-flight key")
+	ErrDuplicate = errors.New("executor: duplicate in-flight key")
 	// ErrOverloaded: every slot is busy and the queue is full.
-	ErrOverloaded = errors.New("actors: execution capacity exhausted")
+	ErrOverloaded = errors.New("executor: execution capacity exhausted")
 	// ErrScopeClosed: the submitter's scope has ended.
-	ErrScopeClosed = errors.New("actors: scope closed")
+	ErrScopeClosed = errors.New("executor: scope closed")
 )
 
-// ExecutorConfig bounds an Executor. A zero field takes its default.
-type ExecutorConfig struct {
+// Config bounds an Executor. A zero field takes its default.
+type Config struct {
 	// MaxConcurrency is the number of jobs running at once. Default 32.
 	MaxConcurrency int
 	// MaxQueue is the number of jobs waiting for a slot, FIFO. Default 256.
@@ -63,7 +76,7 @@ type ExecutorConfig struct {
 // protoactor round trip there would cost several microseconds per request.
 // A slot frees only when the job's goroutine has really returned.
 type Executor struct {
-	cfg    ExecutorConfig
+	cfg    Config
 	logger *slog.Logger
 	sink   instrumentation.Sink // nil: no events
 
@@ -88,8 +101,8 @@ type Executor struct {
 	submitted, rejected, timedOut, cancelled, failed atomic.Int64
 }
 
-// NewExecutor returns an Executor with cfg's bounds.
-func NewExecutor(cfg ExecutorConfig) *Executor {
+// New returns an Executor with cfg's bounds.
+func New(cfg Config) *Executor {
 	if cfg.MaxConcurrency <= 0 {
 		cfg.MaxConcurrency = DefaultMaxConcurrency
 	}
@@ -115,18 +128,18 @@ func NewExecutor(cfg ExecutorConfig) *Executor {
 const workerIdle = 10 * time.Second
 
 // Config returns the executor's bounds, defaults applied.
-func (e *Executor) Config() ExecutorConfig { return e.cfg }
+func (e *Executor) Config() Config { return e.cfg }
 
-// ExecutorStats is a point-in-time view of an Executor.
-type ExecutorStats struct {
+// Stats is a point-in-time view of an Executor.
+type Stats struct {
 	Running, Queued, Subscriptions                   int
 	Submitted, Rejected, TimedOut, Cancelled, Failed int64
 }
 
 // Stats returns the executor's current counts.
-func (e *Executor) Stats() ExecutorStats {
+func (e *Executor) Stats() Stats {
 	e.mu.Lock()
-	s := ExecutorStats{Running: e.running, Queued: e.queue.Len(), Subscriptions: e.subs}
+	s := Stats{Running: e.running, Queued: e.queue.Len(), Subscriptions: e.subs}
 	e.mu.Unlock()
 	s.Submitted, s.Rejected = e.submitted.Load(), e.rejected.Load()
 	s.TimedOut, s.Cancelled, s.Failed = e.timedOut.Load(), e.cancelled.Load(), e.failed.Load()
@@ -583,6 +596,6 @@ func (e *Executor) Close(ctx context.Context) error {
 		e.quitOnce.Do(func() { close(e.quit) })
 		st := e.Stats()
 		e.logger.Warn("snodo: handlers ignored cancellation; abandoning them", "running", st.Running)
-		return fmt.Errorf("actors: %d handler(s) still running after the grace period: %w", st.Running, ctx.Err())
+		return fmt.Errorf("executor: %d handler(s) still running after the grace period: %w", st.Running, ctx.Err())
 	}
 }

@@ -1,4 +1,4 @@
-package actors
+package executor
 
 import (
 	"context"
@@ -10,9 +10,9 @@ import (
 	"time"
 )
 
-func quietExecutor(cfg ExecutorConfig) *Executor {
+func quietExecutor(cfg Config) *Executor {
 	cfg.Logger = slog.New(slog.DiscardHandler)
-	return NewExecutor(cfg)
+	return New(cfg)
 }
 
 // results collects deliveries.
@@ -104,7 +104,7 @@ func recv(t *testing.T, ch <-chan string) string {
 }
 
 func TestExecutorBoundsConcurrencyAndQueue(t *testing.T) {
-	e := quietExecutor(ExecutorConfig{MaxConcurrency: 2, MaxQueue: 3})
+	e := quietExecutor(Config{MaxConcurrency: 2, MaxQueue: 3})
 	defer closeExec(t, e)
 	s := e.NewScope(context.Background())
 	b, r := newBlocker(), newResults()
@@ -140,7 +140,7 @@ func TestExecutorBoundsConcurrencyAndQueue(t *testing.T) {
 }
 
 func TestExecutorQueueIsFIFO(t *testing.T) {
-	e := quietExecutor(ExecutorConfig{MaxConcurrency: 1, MaxQueue: 10})
+	e := quietExecutor(Config{MaxConcurrency: 1, MaxQueue: 10})
 	defer closeExec(t, e)
 	s := e.NewScope(context.Background())
 	var order []string
@@ -171,7 +171,7 @@ func TestExecutorQueueIsFIFO(t *testing.T) {
 }
 
 func TestExecutorDuplicateKey(t *testing.T) {
-	e := quietExecutor(ExecutorConfig{})
+	e := quietExecutor(Config{})
 	defer closeExec(t, e)
 	s1, s2 := e.NewScope(context.Background()), e.NewScope(context.Background())
 	b, r := newBlocker(), newResults()
@@ -196,7 +196,7 @@ func TestExecutorDuplicateKey(t *testing.T) {
 }
 
 func TestExecutorDeadline(t *testing.T) {
-	e := quietExecutor(ExecutorConfig{MaxConcurrency: 1})
+	e := quietExecutor(Config{MaxConcurrency: 1})
 	defer closeExec(t, e)
 	s := e.NewScope(context.Background())
 	r := newResults()
@@ -236,7 +236,7 @@ func TestExecutorDeadline(t *testing.T) {
 }
 
 func TestExecutorCancelDeliversNothing(t *testing.T) {
-	e := quietExecutor(ExecutorConfig{MaxConcurrency: 1, MaxQueue: 4})
+	e := quietExecutor(Config{MaxConcurrency: 1, MaxQueue: 4})
 	defer closeExec(t, e)
 	s := e.NewScope(context.Background())
 	r := newResults()
@@ -281,7 +281,7 @@ func TestExecutorCancelDeliversNothing(t *testing.T) {
 // dropped, its running work cancelled, and nothing is delivered; other
 // submitters are unaffected.
 func TestExecutorOwnerDeath(t *testing.T) {
-	e := quietExecutor(ExecutorConfig{MaxConcurrency: 2, MaxQueue: 8})
+	e := quietExecutor(Config{MaxConcurrency: 2, MaxQueue: 8})
 	defer closeExec(t, e)
 	ownerCtx, ownerDies := context.WithCancel(context.Background())
 	owner := e.NewScope(ownerCtx)
@@ -320,7 +320,7 @@ func TestExecutorOwnerDeath(t *testing.T) {
 }
 
 func TestExecutorPanicIsFailedAndFreesTheSlot(t *testing.T) {
-	e := quietExecutor(ExecutorConfig{MaxConcurrency: 1})
+	e := quietExecutor(Config{MaxConcurrency: 1})
 	defer closeExec(t, e)
 	s := e.NewScope(context.Background())
 	r := newResults()
@@ -339,7 +339,7 @@ func TestExecutorPanicIsFailedAndFreesTheSlot(t *testing.T) {
 }
 
 func TestExecutorCloseAbandonsStubbornWork(t *testing.T) {
-	e := quietExecutor(ExecutorConfig{})
+	e := quietExecutor(Config{})
 	s := e.NewScope(context.Background())
 	release := make(chan struct{})
 	started := make(chan string, 1)
@@ -360,7 +360,7 @@ func TestExecutorCloseAbandonsStubbornWork(t *testing.T) {
 }
 
 func TestExecutorSubscriptionSlots(t *testing.T) {
-	e := quietExecutor(ExecutorConfig{MaxSubscriptions: 2})
+	e := quietExecutor(Config{MaxSubscriptions: 2})
 	defer closeExec(t, e)
 	r1, ok1 := e.AcquireSubscription()
 	_, ok2 := e.AcquireSubscription()
@@ -384,7 +384,7 @@ func TestExecutorSubscriptionSlots(t *testing.T) {
 // without an outcome; a second outcome would drive it negative (a panic),
 // a lost one would leave Wait hanging.
 func TestExecutorExactlyOneOutcome(t *testing.T) {
-	e := quietExecutor(ExecutorConfig{MaxConcurrency: 4, MaxQueue: 64})
+	e := quietExecutor(Config{MaxConcurrency: 4, MaxQueue: 64})
 	defer closeExec(t, e)
 	s := e.NewScope(context.Background())
 	var outstanding sync.WaitGroup
@@ -435,7 +435,7 @@ func TestExecutorExactlyOneOutcome(t *testing.T) {
 // A queued job that is cancelled gives its place in the queue back at
 // once: the queue is not full of work that will never run.
 func TestExecutorCancelledQueuedJobLeavesTheQueue(t *testing.T) {
-	e := quietExecutor(ExecutorConfig{MaxConcurrency: 1, MaxQueue: 1})
+	e := quietExecutor(Config{MaxConcurrency: 1, MaxQueue: 1})
 	defer closeExec(t, e)
 	s := e.NewScope(context.Background())
 	b, r := newBlocker(), newResults()
@@ -470,7 +470,7 @@ func TestExecutorCancelledQueuedJobLeavesTheQueue(t *testing.T) {
 // run it. The test takes Cancel's first step itself, so the window stays
 // open until the slot has been handed on.
 func TestExecutorStartsNoJobCancelledInTheQueue(t *testing.T) {
-	e := quietExecutor(ExecutorConfig{MaxConcurrency: 1, MaxQueue: 4})
+	e := quietExecutor(Config{MaxConcurrency: 1, MaxQueue: 4})
 	defer closeExec(t, e)
 	s := e.NewScope(context.Background())
 	b, r := newBlocker(), newResults()
@@ -502,7 +502,7 @@ func TestExecutorStartsNoJobCancelledInTheQueue(t *testing.T) {
 // its jobs one by one; a slot that frees in between must not start a
 // queued job of that scope. The test takes Close's first step itself.
 func TestExecutorStartsNoJobOfAClosingScope(t *testing.T) {
-	e := quietExecutor(ExecutorConfig{MaxConcurrency: 1, MaxQueue: 4})
+	e := quietExecutor(Config{MaxConcurrency: 1, MaxQueue: 4})
 	defer closeExec(t, e)
 	other, closing := e.NewScope(context.Background()), e.NewScope(context.Background())
 	b, r := newBlocker(), newResults()
@@ -535,7 +535,7 @@ func TestExecutorStartsNoJobOfAClosingScope(t *testing.T) {
 // test stops the scope from closing by itself, so the deadline certainly
 // finds the owner dead and the scope open.
 func TestExecutorDeadlineAfterOwnerDeathDeliversNothing(t *testing.T) {
-	e := quietExecutor(ExecutorConfig{})
+	e := quietExecutor(Config{})
 	defer closeExec(t, e)
 	ownerCtx, ownerDies := context.WithCancel(context.Background())
 	s := e.NewScope(ownerCtx)
@@ -561,7 +561,7 @@ func TestExecutorDeadlineAfterOwnerDeathDeliversNothing(t *testing.T) {
 // A job that returns after its owner died delivers nothing, also when the
 // owner's scope has not closed yet.
 func TestExecutorJobReturningAfterOwnerDeathDeliversNothing(t *testing.T) {
-	e := quietExecutor(ExecutorConfig{})
+	e := quietExecutor(Config{})
 	defer closeExec(t, e)
 	ownerCtx, ownerDies := context.WithCancel(context.Background())
 	s := e.NewScope(ownerCtx)
@@ -583,7 +583,7 @@ func TestExecutorJobReturningAfterOwnerDeathDeliversNothing(t *testing.T) {
 // A queued job whose owner died while it waited does not run when a slot
 // frees, also when the owner's scope has not closed yet.
 func TestExecutorQueuedJobOfADeadOwnerDoesNotRun(t *testing.T) {
-	e := quietExecutor(ExecutorConfig{MaxConcurrency: 1, MaxQueue: 4})
+	e := quietExecutor(Config{MaxConcurrency: 1, MaxQueue: 4})
 	defer closeExec(t, e)
 	other := e.NewScope(context.Background())
 	ownerCtx, ownerDies := context.WithCancel(context.Background())

@@ -5,29 +5,13 @@ import (
 	"fmt"
 )
 
-// JSON-RPC and MCP error codes.
+// The JSON-RPC 2.0 error codes. The codes MCP adds are in package mcp.
 const (
 	CodeParseError     = -32700 // invalid JSON
 	CodeInvalidRequest = -32600 // not a valid JSON-RPC request
 	CodeMethodNotFound = -32601 // unknown or unsupported method
 	CodeInvalidParams  = -32602 // invalid method parameters
 	CodeInternalError  = -32603 // internal server error
-
-	// CodeResourceNotFound is the initialize-era code for an unknown
-	// resource (2025-06-18 and 2025-11-25 only).
-	CodeResourceNotFound = -32002
-	// CodeURLElicitationRequired is 2025-11-25 only.
-	CodeURLElicitationRequired = -32042
-
-	// CodeHeaderMismatch: HTTP headers missing, malformed or unequal to the
-	// body (2026-07-28).
-	CodeHeaderMismatch = -32020
-	// CodeMissingRequiredClientCapability: the work needs a capability the
-	// request did not declare (2026-07-28).
-	CodeMissingRequiredClientCapability = -32021
-	// CodeUnsupportedProtocolVersion: the requested protocol version is not
-	// served (2026-07-28).
-	CodeUnsupportedProtocolVersion = -32022
 )
 
 // Error is a JSON-RPC error object. It implements error, so handlers can

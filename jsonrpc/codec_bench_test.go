@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/snodo-go/snodo/dispatch/jsonrpc"
+	"github.com/snodo-go/snodo/jsonrpc"
 )
 
 // toolsCall is the frame the load harness sends: a 2026-07-28 tools/call

@@ -1,15 +1,15 @@
-package actors
+package executor
+
+// The executor's instrumentation events. Each emit is called only when the sink
+// is set and never under the executor's mutex, so a slow sink slows the
+// goroutine that emits, not admission as a whole. Counts are those seen
+// at the decision.
 
 import (
 	"time"
 
 	"github.com/snodo-go/snodo/instrumentation"
 )
-
-// The executor's instrumentation. Each emit is called only when the sink
-// is set and never under the executor's mutex, so a slow sink slows the
-// goroutine that emits, not admission as a whole. Counts are those seen
-// at the decision.
 
 func (e *Executor) emitRejected(reason string, running, queued int) {
 	e.sink.Executor(instrumentation.ExecutorEvent{

@@ -1,4 +1,4 @@
-package actors
+package executor
 
 import (
 	"context"
@@ -38,7 +38,7 @@ func (l *eventLog) executor() []instrumentation.ExecutorEvent {
 
 func TestExecutorEvents(t *testing.T) {
 	log := &eventLog{}
-	e := NewExecutor(ExecutorConfig{MaxConcurrency: 1, MaxQueue: 1, Logger: slog.New(slog.DiscardHandler), Sink: log})
+	e := New(Config{MaxConcurrency: 1, MaxQueue: 1, Logger: slog.New(slog.DiscardHandler), Sink: log})
 	defer e.Close(context.Background())
 	scope := e.NewScope(context.Background())
 	defer scope.Close()
@@ -103,7 +103,7 @@ func TestExecutorEvents(t *testing.T) {
 
 func TestExecutorEventsTerminalStatuses(t *testing.T) {
 	log := &eventLog{}
-	e := NewExecutor(ExecutorConfig{MaxConcurrency: 1, MaxQueue: 4, Logger: slog.New(slog.DiscardHandler), Sink: log})
+	e := New(Config{MaxConcurrency: 1, MaxQueue: 4, Logger: slog.New(slog.DiscardHandler), Sink: log})
 	defer e.Close(context.Background())
 	scope := e.NewScope(context.Background())
 	defer scope.Close()
@@ -151,7 +151,7 @@ func TestExecutorEventsTerminalStatuses(t *testing.T) {
 
 func TestSubscriptionEvents(t *testing.T) {
 	log := &eventLog{}
-	e := NewExecutor(ExecutorConfig{MaxSubscriptions: 1, Logger: slog.New(slog.DiscardHandler), Sink: log})
+	e := New(Config{MaxSubscriptions: 1, Logger: slog.New(slog.DiscardHandler), Sink: log})
 	defer e.Close(context.Background())
 	release, ok := e.AcquireSubscription()
 	if !ok {
@@ -181,7 +181,7 @@ type explodingSink struct{ instrumentation.Nop }
 func (explodingSink) Executor(instrumentation.ExecutorEvent) { panic("sink") }
 
 func TestExecutorSinkPanicIsContained(t *testing.T) {
-	e := NewExecutor(ExecutorConfig{Logger: slog.New(slog.DiscardHandler), Sink: explodingSink{}})
+	e := New(Config{Logger: slog.New(slog.DiscardHandler), Sink: explodingSink{}})
 	defer e.Close(context.Background())
 	scope := e.NewScope(context.Background())
 	defer scope.Close()
