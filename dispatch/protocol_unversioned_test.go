@@ -1,6 +1,7 @@
 package dispatch_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/snodo-go/snodo/dispatch"
@@ -46,5 +47,55 @@ func TestUnversionedMessages(t *testing.T) {
 		rpcError(t, testkit.DispatchRequest(t, rt, raw, func(r *dispatch.Request) {
 			r.Header, r.Transport = testkit.HTTPHeaders(raw), dispatch.TransportHTTP
 		}), jsonrpc.CodeMethodNotFound)
+	}
+}
+
+// TestConnectionLogLevel: logging/setLevel without a revision on a
+// connection (stdio) sets the level its 2026-07-28 requests inherit when
+// their _meta names none; a request's own level wins. Without a
+// connection to keep it, setLevel says so.
+func TestConnectionLogLevel(t *testing.T) {
+	rt := legacyRuntime(t, nil)
+	sess := dispatch.NewSession()
+	onConn := func(rec dispatch.Notifier) func(*dispatch.Request) {
+		return func(r *dispatch.Request) { r.Session, r.Notifier, r.Transport = sess, rec, dispatch.TransportStdio }
+	}
+	levels := func(rec *testkit.Recorder) string {
+		var out []string
+		for _, n := range rec.Notifications() {
+			if n.Method == "notifications/message" {
+				out = append(out, n.Params["level"].(string))
+			}
+		}
+		return strings.Join(out, ",")
+	}
+	if f := testkit.DispatchVersion(t, rt, mcp.Version20251125, legacyRequest(1, "logging/setLevel", map[string]any{"level": "info"}), onConn(nil)); string(f.Result) != "{}" {
+		t.Fatalf("setLevel: %s", f.Raw)
+	}
+	rec := testkit.NewRecorder(t)
+	resultOf(t, callWith(t, rt, "tools/call", map[string]any{"name": "chatty"}, onConn(rec)))
+	if got := levels(rec); got != "info,warning" {
+		t.Fatalf("levels inherited from the connection: %q, want info,warning", got)
+	}
+	rec = testkit.NewRecorder(t)
+	resultOf(t, callWith(t, rt, "tools/call", map[string]any{"name": "chatty", "_meta": map[string]any{mcp.MetaLogLevel: "warning"}}, onConn(rec)))
+	if got := levels(rec); got != "warning" {
+		t.Fatalf("the request's own level: %q, want warning", got)
+	}
+	// Another connection has its own (no) level.
+	rec = testkit.NewRecorder(t)
+	resultOf(t, callWith(t, rt, "tools/call", map[string]any{"name": "chatty"}, func(r *dispatch.Request) {
+		r.Session, r.Notifier = dispatch.NewSession(), rec
+	}))
+	if got := levels(rec); got != "" {
+		t.Fatalf("a fresh connection got messages: %q", got)
+	}
+	// Stateless HTTP has no connection to keep a level on: the refusal
+	// says so and names the 2026-07-28 way.
+	f := testkit.DispatchVersion(t, rt, mcp.Version20251125, legacyRequest(2, "logging/setLevel", map[string]any{"level": "info"}),
+		func(r *dispatch.Request) { r.Header, r.Transport = map[string][]string{}, dispatch.TransportHTTP })
+	e := rpcError(t, f, jsonrpc.CodeMethodNotFound)
+	if !strings.Contains(e.Message, "session") || !strings.Contains(e.Message, mcp.MetaLogLevel) {
+		t.Fatalf("the refusal does not say why: %q", e.Message)
 	}
 }
