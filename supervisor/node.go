@@ -39,6 +39,11 @@ const (
 	// KindSubscription is one open subscriptions/listen stream (or an
 	// initialize-era GET stream), with its filter and the events sent.
 	KindSubscription Kind = "subscription"
+	// KindTaskRunner is the task runner, with its counts of tasks held.
+	KindTaskRunner Kind = "tasks"
+	// KindTask is one task the runner holds: its tool, status, age and
+	// deadline.
+	KindTask Kind = "task"
 	// KindUnresponsive marks an actor that did not answer in time while
 	// the snapshot was taken: stopping, or stuck.
 	KindUnresponsive Kind = "unresponsive"

@@ -16,6 +16,11 @@ const (
 	KindWriter       Kind = "writer"
 	KindRequest      Kind = "request"
 	KindSubscription Kind = "subscription"
+	// KindTaskRunner is a task runner: its counts of tasks held.
+	KindTaskRunner Kind = "tasks"
+	// KindTask is one task a runner holds: its tool, status, age and
+	// deadline.
+	KindTask Kind = "task"
 	// KindUnresponsive marks an actor that did not answer inspection in
 	// time: stopping, or stuck in a blocking receive.
 	KindUnresponsive Kind = "unresponsive"

@@ -21,6 +21,8 @@ type System interface {
 	StartConn(cfg ConnConfig) (Conn, error)
 	// StartHost starts a host (one request per exchange) under the root.
 	StartHost(cfg HostConfig) (Host, error)
+	// StartTaskRunner starts a task runner under the root.
+	StartTaskRunner(cfg TaskRunnerConfig) (TaskRunner, error)
 	// Executor is the executor the tree's requests run on.
 	Executor() *executor.Executor
 	// Logger is the tree's logger.
