@@ -45,7 +45,10 @@ func (rt *Runtime) inputRequired(c *Call, ir *InputRequired) (any, error) {
 			lacking = append(lacking, m)
 		}
 	}
-	if len(lacking) > 0 {
+	// An initialize-era request without a session has no declared
+	// capabilities to judge, and no channel for server-to-client
+	// requests: its dialect says so (withClientRequests).
+	if len(lacking) > 0 && (c.Dialect == nil || c.Dialect.Era() != EraSession || c.Session != nil) {
 		return nil, mcp.NewMissingCapabilityError(lacking...)
 	}
 	res := &inputRequiredResult{requests: ir.Requests, appState: ir.State}

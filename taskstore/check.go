@@ -93,7 +93,7 @@ func immutable(field string) error {
 // checkContent checks the status, the payload each status carries, and
 // the size of every value.
 func checkContent(rec *Record, o Options) error {
-	if !rec.Status.Valid() {
+	if !validStatus(rec.Status) {
 		return fmt.Errorf("%w: unknown status %q", ErrInvalid, rec.Status)
 	}
 	for _, f := range []struct {
@@ -114,7 +114,7 @@ func checkContent(rec *Record, o Options) error {
 		{"result", rec.Result, rec.Status == StatusCompleted, rec.Status == StatusCompleted},
 		{"error", rec.Error, rec.Status == StatusFailed, rec.Status == StatusFailed},
 		{"inputRequests", rec.InputRequests, rec.Status == StatusInputRequired, rec.Status == StatusInputRequired},
-		{"inputResponses", rec.InputResponses, rec.Status == StatusInputRequired, false},
+		{"inputResponses", rec.InputResponses, !rec.Status.Terminal(), false},
 	} {
 		switch {
 		case f.needed && len(f.v) == 0:

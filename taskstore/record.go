@@ -5,27 +5,25 @@ package taskstore
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/snodo-go/snodo/mcp"
 )
 
-// Status is a task's status, as the tasks extension names it on the wire.
-type Status string
+// Status is a task's status (the wire's, package mcp).
+type Status = mcp.TaskStatus
 
-// The statuses of a task. Completed, failed and cancelled are terminal.
+// The statuses of a task. Completed, failed and cancelled are terminal
+// (Status.Terminal).
 const (
-	StatusWorking       Status = "working"
-	StatusInputRequired Status = "input_required"
-	StatusCompleted     Status = "completed"
-	StatusFailed        Status = "failed"
-	StatusCancelled     Status = "cancelled"
+	StatusWorking       = mcp.TaskWorking
+	StatusInputRequired = mcp.TaskInputRequired
+	StatusCompleted     = mcp.TaskCompleted
+	StatusFailed        = mcp.TaskFailed
+	StatusCancelled     = mcp.TaskCancelled
 )
 
-// Terminal reports whether s is final: completed, failed or cancelled.
-func (s Status) Terminal() bool {
-	return s == StatusCompleted || s == StatusFailed || s == StatusCancelled
-}
-
-// Valid reports whether s is one of the five statuses.
-func (s Status) Valid() bool {
+// validStatus reports whether s is one of the five statuses.
+func validStatus(s Status) bool {
 	return s == StatusWorking || s == StatusInputRequired || s.Terminal()
 }
 
@@ -67,9 +65,10 @@ type Record struct {
 	// InputRequests is the object of outstanding input requests, keyed by
 	// request key; present exactly when the status is input_required.
 	InputRequests json.RawMessage
-	// InputResponses is the object of responses collected so far for the
-	// outstanding input requests (a client may answer them one at a time).
-	// Only an input_required task holds it.
+	// InputResponses is the object of responses collected for the current
+	// round of input: so far, while the task waits (a client may answer
+	// one request at a time), and all of them once it works again (what
+	// resuming the round needs). A finished task holds none.
 	InputResponses json.RawMessage
 	// State is opaque state the request's handler carries from one input
 	// round to the next.

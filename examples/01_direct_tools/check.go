@@ -8,13 +8,9 @@ import (
 	"github.com/snodo-go/snodo/examples/internal/excheck"
 )
 
-// runChecks drives the runtime as a client would and exits non-zero on
-// the first failure. Every response is checked against the official
-// 2026-07-28 schema.
-func runChecks(rt *dispatch.Runtime) {
-	excheck.Exit(checks(rt))
-}
-
+// checks drives the runtime as a client would and returns the first
+// failure. Every response is checked against the official 2026-07-28
+// schema.
 func checks(rt *dispatch.Runtime) error {
 	ctx := context.Background()
 	c := &excheck.Direct{RT: rt}
@@ -61,7 +57,7 @@ func checks(rt *dispatch.Runtime) error {
 	}
 	// The transcript the program prints without -check is built the same
 	// way: raw lines through the bounded decoder.
-	out := dispatchLine(rt, `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"reverse","arguments":{"text":"ab"},"_meta":`+meta+`}}`)
+	out := dispatchLine(ctx, rt, `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"reverse","arguments":{"text":"ab"},"_meta":`+meta+`}}`)
 	if err := excheck.Expect(contains(out, `"text":"ba"`), "raw line: %s", out); err != nil {
 		return err
 	}

@@ -11,29 +11,20 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/examples/internal/excheck"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
 )
 
-func main() {
-	check := flag.Bool("check", false, "exercise the runtime and exit non-zero on failure")
-	flag.Parse()
-	rt, err := newRuntime()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "invalid server definition:", err)
-		os.Exit(1)
-	}
-	if *check {
-		runChecks(rt)
-		return
-	}
-	// A session, written out as a client would send it.
+func main() { excheck.MainWith(newRuntime, checks, printSession) }
+
+// printSession sends a short session, written out as a client would send
+// it, and prints each request and its response.
+func printSession(ctx context.Context, rt *dispatch.Runtime) error {
 	for _, line := range []string{
 		`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":` + meta + `}}`,
 		`{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"_meta":` + meta + `}}`,
@@ -41,8 +32,9 @@ func main() {
 		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"divide","arguments":{"a":1,"b":0},"_meta":` + meta + `}}`,
 	} {
 		fmt.Println("->", line)
-		fmt.Println("<-", string(dispatchLine(rt, line)))
+		fmt.Println("<-", string(dispatchLine(ctx, rt, line)))
 	}
+	return nil
 }
 
 // meta is what every 2026-07-28 request carries: the protocol version and
@@ -95,7 +87,7 @@ func divide(_ context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResu
 }
 
 // dispatchLine decodes one line as the transports do (bounded) and runs it.
-func dispatchLine(rt *dispatch.Runtime, line string) []byte {
+func dispatchLine(ctx context.Context, rt *dispatch.Runtime, line string) []byte {
 	msg, err := jsonrpc.Decode([]byte(line))
 	if err != nil {
 		var de *jsonrpc.DecodeError
@@ -104,7 +96,7 @@ func dispatchLine(rt *dispatch.Runtime, line string) []byte {
 		}
 		return nil
 	}
-	return rt.Dispatch(context.Background(), &dispatch.Request{Message: msg}).Frame
+	return rt.Dispatch(ctx, &dispatch.Request{Message: msg}).Frame
 }
 
 // contains is a tiny helper for the checks.

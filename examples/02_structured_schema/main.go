@@ -11,16 +11,11 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/examples/internal/excheck"
 	"github.com/snodo-go/snodo/mcp"
-	"github.com/snodo-go/snodo/transports/stdio"
 )
 
 // ForecastIn is the typed tool's input; its schema comes from these
@@ -82,22 +77,4 @@ func stats(_ context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResul
 	return &mcp.CallToolResult{Content: []mcp.Content{mcp.Text(string(text))}, StructuredContent: out}, nil
 }
 
-func main() {
-	check := flag.Bool("check", false, "exercise the server in process and exit non-zero on failure")
-	flag.Parse()
-	rt, err := newRuntime()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "invalid server definition:", err)
-		os.Exit(1)
-	}
-	if *check {
-		excheck.Exit(checks(rt))
-		return
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := stdio.Serve(ctx, rt); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-}
+func main() { excheck.Main(newRuntime, checks) }

@@ -14,18 +14,13 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
-	"os"
-	"os/signal"
 	"sync"
-	"syscall"
 
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/examples/internal/excheck"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
-	"github.com/snodo-go/snodo/transports/stdio"
 )
 
 // Counters is the application's own state. The Runtime never holds it;
@@ -99,23 +94,11 @@ func tenant(ctx context.Context) string {
 	return s
 }
 
-func main() {
-	check := flag.Bool("check", false, "exercise the server in process and exit non-zero on failure")
-	flag.Parse()
+func main() { excheck.Main(example()) }
+
+// example is the server and its -check over the same counters.
+func example() (func() (*dispatch.Runtime, error), func(*dispatch.Runtime) error) {
 	counters := &Counters{counts: map[string]int{}}
-	rt, err := newRuntime(counters)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "invalid server definition:", err)
-		os.Exit(1)
-	}
-	if *check {
-		excheck.Exit(checks(rt, counters))
-		return
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := stdio.Serve(ctx, rt); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
+	return func() (*dispatch.Runtime, error) { return newRuntime(counters) },
+		func(rt *dispatch.Runtime) error { return checks(rt, counters) }
 }

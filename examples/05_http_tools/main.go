@@ -16,68 +16,44 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"mime"
 	"net/http"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/examples/internal/excheck"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/transports/streamablehttp"
 )
 
-func main() {
-	addr := flag.String("addr", "127.0.0.1:4000", "address to listen on")
-	check := flag.Bool("check", false, "start on an ephemeral port, exercise the server over HTTP, and exit")
-	flag.Parse()
+func main() { excheck.MainHTTP("127.0.0.1:4000", run) }
 
-	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+// run serves on addr until ctx ends or, with check, exercises the server
+// as a client over real HTTP and returns the first failure.
+func run(ctx context.Context, logger *slog.Logger, addr string, check bool) error {
 	rt, err := newRuntime(logger)
 	if err != nil {
-		logger.Error("invalid server definition", "error", err)
-		os.Exit(1)
+		return fmt.Errorf("invalid server definition: %w", err)
 	}
-	if *check {
-		*addr = "127.0.0.1:0"
-	}
-	srv, err := streamablehttp.Listen(rt, streamablehttp.WithAddr(*addr))
+	srv, err := streamablehttp.Listen(rt, streamablehttp.WithAddr(addr))
 	if err != nil {
-		logger.Error("cannot listen", "error", err)
-		os.Exit(1)
+		return err
 	}
 	fmt.Println(srv.URL())
-
-	if *check {
-		err := runChecks(srv.URL())
-		if serr := srv.Shutdown(context.Background()); serr != nil {
-			err = errors.Join(err, serr)
+	if check {
+		err = runChecks(srv.URL())
+	} else {
+		select {
+		case <-ctx.Done():
+		case <-srv.Done():
 		}
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "check failed:", err)
-			os.Exit(1)
-		}
-		fmt.Println("check passed")
-		return
-	}
-
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	select {
-	case <-ctx.Done():
-	case <-srv.Done():
 	}
 	// Drain: requests in flight finish, new ones get 503.
-	if err := srv.Shutdown(context.Background()); err != nil {
-		logger.Error("shutdown", "error", err)
-		os.Exit(1)
-	}
+	return errors.Join(err, srv.Shutdown(context.Background()))
 }
 
 func newRuntime(logger *slog.Logger) (*dispatch.Runtime, error) {

@@ -10,19 +10,13 @@ package main
 
 import (
 	"context"
-	"flag"
-	"fmt"
-	"os"
-	"os/signal"
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/examples/internal/excheck"
 	"github.com/snodo-go/snodo/mcp"
-	"github.com/snodo-go/snodo/transports/stdio"
 )
 
 // cities by country: the application's data.
@@ -93,22 +87,4 @@ func newRuntime() (*dispatch.Runtime, error) {
 	)
 }
 
-func main() {
-	check := flag.Bool("check", false, "exercise the server in process and exit non-zero on failure")
-	flag.Parse()
-	rt, err := newRuntime()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "invalid server definition:", err)
-		os.Exit(1)
-	}
-	if *check {
-		excheck.Exit(checks(rt))
-		return
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := stdio.Serve(ctx, rt); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-}
+func main() { excheck.Main(newRuntime, checks) }

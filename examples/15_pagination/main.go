@@ -10,16 +10,10 @@ package main
 
 import (
 	"context"
-	"flag"
-	"fmt"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/examples/internal/excheck"
 	"github.com/snodo-go/snodo/mcp"
-	"github.com/snodo-go/snodo/transports/stdio"
 )
 
 func newRuntime() (*dispatch.Runtime, error) {
@@ -42,22 +36,4 @@ func newRuntime() (*dispatch.Runtime, error) {
 	return dispatch.New(mcp.Implementation{Name: "paged", Version: "1.0.0"}, opts...)
 }
 
-func main() {
-	check := flag.Bool("check", false, "walk every page in process and exit non-zero on failure")
-	flag.Parse()
-	rt, err := newRuntime()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "invalid server definition:", err)
-		os.Exit(1)
-	}
-	if *check {
-		excheck.Exit(checks(rt))
-		return
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := stdio.Serve(ctx, rt); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-}
+func main() { excheck.Main(newRuntime, checks) }

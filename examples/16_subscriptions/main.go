@@ -41,10 +41,7 @@ func main() {
 	if *check {
 		out = io.Discard
 	}
-	say := func(format string, args ...any) { fmt.Fprintf(out, format+"\n", args...) }
-	var failures []string
-	failures = append(failures, stdioDemo(say, logger)...)
-	failures = append(failures, httpDemo(say, logger)...)
+	failures := demo(out, logger)
 	for _, f := range failures {
 		fmt.Fprintln(os.Stderr, "FAIL:", f)
 	}
@@ -54,6 +51,13 @@ func main() {
 	if *check {
 		fmt.Fprintln(os.Stderr, "ok: acknowledgement first, list_changed and resources/updated tagged with the stream id, final result on shutdown, over stdio and HTTP")
 	}
+}
+
+// demo narrates the behaviours to out, over stdio (a child process of
+// this program) and over HTTP, and returns what failed.
+func demo(out io.Writer, logger *slog.Logger) []string {
+	say := func(format string, args ...any) { fmt.Fprintf(out, format+"\n", args...) }
+	return append(stdioDemo(say, logger), httpDemo(say, logger)...)
 }
 
 // runServer serves stdio until end of input and returns the exit status.

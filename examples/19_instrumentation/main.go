@@ -13,33 +13,19 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"log/slog"
 	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/examples/internal/excheck"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/transports/streamablehttp"
 )
 
-func main() {
-	addr := flag.String("addr", "127.0.0.1:4019", "address to listen on")
-	check := flag.Bool("check", false, "start on an ephemeral port, load the server, check the measurements and exit")
-	flag.Parse()
-	if *check {
-		*addr = "127.0.0.1:0"
-	}
-	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	if err := run(logger, *addr, *check); err != nil {
-		fmt.Fprintln(os.Stderr, "check failed:", err)
-		os.Exit(1)
-	}
-}
+func main() { excheck.MainHTTP("127.0.0.1:4019", run) }
 
 // server is what run builds: the sink, the runtime and the tree.
 type server struct {
@@ -99,7 +85,10 @@ func (s *server) close() error {
 	return errors.Join(s.srv.Shutdown(ctx), s.sup.Close(ctx))
 }
 
-func run(logger *slog.Logger, addr string, check bool) error {
+// run serves on addr, printing the measurements every 10 s, until ctx
+// ends; with check it loads the server, checks the measurements and
+// returns the first failure.
+func run(ctx context.Context, logger *slog.Logger, addr string, check bool) error {
 	slots, delay := 32, 50*time.Millisecond
 	if check {
 		// One running, one queued: the third concurrent call overflows.
@@ -118,12 +107,9 @@ func run(logger *slog.Logger, addr string, check bool) error {
 		}
 		if err == nil {
 			s.stats.Print(os.Stdout)
-			fmt.Println("check passed")
 		}
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	tick := time.NewTicker(10 * time.Second)
 	defer tick.Stop()
 	for {

@@ -15,16 +15,11 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/examples/internal/excheck"
 	"github.com/snodo-go/snodo/mcp"
-	"github.com/snodo-go/snodo/transports/stdio"
 )
 
 // confirmSchema is the form the user fills in to confirm a deletion.
@@ -94,22 +89,7 @@ func deleteFile(_ context.Context, req *dispatch.CallToolRequest) (*mcp.CallTool
 	return mcp.TextResult(fmt.Sprintf("deleted %s (%s)", args.Path, state)), nil
 }
 
-func main() {
-	check := flag.Bool("check", false, "play the client in process and exit non-zero on failure")
-	flag.Parse()
-	rt, err := newRuntime()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "invalid server definition:", err)
-		os.Exit(1)
-	}
-	if *check {
-		excheck.Exit(checks(rt))
-		return
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := stdio.Serve(ctx, rt); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-}
+func main() { excheck.Main(newServer, checks) }
+
+// newServer is newRuntime with a fresh random requestState key.
+func newServer() (*dispatch.Runtime, error) { return newRuntime() }

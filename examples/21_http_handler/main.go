@@ -23,34 +23,26 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/examples/internal/excheck"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/transports/streamablehttp"
 )
 
 func main() {
-	addr := flag.String("addr", "127.0.0.1:8080", "address to listen on")
 	token := flag.String("token", "dev-token", "bearer token accepted for the user \"alice\"")
-	check := flag.Bool("check", false, "start on an ephemeral port, exercise the application over HTTP, and exit")
-	flag.Parse()
-	if *check {
-		*addr = "127.0.0.1:0"
-	}
-	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	if err := run(logger, *addr, *token, *check); err != nil {
-		fmt.Fprintln(os.Stderr, "error:", err)
-		os.Exit(1)
-	}
+	excheck.MainHTTP("127.0.0.1:8080", func(ctx context.Context, logger *slog.Logger, addr string, check bool) error {
+		return run(ctx, logger, addr, *token, check)
+	})
 }
 
-func run(logger *slog.Logger, addr, token string, check bool) error {
+// run serves the application on addr until ctx ends or, with check,
+// exercises it over HTTP with token and returns the first failure.
+func run(ctx context.Context, logger *slog.Logger, addr, token string, check bool) error {
 	rt, err := dispatch.New(
 		mcp.Implementation{Name: "app-with-mcp", Version: "0.1.0"},
 		dispatch.WithLogger(logger),
@@ -99,27 +91,27 @@ func run(logger *slog.Logger, addr, token string, check bool) error {
 	if check {
 		err = checks("http://"+ln.Addr().String(), token)
 	} else {
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		<-ctx.Done()
-		stop()
 	}
 
 	// Stop: MCP drains first (streams complete, requests in flight
 	// finish, new ones get 503), then the server.
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	stopCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	err = errors.Join(err, mcp.Shutdown(ctx), server.Shutdown(ctx))
+	err = errors.Join(err, mcp.Shutdown(stopCtx), server.Shutdown(stopCtx))
 	if serr := <-served; !errors.Is(serr, http.ErrServerClosed) {
 		err = errors.Join(err, serr)
-	}
-	if err == nil && check {
-		fmt.Println("check passed")
 	}
 	return err
 }
 
-// bearer is the application's authentication: it maps a bearer token to a
-// user and attaches that user to the request for the MCP handler.
+// bearer is the application's own authentication: it maps a bearer token
+// to a user and attaches that user to the request for the MCP handler.
+// This is not the MCP authorization flow; for an OAuth 2.1 resource
+// server (protected resource metadata, JWT or introspected tokens, the
+// 401 and 403 challenges, scopes per tool), wrap the handler with the
+// middleware of the github.com/snodo-go/snodo/oauth module instead, as
+// examples/25_oauth does (docs/authorization.md compares the two).
 func bearer(users map[string]string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")

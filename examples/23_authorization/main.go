@@ -13,18 +13,13 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
-	"os"
-	"os/signal"
 	"sync"
-	"syscall"
 
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/examples/internal/excheck"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
-	"github.com/snodo-go/snodo/transports/stdio"
 )
 
 // User is the verified identity the application's authentication attaches
@@ -99,23 +94,11 @@ func newRuntime(policy *Policy) (*dispatch.Runtime, error) {
 	)
 }
 
-func main() {
-	check := flag.Bool("check", false, "exercise the policy in process and exit non-zero on failure")
-	flag.Parse()
+func main() { excheck.Main(example()) }
+
+// example is the server and its -check over the same policy.
+func example() (func() (*dispatch.Runtime, error), func(*dispatch.Runtime) error) {
 	policy := &Policy{}
-	rt, err := newRuntime(policy)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "invalid server definition:", err)
-		os.Exit(1)
-	}
-	if *check {
-		excheck.Exit(checks(rt, policy))
-		return
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := stdio.Serve(ctx, rt); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
+	return func() (*dispatch.Runtime, error) { return newRuntime(policy) },
+		func(rt *dispatch.Runtime) error { return checks(rt, policy) }
 }

@@ -12,45 +12,21 @@ import (
 	"bufio"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/examples/internal/excheck"
 	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/testkit"
 	"github.com/snodo-go/snodo/transports/stdio"
 )
 
-func main() {
-	check := flag.Bool("check", false, "run the scenario of main_test.go in process and exit non-zero on failure")
-	flag.Parse()
-	rt, err := newRuntime()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "invalid server definition:", err)
-		os.Exit(1)
-	}
-	if *check {
-		if err := scenario(rt); err != nil {
-			fmt.Fprintln(os.Stderr, "check failed:", err)
-			os.Exit(1)
-		}
-		fmt.Println("check passed")
-		return
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := stdio.Serve(ctx, rt); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-}
+func main() { excheck.Main(newRuntime, scenario) }
 
 // scenario is main_test.go's test written against the library alone.
 func scenario(rt *dispatch.Runtime) error {
@@ -93,9 +69,7 @@ func scenario(rt *dispatch.Runtime) error {
 		return fmt.Errorf("request node: %+v", req.Attrs)
 	}
 	fmt.Println("tree while the slow call runs:")
-	if err := supervisor.WriteText(os.Stdout, tree); err != nil {
-		return err
-	}
+	fmt.Print(tree)
 
 	if err := send(testkit.Notification("notifications/cancelled", map[string]any{"requestId": 1})); err != nil {
 		return err

@@ -6,10 +6,10 @@ package main
 // when something leaks.
 
 import (
-	"strings"
 	"testing"
 	"time"
 
+	"github.com/snodo-go/snodo/examples/internal/excheck"
 	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/testkit"
 )
@@ -45,11 +45,7 @@ func TestCancelledCallLeavesNothingBehind(t *testing.T) {
 		t.Fatalf("connection node: %+v", conn)
 	}
 	// When an assertion fails, the text form is the quickest to read.
-	var text strings.Builder
-	if err := supervisor.WriteText(&text, tree); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("tree while the call runs:\n%s", text.String())
+	t.Logf("tree while the call runs:\n%s", tree)
 
 	// Cancel it: the request actor goes away, the handler's context
 	// ends, and no response is ever written for id 1.
@@ -77,5 +73,13 @@ func TestCancelledCallLeavesNothingBehind(t *testing.T) {
 	// After the end of input the connection is gone from the tree.
 	if n := srv.Sup.Tree().Count(supervisor.KindConnection); n != 0 {
 		t.Fatalf("%d connections left in the tree", n)
+	}
+}
+
+// TestCheck runs the -check mode (the same scenario through the library
+// alone) in process.
+func TestCheck(t *testing.T) {
+	if err := excheck.Check(newRuntime, scenario); err != nil {
+		t.Fatal(err)
 	}
 }

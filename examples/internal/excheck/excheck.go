@@ -1,8 +1,9 @@
-// Package excheck is what the examples' -check modes share: an in-process
-// 2026-07-28 client that validates every response against the official
-// MCP schema, and the exit convention CI relies on (non-zero on failure).
-// It is not part of the library; an application would use its own client
-// or package testkit in its tests.
+// Package excheck is what the examples share: their main functions (flags,
+// the -check mode that CI and each example's test run, signals, serving
+// over stdio) and an in-process 2026-07-28 client that validates every
+// response against the official MCP schema. It is not part of the
+// library; an application would use its own client or package testkit in
+// its tests.
 package excheck
 
 import (
@@ -10,7 +11,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"os"
 
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/jsonrpc"
@@ -112,14 +112,4 @@ func Expect(ok bool, format string, args ...any) error {
 		return nil
 	}
 	return fmt.Errorf(format, args...)
-}
-
-// Exit ends a -check run: it prints "check passed" and returns when err
-// is nil, and prints the failure and exits with status 1 otherwise.
-func Exit(err error) {
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "check failed:", err)
-		os.Exit(1)
-	}
-	fmt.Println("check passed")
 }
