@@ -107,7 +107,7 @@ type task struct {
 	run       RunFunc
 	resumable bool
 	ticket    *executor.Ticket // the round running, if any
-	timer     *time.Timer    // the deadline
+	timer     *time.Timer      // the deadline
 	ended     bool
 }
 

@@ -343,4 +343,3 @@ func (o *treeObserver) halt() {
 		o.eng.refuse()
 	}
 }
-
