@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/snodo-go/snodo/actors"
+	"github.com/snodo-go/snodo/internal/tree"
 	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/taskstore"
 )
@@ -180,7 +180,7 @@ type Runner struct {
 
 	mu     sync.Mutex
 	eng    *engine
-	tree   *actors.TaskRunner
+	tree   tree.TaskRunner
 	closed bool
 }
 
@@ -242,20 +242,21 @@ func (r *Runner) start(ctx context.Context, sup *supervisor.Supervisor, resolve 
 	case r.eng != nil:
 		return errors.New("tasks: the runner has already started")
 	}
+	sys := tree.SystemOf(sup)
 	obs := &treeObserver{}
-	tree, err := sup.System().StartTaskRunner(actors.TaskRunnerConfig{
+	runner, err := sys.StartTaskRunner(tree.TaskRunnerConfig{
 		Attrs: obs.attrs,
 		Halt:  obs.halt,
 	})
 	if err != nil {
 		return fmt.Errorf("tasks: starting the task runner: %w", err)
 	}
-	obs.tree = tree
+	obs.tree = runner
 	l := r.cfg.limits
 	eng := newEngine(engineConfig{
 		store: r.cfg.store, owner: r.owner, ttl: l.TTL, pollInterval: l.PollInterval, timeout: l.Timeout,
 		maxTasks: l.MaxTasks, maxRunning: l.MaxRunning, sweepInterval: time.Minute, now: r.cfg.now,
-		logger: sup.System().Logger(), resolve: func(rec *taskstore.Record) (RunFunc, bool) {
+		logger: sys.Logger(), resolve: func(rec *taskstore.Record) (RunFunc, bool) {
 			if t, ok := r.cfg.tools[rec.Name]; !ok || t.Support == Forbidden {
 				return nil, false
 			}
@@ -266,10 +267,10 @@ func (r *Runner) start(ctx context.Context, sup *supervisor.Supervisor, resolve 
 	obs.eng = eng
 	if err := eng.start(ctx); err != nil {
 		_ = eng.close(ctx)
-		tree.Finish()
+		runner.Finish()
 		return fmt.Errorf("tasks: recovering unfinished tasks: %w", err)
 	}
-	r.eng, r.tree = eng, tree
+	r.eng, r.tree = eng, runner
 	return nil
 }
 
@@ -281,15 +282,15 @@ func (r *Runner) start(ctx context.Context, sup *supervisor.Supervisor, resolve 
 func (r *Runner) Close(ctx context.Context) error {
 	r.mu.Lock()
 	r.closed = true
-	eng, tree := r.eng, r.tree
+	eng, runner := r.eng, r.tree
 	r.mu.Unlock()
 	if eng == nil {
 		return nil
 	}
 	err := eng.close(ctx)
-	tree.Finish()
+	runner.Finish()
 	select {
-	case <-tree.Done():
+	case <-runner.Done():
 	case <-ctx.Done():
 		err = errors.Join(err, ctx.Err())
 	}
@@ -311,12 +312,12 @@ func (r *Runner) engine() (*engine, error) {
 
 // treeObserver shows the engine's tasks in the supervision tree.
 type treeObserver struct {
-	tree *actors.TaskRunner
+	tree tree.TaskRunner
 	eng  *engine
 }
 
 func (o *treeObserver) started(rec *taskstore.Record) {
-	o.tree.Started(rec.ID, actors.TaskInfo{Tool: rec.Name, Status: string(rec.Status), Created: rec.CreatedAt, Deadline: rec.Deadline})
+	o.tree.Started(rec.ID, tree.TaskInfo{Tool: rec.Name, Status: string(rec.Status), Created: rec.CreatedAt, Deadline: rec.Deadline})
 }
 
 func (o *treeObserver) changed(rec *taskstore.Record) { o.tree.Changed(rec.ID, string(rec.Status)) }
