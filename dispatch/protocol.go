@@ -114,11 +114,12 @@ var errNoDialect = jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request
 // the session-era dialect of the version it asks for (or the preferred
 // one), unless the message or the transport names a stateless revision,
 // whose dialect then answers it (initialize does not exist there). Any
-// other message that names no revision at all (no _meta version, no
-// transport claim, and no dialect claims it) is served by the preferred
-// session-era dialect: only the initialize-era revisions have messages
-// without a version, and the 2025-06-18 transport says a server that
-// cannot tell SHOULD assume an initialize-era revision.
+// other message that names no revision itself (no _meta version) and is
+// claimed by no dialect, or only through the transport by a revision that
+// removed its method (ping with a 2026-07-28 header), is served by the
+// preferred session-era dialect: only the initialize-era revisions have
+// messages without a version, and the 2025-06-18 transport says a server
+// that cannot tell SHOULD assume an initialize-era revision.
 func (r *registry) selectDialect(req *Request) (Dialect, *jsonrpc.Error) {
 	mv := metaProtocolVersion(req.Message.Params)
 	var best Dialect
@@ -133,9 +134,17 @@ func (r *registry) selectDialect(req *Request) (Dialect, *jsonrpc.Error) {
 			return d, nil
 		}
 	}
-	if bestMatch <= MatchFallback && mv == "" && versionClaim(req) == "" {
-		if d := r.firstSessionEra(); d != nil {
-			return d, nil
+	if mv == "" && req.Message.Method != "initialize" {
+		unversioned := bestMatch <= MatchFallback && versionClaim(req) == ""
+		// A claim from outside the message (a header) does not make it a
+		// message of a revision that removed its method.
+		if rm, ok := best.(methodRemover); ok && bestMatch == MatchClaim && rm.removed(req.Message.Method) {
+			unversioned = true
+		}
+		if unversioned {
+			if d := r.firstSessionEra(); d != nil {
+				return d, nil
+			}
 		}
 	}
 	if best == nil {
@@ -173,6 +182,12 @@ func (r *registry) checkRuntime(rt *Runtime) {
 			c.checkRuntime(rt)
 		}
 	}
+}
+
+// methodRemover is a dialect whose revision removed methods of earlier
+// ones.
+type methodRemover interface {
+	removed(method string) bool
 }
 
 // firstSessionEra is the preferred session-era dialect, or nil.
