@@ -55,7 +55,7 @@ var removed20260728 = map[string]bool{
 	"resources/subscribe": true, "resources/unsubscribe": true,
 }
 
-func (dialect20260728) removed(method string) bool { return removed20260728[method] }
+func (dialect20260728) hasMethod(method string) bool { _, ok := methods20260728[method]; return ok }
 
 func (d dialect20260728) Admit(rt *Runtime, req *Request) (*Call, *jsonrpc.Error) {
 	msg := req.Message

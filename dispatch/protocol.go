@@ -115,11 +115,13 @@ var errNoDialect = jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request
 // one), unless the message or the transport names a stateless revision,
 // whose dialect then answers it (initialize does not exist there). Any
 // other message that names no revision itself (no _meta version) and is
-// claimed by no dialect, or only through the transport by a revision that
-// removed its method (ping with a 2026-07-28 header), is served by the
-// preferred session-era dialect: only the initialize-era revisions have
-// messages without a version, and the 2025-06-18 transport says a server
-// that cannot tell SHOULD assume an initialize-era revision.
+// claimed by no dialect goes to the preferred dialect whose revision has
+// its method, initialize-era first (see unversioned): only those
+// revisions have messages without a version, and the 2025-06-18
+// transport says a server that cannot tell SHOULD assume one. A message
+// claimed only through the transport by a revision that does not have its
+// method (ping with a 2026-07-28 header) goes to an initialize-era
+// dialect that has it.
 func (r *registry) selectDialect(req *Request) (Dialect, *jsonrpc.Error) {
 	mv := metaProtocolVersion(req.Message.Params)
 	var best Dialect
@@ -135,14 +137,16 @@ func (r *registry) selectDialect(req *Request) (Dialect, *jsonrpc.Error) {
 		}
 	}
 	if mv == "" && req.Message.Method != "initialize" {
-		unversioned := bestMatch <= MatchFallback && versionClaim(req) == ""
-		// A claim from outside the message (a header) does not make it a
-		// message of a revision that removed its method.
-		if rm, ok := best.(methodRemover); ok && bestMatch == MatchClaim && rm.removed(req.Message.Method) {
-			unversioned = true
-		}
-		if unversioned {
-			if d := r.firstSessionEra(); d != nil {
+		m := req.Message.Method
+		switch {
+		case bestMatch <= MatchFallback && versionClaim(req) == "":
+			if d := r.unversioned(m); d != nil {
+				return d, nil
+			}
+		case bestMatch == MatchClaim && best.Era() == EraStateless && !hasMethod(best, m):
+			// A claim from outside the message (a header) does not make it
+			// a message of a revision that does not have its method.
+			if d := r.firstWith(EraSession, m); d != nil {
 				return d, nil
 			}
 		}
@@ -184,14 +188,39 @@ func (r *registry) checkRuntime(rt *Runtime) {
 	}
 }
 
-// methodRemover is a dialect whose revision removed methods of earlier
-// ones.
-type methodRemover interface {
-	removed(method string) bool
+// methodTable is a built-in dialect that knows its revision's methods.
+type methodTable interface {
+	hasMethod(method string) bool
 }
 
-// firstSessionEra is the preferred session-era dialect, or nil.
-func (r *registry) firstSessionEra() Dialect {
+func hasMethod(d Dialect, method string) bool {
+	t, ok := d.(methodTable)
+	return ok && t.hasMethod(method)
+}
+
+// firstWith is the preferred dialect of the era whose revision has
+// method, or nil.
+func (r *registry) firstWith(era Era, method string) Dialect {
+	for _, d := range r.dialects {
+		if d.Era() == era && hasMethod(d, method) {
+			return d
+		}
+	}
+	return nil
+}
+
+// unversioned picks the dialect for a message that names no revision:
+// the preferred one whose revision has its method, initialize-era
+// revisions first (only they have messages without a version; a
+// server/discover without _meta is a 2026-07-28 request missing it), and
+// the preferred initialize-era one for a method no revision has.
+func (r *registry) unversioned(method string) Dialect {
+	if d := r.firstWith(EraSession, method); d != nil {
+		return d
+	}
+	if d := r.firstWith(EraStateless, method); d != nil {
+		return d
+	}
 	for _, d := range r.dialects {
 		if d.Era() == EraSession {
 			return d

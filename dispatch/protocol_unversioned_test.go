@@ -39,6 +39,10 @@ func TestUnversionedMessages(t *testing.T) {
 		t.Fatalf("tools/list without a revision over HTTP: %s", f.Raw)
 	}
 
+	// A method only 2026-07-28 has is a 2026-07-28 request missing its
+	// _meta, on stdio as over HTTP.
+	rpcError(t, testkit.DispatchRequest(t, rt, legacyRequest(7, "server/discover", nil), onStdio(dispatch.NewSession())), jsonrpc.CodeInvalidParams)
+
 	// A 2026-07-28 header alone does not make a message of a method that
 	// revision removed a 2026-07-28 one (the official Go SDK's client sends
 	// its ping so); a method it has is still held to its rules.
