@@ -68,7 +68,7 @@ func lateMessage(msg any) bool {
 
 // countDeadLetter is the system's dead-letter subscriber: an unexpected
 // dead letter is logged and counted.
-func (s *System) countDeadLetter(evt any) {
+func (s *system) countDeadLetter(evt any) {
 	dl, ok := evt.(*actor.DeadLetterEvent)
 	if !ok || lateMessage(dl.Message) {
 		return

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/snodo-go/snodo/internal/tree"
 )
 
 // The message types kept out of protoactor's dead-letter log are exactly
@@ -81,7 +82,7 @@ type unlistedMessage struct{}
 // protoactor's own system messages included, is counted and logged.
 func TestUnexpectedDeadLettersAreCounted(t *testing.T) {
 	var logged syncBuffer
-	sys, err := NewSystem(SystemConfig{Logger: slog.New(slog.NewTextHandler(&logged, nil))})
+	sys, err := newSystem(tree.SystemConfig{Logger: slog.New(slog.NewTextHandler(&logged, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
