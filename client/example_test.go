@@ -7,9 +7,9 @@ import (
 	"log"
 
 	"github.com/snodo-go/snodo/client"
-	"github.com/snodo-go/snodo/transports/inprocess"
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/mcp"
+	"github.com/snodo-go/snodo/transports/inprocess"
 )
 
 // A client of a server in the same process. Over stdio or HTTP only the

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/client"
-	"github.com/snodo-go/snodo/transports/inprocess"
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/transports/inprocess"
 	"github.com/snodo-go/snodo/transports/stdio"
 )
 

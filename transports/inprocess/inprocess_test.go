@@ -9,11 +9,11 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/client"
-	"github.com/snodo-go/snodo/transports/inprocess"
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/testkit"
+	"github.com/snodo-go/snodo/transports/inprocess"
 )
 
 func TestMain(m *testing.M) { testkit.VerifyTestMain(m) }
