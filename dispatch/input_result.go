@@ -48,7 +48,7 @@ func (rt *Runtime) inputRequired(c *Call, ir *InputRequired) (any, error) {
 	// An initialize-era request without a session has no declared
 	// capabilities to judge, and no channel for server-to-client
 	// requests: its dialect says so (withClientRequests).
-	if len(lacking) > 0 && (c.Dialect == nil || c.Dialect.Era() != EraSession || c.Session != nil) {
+	if len(lacking) > 0 && (c.dialect == nil || c.dialect.Era() != eraSession || c.Session != nil) {
 		return nil, mcp.NewMissingCapabilityError(lacking...)
 	}
 	res := &inputRequiredResult{requests: ir.Requests, appState: ir.State}
