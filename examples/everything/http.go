@@ -75,10 +75,14 @@ func serveHandler(ctx context.Context, rt *dispatch.Runtime, cfg config, stdin i
 // sessionOptions turns on initialize-era sessions (Mcp-Session-Id) for
 // -sessions.
 func sessionOptions(cfg config) []streamablehttp.Option {
-	if !cfg.sessions {
-		return nil
+	var opts []streamablehttp.Option
+	if cfg.sup != nil {
+		opts = append(opts, streamablehttp.WithSupervisor(cfg.sup))
 	}
-	return []streamablehttp.Option{streamablehttp.WithSessions(streamablehttp.SessionConfig{})}
+	if cfg.sessions {
+		opts = append(opts, streamablehttp.WithSessions(streamablehttp.SessionConfig{}))
+	}
+	return opts
 }
 
 // announce prints the ready line the conformance runner waits for.
