@@ -20,7 +20,14 @@ const drainTimeout = 5 * time.Second
 
 // serveListener serves rt on the library's native listener.
 func serveListener(ctx context.Context, rt *dispatch.Runtime, cfg config, stdin io.Reader, stdout io.Writer, logger *slog.Logger) error {
-	srv, err := streamablehttp.Listen(rt, append(sessionOptions(cfg), streamablehttp.WithAddr(cfg.addr))...)
+	opts := []streamablehttp.ListenerOption{streamablehttp.WithAddr(cfg.addr)}
+	if cfg.sup != nil {
+		opts = append(opts, streamablehttp.WithSupervisor(cfg.sup))
+	}
+	if cfg.sessions {
+		opts = append(opts, sessions())
+	}
+	srv, err := streamablehttp.Listen(rt, opts...)
 	if err != nil {
 		return err
 	}
@@ -37,7 +44,14 @@ func serveListener(ctx context.Context, rt *dispatch.Runtime, cfg config, stdin 
 // serveHandler mounts the library's http.Handler in a plain net/http
 // server, as an application would.
 func serveHandler(ctx context.Context, rt *dispatch.Runtime, cfg config, stdin io.Reader, stdout io.Writer, logger *slog.Logger) error {
-	h, err := streamablehttp.NewHandler(rt, sessionOptions(cfg)...)
+	var opts []streamablehttp.HandlerOption
+	if cfg.sup != nil {
+		opts = append(opts, streamablehttp.WithSupervisor(cfg.sup))
+	}
+	if cfg.sessions {
+		opts = append(opts, sessions())
+	}
+	h, err := streamablehttp.NewHandler(rt, opts...)
 	if err != nil {
 		return err
 	}
@@ -72,17 +86,10 @@ func serveHandler(ctx context.Context, rt *dispatch.Runtime, cfg config, stdin i
 	return errors.Join(herr, serr)
 }
 
-// sessionOptions turns on initialize-era sessions (Mcp-Session-Id) for
+// sessions turns on initialize-era sessions (Mcp-Session-Id), for
 // -sessions.
-func sessionOptions(cfg config) []streamablehttp.Option {
-	var opts []streamablehttp.Option
-	if cfg.sup != nil {
-		opts = append(opts, streamablehttp.WithSupervisor(cfg.sup))
-	}
-	if cfg.sessions {
-		opts = append(opts, streamablehttp.WithSessions(streamablehttp.SessionConfig{}))
-	}
-	return opts
+func sessions() streamablehttp.Option {
+	return streamablehttp.WithSessions(streamablehttp.SessionConfig{})
 }
 
 // announce prints the ready line the conformance runner waits for.
