@@ -122,10 +122,10 @@ func (rt *Runtime) toolRun(c *Call, entry *toolEntry, name string, args json.Raw
 			case errors.As(err, &se):
 				return ToolOutcome{Error: rt.internal(&cc, "tool "+name, err)}
 			}
-			res = ErrorResult(err.Error())
+			res = mcp.ErrorResult(err.Error())
 		}
 		if res == nil {
-			res = &CallToolResult{}
+			res = &mcp.CallToolResult{}
 		}
 		if entry.output != nil && !res.IsError {
 			if err := checkStructured(entry, res); err != nil {
@@ -134,7 +134,7 @@ func (rt *Runtime) toolRun(c *Call, entry *toolEntry, name string, args json.Raw
 		}
 		content := res.Content
 		if content == nil {
-			content = []Content{}
+			content = []mcp.Content{}
 		}
 		var meta json.RawMessage
 		if res.Meta != nil {
@@ -142,7 +142,7 @@ func (rt *Runtime) toolRun(c *Call, entry *toolEntry, name string, args json.Raw
 		}
 		body, err := jsonrpc.API.Marshal(&struct {
 			ResultType        string          `json:"resultType"`
-			Content           []Content       `json:"content"`
+			Content           []mcp.Content   `json:"content"`
 			StructuredContent any             `json:"structuredContent,omitempty"`
 			IsError           bool            `json:"isError,omitempty"`
 			Meta              json.RawMessage `json:"_meta,omitempty"`

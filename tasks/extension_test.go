@@ -28,23 +28,23 @@ func server(t *testing.T, opts ...tasks.Option) (*dispatch.Runtime, *supervisor.
 		t.Fatal(err)
 	}
 	noArgs := json.RawMessage(`{"type":"object"}`)
-	rt, err := dispatch.New(dispatch.Implementation{Name: "tasks-test", Version: "1"},
+	rt, err := dispatch.New(mcp.Implementation{Name: "tasks-test", Version: "1"},
 		dispatch.WithLogger(slog.New(slog.DiscardHandler)), r.Option(),
-		dispatch.WithTool(dispatch.Tool{Name: "render", Description: "renders", InputSchema: noArgs},
-			func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
-				return dispatch.TextResult("rendered"), nil
+		dispatch.WithTool(mcp.Tool{Name: "render", Description: "renders", InputSchema: noArgs},
+			func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
+				return mcp.TextResult("rendered"), nil
 			}),
-		dispatch.WithTool(dispatch.Tool{Name: "only_task", Description: "task only", InputSchema: noArgs},
-			func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
-				return dispatch.TextResult("done"), nil
+		dispatch.WithTool(mcp.Tool{Name: "only_task", Description: "task only", InputSchema: noArgs},
+			func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
+				return mcp.TextResult("done"), nil
 			}),
-		dispatch.WithTool(dispatch.Tool{Name: "ask", Description: "asks", InputSchema: noArgs},
-			func(_ context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		dispatch.WithTool(mcp.Tool{Name: "ask", Description: "asks", InputSchema: noArgs},
+			func(_ context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 				if a, ok := req.Input.Elicitation("ok"); ok {
-					return dispatch.TextResult("answer " + a.Action), nil
+					return mcp.TextResult("answer " + a.Action), nil
 				}
-				return nil, &dispatch.InputRequired{Requests: map[string]dispatch.InputRequest{
-					"ok": dispatch.ElicitForm("OK?", json.RawMessage(`{"type":"object","properties":{"ok":{"type":"boolean"}}}`)),
+				return nil, &dispatch.InputRequired{Requests: map[string]mcp.InputRequest{
+					"ok": mcp.ElicitForm("OK?", json.RawMessage(`{"type":"object","properties":{"ok":{"type":"boolean"}}}`)),
 				}}
 			}),
 	)

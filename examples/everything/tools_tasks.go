@@ -8,6 +8,7 @@ import (
 
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/tasks"
 )
 
@@ -50,7 +51,7 @@ var (
 
 func taskToolOptions() []dispatch.Option {
 	tool := func(name, description string, schema json.RawMessage, h dispatch.ToolHandler) dispatch.Option {
-		return dispatch.WithTool(dispatch.Tool{Name: name, Description: description, InputSchema: schema}, h)
+		return dispatch.WithTool(mcp.Tool{Name: name, Description: description, InputSchema: schema}, h)
 	}
 	return []dispatch.Option{
 		tool("greet", "Greets a name at once (never a task).", greetSchema, greet),
@@ -63,16 +64,16 @@ func taskToolOptions() []dispatch.Option {
 	}
 }
 
-func greet(_ context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+func greet(_ context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 	var in struct{ Name string }
 	_ = json.Unmarshal(req.Arguments, &in)
 	if in.Name == "" {
 		in.Name = "World"
 	}
-	return dispatch.TextResult("Hello, " + in.Name + "!"), nil
+	return mcp.TextResult("Hello, " + in.Name + "!"), nil
 }
 
-func slowCompute(ctx context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+func slowCompute(ctx context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 	var in struct {
 		Seconds float64
 		Label   string
@@ -85,10 +86,10 @@ func slowCompute(ctx context.Context, req *dispatch.CallToolRequest) (*dispatch.
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	return dispatch.TextResult(fmt.Sprintf("computed %q in %gs", in.Label, in.Seconds)), nil
+	return mcp.TextResult(fmt.Sprintf("computed %q in %gs", in.Label, in.Seconds)), nil
 }
 
-func failingJob(ctx context.Context, _ *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+func failingJob(ctx context.Context, _ *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 	t := time.NewTimer(time.Second)
 	defer t.Stop()
 	select {
@@ -96,44 +97,44 @@ func failingJob(ctx context.Context, _ *dispatch.CallToolRequest) (*dispatch.Cal
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	return dispatch.ErrorResult("the job failed: nothing to process"), nil
+	return mcp.ErrorResult("the job failed: nothing to process"), nil
 }
 
-func protocolErrorJob(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+func protocolErrorJob(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 	return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "Internal error: the job's backend refused the request")
 }
 
-func confirmDelete(_ context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+func confirmDelete(_ context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 	var in struct{ Filename string }
 	_ = json.Unmarshal(req.Arguments, &in)
 	if answer, ok := req.Input.Elicitation("confirm"); ok {
 		if answer.Action == "accept" && answer.Content["confirm"] == true {
-			return dispatch.TextResult("Deleted " + in.Filename), nil
+			return mcp.TextResult("Deleted " + in.Filename), nil
 		}
-		return dispatch.TextResult("Kept " + in.Filename), nil
+		return mcp.TextResult("Kept " + in.Filename), nil
 	}
-	return nil, &dispatch.InputRequired{Requests: map[string]dispatch.InputRequest{
-		"confirm": dispatch.ElicitForm("Delete "+in.Filename+"?", confirmSchema),
+	return nil, &dispatch.InputRequired{Requests: map[string]mcp.InputRequest{
+		"confirm": mcp.ElicitForm("Delete "+in.Filename+"?", confirmSchema),
 	}}
 }
 
-func multiInput(_ context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+func multiInput(_ context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 	first, ok1 := req.Input.Elicitation("first")
 	second, ok2 := req.Input.Elicitation("second")
 	if ok1 && ok2 {
-		return dispatch.TextResult(fmt.Sprintf("first: %s %v; second: %s %v", first.Action, first.Content["name"], second.Action, second.Content["name"])), nil
+		return mcp.TextResult(fmt.Sprintf("first: %s %v; second: %s %v", first.Action, first.Content["name"], second.Action, second.Content["name"])), nil
 	}
-	return nil, &dispatch.InputRequired{Requests: map[string]dispatch.InputRequest{
-		"first":  dispatch.ElicitForm("First question: your name?", nameConfirmSchema),
-		"second": dispatch.ElicitForm("Second question: a friend's name?", nameConfirmSchema),
+	return nil, &dispatch.InputRequired{Requests: map[string]mcp.InputRequest{
+		"first":  mcp.ElicitForm("First question: your name?", nameConfirmSchema),
+		"second": mcp.ElicitForm("Second question: a friend's name?", nameConfirmSchema),
 	}}
 }
 
-func toolWithTask(_ context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+func toolWithTask(_ context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 	if answer, ok := req.Input.Elicitation("user_name"); ok && answer.Action == "accept" {
 		if name, ok := answer.Content["name"].(string); ok {
-			return dispatch.TextResult("Hello, " + name + "! (from a task)"), nil
+			return mcp.TextResult("Hello, " + name + "! (from a task)"), nil
 		}
 	}
-	return nil, &dispatch.InputRequired{Requests: map[string]dispatch.InputRequest{"user_name": askName("What is your name?")}}
+	return nil, &dispatch.InputRequired{Requests: map[string]mcp.InputRequest{"user_name": askName("What is your name?")}}
 }
