@@ -111,7 +111,7 @@ func toolArguments(args json.RawMessage) (json.RawMessage, *jsonrpc.Error) {
 	case len(args) == 0 || string(args) == "null":
 		return emptyObject, nil
 	case args[0] != '{':
-		return nil, invalidParams("Invalid params: arguments must be an object")
+		return nil, invalidParams("Invalid params: arguments: expected object")
 	}
 	return args, nil
 }
@@ -182,10 +182,10 @@ func checkToolArguments(entry *toolEntry, args json.RawMessage) (*mcp.CallToolRe
 	}
 	value, err := toJSONValue(args)
 	if err != nil {
-		return nil, invalidParams("Invalid params: arguments are not valid JSON")
+		return nil, invalidParams("Invalid params: arguments: not valid JSON")
 	}
 	if err := entry.input.Validate(value); err != nil {
-		return mcp.ErrorResult("Invalid arguments: " + schemaFailure(err)), nil
+		return mcp.ErrorResult(entry.inputWhy.explain("arguments", value, err)), nil
 	}
 	return nil, nil
 }
@@ -205,7 +205,7 @@ func checkStructured(e *toolEntry, res *mcp.CallToolResult) error {
 		return err
 	}
 	if err := e.output.Validate(v); err != nil {
-		return errors.New("structuredContent fails the output schema: " + schemaFailure(err))
+		return errors.New("output schema: " + e.outputWhy.explain("structuredContent", v, err))
 	}
 	return nil
 }
