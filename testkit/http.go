@@ -218,10 +218,20 @@ func checkedFrame(t testing.TB, raw []byte, method, version string) *Frame {
 }
 
 // SSEReader reads a text/event-stream one event at a time, for tests that
-// act between events.
+// act between events. Like an EventSource it dispatches no event without
+// data (a priming event, SEP-1699) but keeps its id and retry.
 type SSEReader struct {
-	br *bufio.Reader
+	br     *bufio.Reader
+	lastID string
+	retry  string
 }
+
+// LastEventID is the id of the last event read that had one ("" for
+// none), what a client sends as Last-Event-ID to resume the stream.
+func (s *SSEReader) LastEventID() string { return s.lastID }
+
+// Retry is the last retry field read ("" for none).
+func (s *SSEReader) Retry() string { return s.retry }
 
 // NewSSEReader reads events from r.
 func NewSSEReader(r io.Reader) *SSEReader { return &SSEReader{br: bufio.NewReader(r)} }
@@ -242,9 +252,10 @@ func (s *SSEReader) Next() (data []byte, comment bool, err error) {
 		line = bytes.TrimRight(line, "\r\n")
 		switch {
 		case len(line) == 0:
-			if lines != nil {
-				return bytes.Join(lines, []byte("\n")), false, nil
+			if data := bytes.Join(lines, []byte("\n")); len(data) > 0 {
+				return data, false, nil
 			}
+			lines = nil
 			if sawComment {
 				return nil, true, nil
 			}
@@ -252,6 +263,10 @@ func (s *SSEReader) Next() (data []byte, comment bool, err error) {
 			sawComment = true
 		case bytes.HasPrefix(line, []byte("data:")):
 			lines = append(lines, bytes.TrimPrefix(bytes.TrimPrefix(line, []byte("data:")), []byte(" ")))
+		case bytes.HasPrefix(line, []byte("id:")):
+			s.lastID = string(bytes.TrimPrefix(bytes.TrimPrefix(line, []byte("id:")), []byte(" ")))
+		case bytes.HasPrefix(line, []byte("retry:")):
+			s.retry = string(bytes.TrimPrefix(bytes.TrimPrefix(line, []byte("retry:")), []byte(" ")))
 		default:
 			return nil, false, fmt.Errorf("unexpected event stream line %q", line)
 		}
