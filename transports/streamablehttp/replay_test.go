@@ -23,17 +23,17 @@ func replayRuntime(t *testing.T) (*dispatch.Runtime, *dispatch.Hub) {
 	opts := []dispatch.Option{
 		dispatch.WithLogger(quiet()),
 		dispatch.WithSubscriptions(hub),
-		dispatch.WithResourceTemplate(dispatch.ResourceTemplate{URITemplate: "test://r/{n}", Name: "r"}, func(_ context.Context, req *dispatch.ReadResourceRequest) (*dispatch.ReadResourceResult, error) {
-			return &dispatch.ReadResourceResult{Contents: []*dispatch.ResourceContents{dispatch.TextContents(req.URI, "text/plain", "v")}}, nil
+		dispatch.WithResourceTemplate(mcp.ResourceTemplate{URITemplate: "test://r/{n}", Name: "r"}, func(_ context.Context, req *dispatch.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{mcp.TextContents(req.URI, "text/plain", "v")}}, nil
 		}),
-		dispatch.WithTool(dispatch.Tool{Name: "reconnect"}, func(ctx context.Context, _ *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		dispatch.WithTool(mcp.Tool{Name: "reconnect"}, func(ctx context.Context, _ *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			if !dispatch.CloseStream(ctx) {
-				return dispatch.TextResult("stream kept"), nil
+				return mcp.TextResult("stream kept"), nil
 			}
-			return dispatch.TextResult("after the stream closed"), nil
+			return mcp.TextResult("after the stream closed"), nil
 		}),
 	}
-	rt, err := dispatch.New(dispatch.Implementation{Name: "replay", Version: "1.0.0"}, opts...)
+	rt, err := dispatch.New(mcp.Implementation{Name: "replay", Version: "1.0.0"}, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,10 +209,10 @@ func TestServerClosesStreamAndClientResumes(t *testing.T) {
 func TestDroppedPostStreamResumes(t *testing.T) {
 	forEachTarget(t, func(t *testing.T, tg target) {
 		release := make(chan struct{})
-		rt, err := dispatch.New(dispatch.Implementation{Name: "replay", Version: "1.0.0"},
+		rt, err := dispatch.New(mcp.Implementation{Name: "replay", Version: "1.0.0"},
 			dispatch.WithLogger(quiet()),
-			dispatch.WithTool(dispatch.Tool{Name: "steps"}, func(ctx context.Context, _ *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
-				if err := dispatch.ReportProgress(ctx, dispatch.Progress{Progress: 1, Total: 2}); err != nil {
+			dispatch.WithTool(mcp.Tool{Name: "steps"}, func(ctx context.Context, _ *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
+				if err := dispatch.ReportProgress(ctx, mcp.Progress{Progress: 1, Total: 2}); err != nil {
 					return nil, err
 				}
 				select {
@@ -220,10 +220,10 @@ func TestDroppedPostStreamResumes(t *testing.T) {
 				case <-ctx.Done():
 					return nil, ctx.Err()
 				}
-				if err := dispatch.ReportProgress(ctx, dispatch.Progress{Progress: 2, Total: 2}); err != nil {
+				if err := dispatch.ReportProgress(ctx, mcp.Progress{Progress: 2, Total: 2}); err != nil {
 					return nil, err
 				}
-				return dispatch.TextResult("all steps done"), nil
+				return mcp.TextResult("all steps done"), nil
 			}))
 		if err != nil {
 			t.Fatal(err)

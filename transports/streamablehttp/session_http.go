@@ -1,5 +1,8 @@
 package streamablehttp
 
+// Initialize-era sessions on the wire: the Mcp-Session-Id header, the GET
+// stream, DELETE.
+
 import (
 	"net/http"
 	"strings"
@@ -98,7 +101,7 @@ func (h *Handler) prepareSessionMethod(req *Request) (*Prepared, *Response) {
 		p.getStream = hs.log.open(false, jsonrpc.NullID)
 	}
 	if !p.resumePost { // a resumed POST stream is not the session's GET stream
-		if err := h.sessions.attach(hs, p, resume, h.o.writeTimeout); err != nil {
+		if err := h.sessions.attach(hs, p, resume, h.o.limits.WriteTimeout); err != nil {
 			h.sessions.release(hs)
 			return nil, errorResponse(http.StatusConflict, jsonrpc.NullID, errStreamOpenRPC)
 		}

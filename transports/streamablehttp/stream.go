@@ -1,5 +1,8 @@
 package streamablehttp
 
+// StreamResponse: an answer written as an event stream, pulled one event
+// at a time.
+
 import (
 	"context"
 	"errors"
@@ -197,9 +200,9 @@ func (s *StreamResponse) Next(ctx context.Context) ([]byte, error) {
 		return s.emit(f, false), nil
 	}
 	if s.timer == nil {
-		s.timer = time.NewTimer(s.h.o.keepAlive)
+		s.timer = time.NewTimer(s.h.o.limits.KeepAlive)
 	} else {
-		s.timer.Reset(s.h.o.keepAlive)
+		s.timer.Reset(s.h.o.limits.KeepAlive)
 	}
 	var closeCh <-chan struct{}
 	if s.resumable() && !s.detached {
@@ -282,9 +285,9 @@ func (s *StreamResponse) nextSession(ctx context.Context) ([]byte, error) {
 			return s.emit(frame, false), nil
 		}
 		if s.timer == nil {
-			s.timer = time.NewTimer(s.h.o.keepAlive)
+			s.timer = time.NewTimer(s.h.o.limits.KeepAlive)
 		} else {
-			s.timer.Reset(s.h.o.keepAlive)
+			s.timer.Reset(s.h.o.limits.KeepAlive)
 		}
 		select {
 		case <-hs.wake:
@@ -362,9 +365,9 @@ func (s *StreamResponse) nextResumed(ctx context.Context) ([]byte, error) {
 					return nil, io.EOF
 				}
 				if s.timer == nil {
-					s.timer = time.NewTimer(s.h.o.keepAlive)
+					s.timer = time.NewTimer(s.h.o.limits.KeepAlive)
 				} else {
-					s.timer.Reset(s.h.o.keepAlive)
+					s.timer.Reset(s.h.o.limits.KeepAlive)
 				}
 				select {
 				case <-r.wait:
