@@ -1,7 +1,6 @@
 package testkit
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/base64"
@@ -11,10 +10,12 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/internal/sse"
 	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/transports/streamablehttp"
 )
@@ -218,10 +219,10 @@ func checkedFrame(t testing.TB, raw []byte, method, version string) *Frame {
 }
 
 // SSEReader reads a text/event-stream one event at a time, for tests that
-// act between events. Like an EventSource it dispatches no event without
-// data (a priming event, SEP-1699) but keeps its id and retry.
+// act between events. It holds the server to what snodo-go writes: data
+// lines and comments only, each event ended by a blank line.
 type SSEReader struct {
-	br     *bufio.Reader
+	r      *sse.Reader
 	lastID string
 	retry  string
 }
@@ -230,47 +231,67 @@ type SSEReader struct {
 // none), what a client sends as Last-Event-ID to resume the stream.
 func (s *SSEReader) LastEventID() string { return s.lastID }
 
-// Retry is the last retry field read ("" for none).
+// Retry is the last reconnection delay read, in milliseconds ("" for
+// none).
 func (s *SSEReader) Retry() string { return s.retry }
 
+// maxSSEEvent bounds one event a test reads.
+const maxSSEEvent = 64 << 20
+
 // NewSSEReader reads events from r.
-func NewSSEReader(r io.Reader) *SSEReader { return &SSEReader{br: bufio.NewReader(r)} }
+func NewSSEReader(r io.Reader) *SSEReader {
+	sr := sse.NewReader(&endChecker{r: r}, maxSSEEvent)
+	sr.Comments, sr.Strict = true, true
+	return &SSEReader{r: sr}
+}
 
 // Next returns the next event's data, or comment=true for a comment
 // block. It returns io.EOF at the end of the stream.
+//
+// Like an EventSource it keeps an event's id and retry, and dispatches no
+// event without data (the priming event of SEP-1699 carries only an id
+// and a retry): it reads on to the next one.
 func (s *SSEReader) Next() (data []byte, comment bool, err error) {
-	var lines [][]byte
-	sawComment := false
 	for {
-		line, err := s.br.ReadBytes('\n')
-		if err != nil {
-			if errors.Is(err, io.EOF) && len(line) == 0 && lines == nil && !sawComment {
-				return nil, false, io.EOF
-			}
-			return nil, false, fmt.Errorf("event stream ended inside an event: %w", err)
-		}
-		line = bytes.TrimRight(line, "\r\n")
+		ev, err := s.r.Next()
 		switch {
-		case len(line) == 0:
-			if data := bytes.Join(lines, []byte("\n")); len(data) > 0 {
-				return data, false, nil
-			}
-			lines = nil
-			if sawComment {
-				return nil, true, nil
-			}
-		case line[0] == ':':
-			sawComment = true
-		case bytes.HasPrefix(line, []byte("data:")):
-			lines = append(lines, bytes.TrimPrefix(bytes.TrimPrefix(line, []byte("data:")), []byte(" ")))
-		case bytes.HasPrefix(line, []byte("id:")):
-			s.lastID = string(bytes.TrimPrefix(bytes.TrimPrefix(line, []byte("id:")), []byte(" ")))
-		case bytes.HasPrefix(line, []byte("retry:")):
-			s.retry = string(bytes.TrimPrefix(bytes.TrimPrefix(line, []byte("retry:")), []byte(" ")))
-		default:
-			return nil, false, fmt.Errorf("unexpected event stream line %q", line)
+		case err != nil:
+			return nil, false, err
+		case ev.Comment:
+			return nil, true, nil
+		case ev.Type != "":
+			return nil, false, fmt.Errorf("event stream event with a type: %+v", ev)
+		}
+		if ev.ID != "" {
+			s.lastID = ev.ID
+		}
+		if ev.Retry > 0 {
+			s.retry = strconv.FormatInt(ev.Retry.Milliseconds(), 10)
+		}
+		if len(ev.Data) > 0 {
+			return ev.Data, false, nil
 		}
 	}
+}
+
+// endChecker reports a stream that ends inside an event (after a line
+// that is not blank) as an error, not as the event the format delivers.
+type endChecker struct {
+	r    io.Reader
+	last [2]byte // the stream's last two bytes
+	n    int
+}
+
+func (e *endChecker) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	for _, b := range p[:n] {
+		e.last[0], e.last[1] = e.last[1], b
+		e.n++
+	}
+	if errors.Is(err, io.EOF) && e.n > 0 && (e.last[1] != '\n' || e.n > 1 && e.last[0] != '\n') {
+		return n, fmt.Errorf("event stream ended inside an event: %w", io.ErrUnexpectedEOF)
+	}
+	return n, err
 }
 
 // HTTPServer is a native listener started for a test, with the

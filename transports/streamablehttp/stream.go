@@ -55,9 +55,11 @@ var errStreamClosed = errors.New("streamablehttp: stream closed")
 
 // Chunks of the event stream. Frames are compact ASCII JSON, so one data
 // line carries each.
-var keepaliveComment = []byte(": keepalive\n\n")
+var keepaliveComment = sse.AppendComment(nil, "keepalive")
 
-func sseEvent(frame []byte) []byte { return sse.Event{Data: frame}.Bytes() }
+func sseEvent(frame []byte) []byte {
+	return sse.AppendEvent(make([]byte, 0, len(frame)+8), sse.Event{Data: frame})
+}
 
 func newStream(h *Handler, p *Prepared, first []byte) *StreamResponse {
 	s := &StreamResponse{h: h, p: p, pending: first}
@@ -84,14 +86,14 @@ func (s *StreamResponse) emit(frame []byte, final bool) []byte {
 	}
 	seq := s.log.add(s.sid, frame, final)
 	s.sentSeq = seq
-	return sse.Event{ID: eventID(s.sid, seq), Data: frame}.Bytes()
+	return sse.AppendEvent(nil, sse.Event{ID: eventID(s.sid, seq), Data: frame})
 }
 
 // primingEvent is the first event of a 2025-11-25 stream: an id to
 // resume from, the reconnection delay, and no data.
 func (s *StreamResponse) primingEvent() []byte {
 	s.priming = false
-	return sse.Event{ID: eventID(s.sid, 0), Retry: s.h.sessions.cfg.RetryDelay}.Bytes()
+	return sse.AppendEvent(nil, sse.Event{ID: eventID(s.sid, 0), Retry: s.h.sessions.cfg.RetryDelay})
 }
 
 // resumable reports whether the stream outlives its connection: a POST
@@ -336,7 +338,7 @@ func (s *StreamResponse) resumeLog() []byte {
 	e := s.queue[0]
 	s.queue = s.queue[1:]
 	s.sentSeq = e.seq
-	return sse.Event{ID: eventID(e.stream, e.seq), Data: e.frame}.Bytes()
+	return sse.AppendEvent(nil, sse.Event{ID: eventID(e.stream, e.seq), Data: e.frame})
 }
 
 // nextResumed is Next for a POST stream resumed on a GET: the events the
@@ -395,6 +397,6 @@ func (s *StreamResponse) nextResumed(ctx context.Context) ([]byte, error) {
 			}
 			s.p.finish()
 		}
-		return sse.Event{ID: eventID(e.stream, e.seq), Data: e.frame}.Bytes(), nil
+		return sse.AppendEvent(nil, sse.Event{ID: eventID(e.stream, e.seq), Data: e.frame}), nil
 	}
 }
