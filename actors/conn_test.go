@@ -42,7 +42,9 @@ func TestNegotiatedVersionAppliesToLaterMessages(t *testing.T) {
 	rt, err := dispatch.New(mcp.Implementation{Name: "t", Version: "1"}, dispatch.WithLogger(logger),
 		dispatch.WithProtocolVersions(mcp.Version20260728, mcp.Version20251125, mcp.Version20250618),
 		dispatch.WithTool(mcp.Tool{Name: "t", Icons: []mcp.Icon{{Src: "https://example.com/t.png"}}},
-			func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) { return mcp.TextResult("t"), nil }))
+			func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
+				return mcp.TextResult("t"), nil
+			}))
 	if err != nil {
 		t.Fatal(err)
 	}
