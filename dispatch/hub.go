@@ -6,6 +6,8 @@ import (
 	"sync"
 
 	"github.com/snodo-go/snodo/instrumentation"
+	"github.com/snodo-go/snodo/internal/guard"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 // Overflow says what a Hub does when an event arrives for a listener
@@ -66,7 +68,7 @@ func NewHub(opts HubOptions) *Hub {
 	if opts.MaxBuffer <= 0 {
 		opts.MaxBuffer = DefaultHubBuffer
 	}
-	h := &Hub{maxBuffer: opts.MaxBuffer, overflow: opts.Overflow, sink: instrumentation.Guard(opts.Sink, nil),
+	h := &Hub{maxBuffer: opts.MaxBuffer, overflow: opts.Overflow, sink: guard.Sink(opts.Sink, nil),
 		listeners: map[*HubListener]struct{}{}, byURI: map[string]map[*HubListener]struct{}{}}
 	for i := range h.byKind {
 		h.byKind[i] = map[*HubListener]struct{}{}
@@ -114,7 +116,7 @@ func (h *Hub) Stats() HubStats {
 
 // OpenSubscription implements [SubscriptionSource]: it attaches a
 // listener for req.Filter and accepts all of it.
-func (h *Hub) OpenSubscription(_ context.Context, req *SubscriptionRequest) (Subscription, SubscriptionFilter, error) {
+func (h *Hub) OpenSubscription(_ context.Context, req *SubscriptionRequest) (Subscription, mcp.SubscriptionFilter, error) {
 	return h.Attach(req.Filter, req.Wake), req.Filter, nil
 }
 
@@ -122,7 +124,7 @@ func (h *Hub) OpenSubscription(_ context.Context, req *SubscriptionRequest) (Sub
 // blocking and outside the hub's lock, when the listener had nothing to
 // return from Next and now has (an event, or its completion). Close the
 // listener when done with it.
-func (h *Hub) Attach(f SubscriptionFilter, wake func()) *HubListener {
+func (h *Hub) Attach(f mcp.SubscriptionFilter, wake func()) *HubListener {
 	if wake == nil {
 		wake = func() {}
 	}

@@ -7,14 +7,16 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/instrumentation"
+	"github.com/snodo-go/snodo/internal/tracectx"
 	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 // WithInstrumentation sets the sink that hears about every call the
 // Runtime executes: DispatchStart before it runs, then DispatchStop with
 // its duration and outcome, or DispatchException when application code
 // panicked. The sink never sees arguments, results or principals, and a
-// panic in it is contained (see [instrumentation.Guard]). Give the same
+// panic in it is contained (see internal/guard). Give the same
 // sink to the supervisor (supervisor.WithInstrumentation) to hear about
 // the executor and subscriptions too.
 //
@@ -54,7 +56,7 @@ func (ri *RequestInfo) TraceContext() instrumentation.TraceContext {
 	if raw, ok := jsonrpc.Member(ri.Meta, "tracestate"); ok {
 		state, _ = jsonrpc.Unquote(raw)
 	}
-	return instrumentation.NewTraceContext(parent, state)
+	return tracectx.New(parent, state)
 }
 
 // executeInstrumented is Execute with events: the sink's context reaches
@@ -81,7 +83,7 @@ func (rt *Runtime) executeInstrumented(ctx context.Context, c *Call) Outcome {
 	}
 	stop := instrumentation.DispatchStop{Call: call, Duration: d, Outcome: instrumentation.OutcomeResult}
 	switch r := ex.result.(type) {
-	case *CallToolResult:
+	case *mcp.CallToolResult:
 		if r.IsError {
 			stop.Outcome = instrumentation.OutcomeToolError
 		}
@@ -144,11 +146,11 @@ func (rt *Runtime) componentOf(c *Call) string {
 			return ""
 		}
 		switch r.Type {
-		case RefPrompt:
+		case mcp.RefPrompt:
 			if _, ok := snap.prompts[r.Name]; ok {
 				return r.Name
 			}
-		case RefResource:
+		case mcp.RefResource:
 			for _, t := range snap.templates {
 				if t.template.URITemplate == r.URI {
 					return r.URI

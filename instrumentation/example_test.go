@@ -7,6 +7,7 @@ import (
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/instrumentation"
 	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/testkit"
 )
 
@@ -21,10 +22,10 @@ func (printSink) DispatchStop(_ context.Context, e instrumentation.DispatchStop)
 // A sink given to the Runtime hears about every call: method, registered
 // component, outcome and trace context, never arguments or results.
 func ExampleSink() {
-	rt, err := dispatch.New(dispatch.Implementation{Name: "demo", Version: "1"},
+	rt, err := dispatch.New(mcp.Implementation{Name: "demo", Version: "1"},
 		dispatch.WithInstrumentation(printSink{}),
-		dispatch.WithTool(dispatch.Tool{Name: "echo"}, func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
-			return dispatch.TextResult("hi"), nil
+		dispatch.WithTool(mcp.Tool{Name: "echo"}, func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.TextResult("hi"), nil
 		}))
 	if err != nil {
 		panic(err)
@@ -36,14 +37,4 @@ func ExampleSink() {
 	rt.Dispatch(context.Background(), &dispatch.Request{Message: msg})
 	// Output:
 	// tools/call echo result true
-}
-
-func ExampleNewTraceContext() {
-	tc := instrumentation.NewTraceContext("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "rojo=00f067aa0ba902b7")
-	fmt.Println(tc.IsValid(), tc.TraceState)
-	bad := instrumentation.NewTraceContext("00-00000000000000000000000000000000-00f067aa0ba902b7-01", "rojo=1")
-	fmt.Println(bad.IsValid(), bad.TraceState == "")
-	// Output:
-	// true rojo=00f067aa0ba902b7
-	// false true
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/snodo-go/snodo/client"
 	clientoauth "github.com/snodo-go/snodo/client/oauth"
 	"github.com/snodo-go/snodo/internal/authserver"
+	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/oauth"
 )
 
@@ -172,7 +173,7 @@ func call(t *testing.T, c *client.Client, tool string) (string, error) {
 	if len(res.Content) != 1 {
 		t.Fatalf("%s: %+v", tool, res)
 	}
-	return res.Content[0].Text, nil
+	return mcp.TextOf(res.Content), nil
 }
 
 // callText is call for a tool that must succeed.

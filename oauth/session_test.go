@@ -25,7 +25,7 @@ import (
 func TestRefreshedTokenKeepsItsSession(t *testing.T) {
 	is := newIssuer(t)
 	key := is.addKey(t, jose.RS256, "key-1")
-	rt, err := dispatch.New(dispatch.Implementation{Name: "sessions", Version: "1.0.0"}, dispatch.WithLogger(slog.New(slog.DiscardHandler)))
+	rt, err := dispatch.New(mcp.Implementation{Name: "sessions", Version: "1.0.0"}, dispatch.WithLogger(slog.New(slog.DiscardHandler)))
 	if err != nil {
 		t.Fatal(err)
 	}

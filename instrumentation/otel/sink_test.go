@@ -15,8 +15,10 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/instrumentation"
 	snodootel "github.com/snodo-go/snodo/instrumentation/otel"
 	"github.com/snodo-go/snodo/internal/executor"
+	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/testkit"
 )
 
@@ -26,7 +28,7 @@ type fixture struct {
 	spans  *tracetest.SpanRecorder
 	reader *sdkmetric.ManualReader
 	tp     *sdktrace.TracerProvider
-	sink   *snodootel.Sink
+	sink   instrumentation.Sink
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -71,16 +73,16 @@ func attr(kvs []attribute.KeyValue, key string) string {
 
 func TestSpansFollowTheRequestTraceContext(t *testing.T) {
 	f := newFixture(t)
-	rt, err := dispatch.New(dispatch.Implementation{Name: "otel", Version: "1"},
+	rt, err := dispatch.New(mcp.Implementation{Name: "otel", Version: "1"},
 		dispatch.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
 		dispatch.WithInstrumentation(f.sink),
-		dispatch.WithTool(dispatch.Tool{Name: "echo"}, func(ctx context.Context, _ *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		dispatch.WithTool(mcp.Tool{Name: "echo"}, func(ctx context.Context, _ *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			// The handler's own span nests under the call's.
 			_, inner := f.tp.Tracer("app").Start(ctx, "inner")
 			inner.End()
-			return dispatch.TextResult("hi"), nil
+			return mcp.TextResult("hi"), nil
 		}),
-		dispatch.WithTool(dispatch.Tool{Name: "boom"}, func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		dispatch.WithTool(mcp.Tool{Name: "boom"}, func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			panic("boom")
 		}))
 	if err != nil {
@@ -188,5 +190,17 @@ func TestExecutorAndSubscriptionMetrics(t *testing.T) {
 	}
 	if hist := m["snodo.executor.queue.wait"].Data.(metricdata.Histogram[float64]); hist.DataPoints[0].Count != 2 {
 		t.Fatalf("queue waits recorded %d, want 2", hist.DataPoints[0].Count)
+	}
+}
+
+func TestNewRefusesNilProviders(t *testing.T) {
+	for want, opt := range map[string]snodootel.Option{
+		"otel: WithTracerProvider: nil TracerProvider": snodootel.WithTracerProvider(nil),
+		"otel: WithMeterProvider: nil MeterProvider":   snodootel.WithMeterProvider(nil),
+		"otel: WithPropagator: nil TextMapPropagator":  snodootel.WithPropagator(nil),
+	} {
+		if _, err := snodootel.New(opt); err == nil || err.Error() != want {
+			t.Errorf("New: %v, want %q", err, want)
+		}
 	}
 }

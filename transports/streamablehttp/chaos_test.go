@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/testkit"
 	"github.com/snodo-go/snodo/transports/streamablehttp"
@@ -25,10 +26,10 @@ import (
 func chaosRuntime(t testing.TB, p *testkit.Probe, extra ...dispatch.Option) *dispatch.Runtime {
 	t.Helper()
 	opts := append(p.Options(), dispatch.WithLogger(quiet()), dispatch.WithSubscriptions(dispatch.NewHub(dispatch.HubOptions{})),
-		dispatch.WithTool(dispatch.Tool{Name: "echo"}, func(_ context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
-			return dispatch.TextResult(string(req.Arguments)), nil
+		dispatch.WithTool(mcp.Tool{Name: "echo"}, func(_ context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.TextResult(string(req.Arguments)), nil
 		}))
-	rt, err := dispatch.New(dispatch.Implementation{Name: "chaos", Version: "1"}, append(opts, extra...)...)
+	rt, err := dispatch.New(mcp.Implementation{Name: "chaos", Version: "1"}, append(opts, extra...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +68,7 @@ func TestChaosSlowLorisCrowd(t *testing.T) {
 	// opened, and a loaded machine with the race detector takes seconds.
 	const headTimeout = streamablehttp.DefaultHeadTimeout
 	srv := testkit.StartHTTP(t, chaosRuntime(t, testkit.NewProbe()),
-		streamablehttp.WithHeadTimeout(headTimeout), streamablehttp.WithReadTimeout(time.Minute))
+		streamablehttp.WithListenerLimits(streamablehttp.ListenerLimits{HeadTimeout: headTimeout}), streamablehttp.WithListenerLimits(streamablehttp.ListenerLimits{ReadTimeout: time.Minute}))
 	conns := make([]net.Conn, crowd)
 	dialed := make([]time.Time, crowd)
 	for i := range conns {
@@ -131,7 +132,7 @@ func TestChaosSlowLorisCrowd(t *testing.T) {
 // throughout, and the count of connections returns to what it was.
 func TestChaosConnectionFlood(t *testing.T) {
 	const capacity, flood = 32, 400
-	srv := testkit.StartHTTP(t, chaosRuntime(t, testkit.NewProbe()), streamablehttp.WithMaxConnections(capacity))
+	srv := testkit.StartHTTP(t, chaosRuntime(t, testkit.NewProbe()), streamablehttp.WithListenerLimits(streamablehttp.ListenerLimits{MaxConnections: capacity}))
 	// The bystander holds one kept-alive connection from before the flood.
 	others := startBystander(t, srv.URL())
 	testkit.WaitTree(t, srv.Sup, func(n *supervisor.Node) bool { return attr(listenerNode(n), "connections") == 1 })
@@ -401,16 +402,16 @@ func TestChaosStalledReaderHitsTheWriteTimeout(t *testing.T) {
 	const writeTimeout = 200 * time.Millisecond
 	flooding := make(chan error, 1)
 	rt := chaosRuntime(t, testkit.NewProbe(), dispatch.WithLimits(dispatch.Limits{MaxProgressUpdates: 100_000, MaxProgressMessageBytes: 4096}),
-		dispatch.WithTool(dispatch.Tool{Name: "flood"}, func(ctx context.Context, _ *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		dispatch.WithTool(mcp.Tool{Name: "flood"}, func(ctx context.Context, _ *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			msg := strings.Repeat("x", 4000)
 			for i := 1; ; i++ {
-				if err := dispatch.ReportProgress(ctx, dispatch.Progress{Progress: float64(i), Message: msg}); err != nil {
+				if err := dispatch.ReportProgress(ctx, mcp.Progress{Progress: float64(i), Message: msg}); err != nil {
 					flooding <- err
 					return nil, err
 				}
 			}
 		}))
-	h := newHandler(t, rt, streamablehttp.WithPath("/mcp"), streamablehttp.WithWriteTimeout(writeTimeout))
+	h := newHandler(t, rt, streamablehttp.WithPath("/mcp"), streamablehttp.WithLimits(streamablehttp.Limits{WriteTimeout: writeTimeout}))
 	ts := httptest.NewUnstartedServer(h)
 	ts.Listener = smallBuffers{ts.Listener}
 	ts.Start()
