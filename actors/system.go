@@ -30,7 +30,7 @@ type system struct {
 	root      *actor.PID
 	rootDone  chan struct{} // closed once the root has stopped, for whatever reason
 	base      context.Context
-	hooks     tree.AppHooks
+	hooks     tree.AppHooks // the application part's hooks; hooks.Late extends lateMessages
 	logger    *slog.Logger
 	exec      *executor.Executor
 	strategy  actor.SupervisorStrategy // stop, never restart; shared by every actor
@@ -72,14 +72,7 @@ func newSystem(cfg tree.SystemConfig) (*system, error) {
 			actor.WithDeadLetterRequestLogging(false),
 		)
 	}
-	s.deadSub = s.sys.EventStream.Subscribe(func(evt any) {
-		if dl, ok := evt.(*actor.DeadLetterEvent); ok && s.ours(dl.PID) {
-			if _, expected := dl.Message.(actor.IgnoreDeadLetterLogging); !expected {
-				s.deadLetters.Add(1)
-				s.logger.Warn("snodo: message reached a stopped actor", "to", dl.PID.String(), "message", fmt.Sprintf("%T", dl.Message))
-			}
-		}
-	})
+	s.deadSub = s.sys.EventStream.Subscribe(s.countDeadLetter)
 	pid, err := s.sys.Root.SpawnNamed(s.props(func() actor.Actor { return newRootActor(s, cfg.Parent) }, actor.WithGuardian(guardianStrategy)), s.rootID)
 	if err != nil {
 		s.sys.EventStream.Unsubscribe(s.deadSub)
@@ -113,8 +106,9 @@ func (s *system) ActorSystem() *actor.ActorSystem { return s.sys }
 func (s *system) Executor() *executor.Executor { return s.exec }
 
 // UnexpectedDeadLetters counts messages that reached a stopped actor and
-// were not of a kind that may legitimately arrive late. Tests assert it is
-// zero: a dead letter there is a lifecycle bug goleak cannot see.
+// were not of a kind listed as one that may legitimately arrive late
+// (actors/deadletters.go). Tests assert it is zero: a dead letter there
+// is a lifecycle bug goleak cannot see.
 func (s *system) UnexpectedDeadLetters() int64 { return s.deadLetters.Load() }
 
 // Claim reserves name for v until the returned release is called.
