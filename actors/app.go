@@ -43,7 +43,6 @@ func (s *system) Application() (tree.Application, error) {
 // PID is the application node's actor.
 func (n *appNode) PID() *actor.PID { return n.pid }
 
-
 // Spawn starts props under the application node.
 func (n *appNode) Spawn(name string, props *actor.Props, restart actor.SupervisorStrategy) (*actor.PID, error) {
 	switch {
@@ -111,10 +110,10 @@ func (*startCall) IgnoreDeadLetterLogging() {}
 // that stops ends every call still waiting for it.
 type appActor struct {
 	s        *system
-	kids     map[string]*appKid       // by actor id: actors started with Spawn
-	calls    map[string]*callEntry    // by call actor id
+	kids     map[string]*appKid               // by actor id: actors started with Spawn
+	calls    map[string]*callEntry            // by call actor id
 	byTarget map[string]map[string]*callEntry // target id → its calls
-	watched  map[string]*actor.PID    // targets the application started itself
+	watched  map[string]*actor.PID            // targets the application started itself
 	stopping bool
 	calling  requestSpawner // call actors: leaves on the inline dispatcher
 	started  int64          // calls started since the node started

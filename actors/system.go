@@ -39,9 +39,10 @@ type system struct {
 	deadLetters atomic.Int64 // dead letters that were not expected
 	deadSub     *eventstream.Subscription
 
-	mu     sync.Mutex
-	closed bool
-	names  map[string]any // claimed with Claim
+	mu      sync.Mutex
+	closed  bool           // no more children: Close was called, or the root is closing by itself
+	closing bool           // Close was called
+	names   map[string]any // claimed with Claim
 
 	appMu sync.Mutex
 	app   *appNode // started on first use
@@ -143,12 +144,15 @@ func (s *system) Named(name string) (any, bool) {
 // system only the tree's own actors stop.
 func (s *system) Close(ctx context.Context) error {
 	s.mu.Lock()
-	if s.closed {
+	if s.closing {
 		s.mu.Unlock()
 		return nil
 	}
-	s.closed = true
-	s.send(s.root, &closeRoot{})
+	s.closing = true
+	if !s.closed {
+		s.closed = true
+		s.send(s.root, &closeRoot{})
+	}
 	s.mu.Unlock()
 	var err error
 	select {
