@@ -7,10 +7,12 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/testkit"
 )
@@ -41,9 +43,23 @@ func (a *gateActor) Receive(c actor.Context) {
 		for i, m := range a.held {
 			var args struct{ N int }
 			_ = json.Unmarshal(m.Request.Arguments, &args)
-			c.Send(m.ReplyTo, &supervisor.ToolResult{Result: dispatch.TextResult(fmt.Sprintf("%d:%d", args.N, i))})
+			c.Send(m.ReplyTo, &supervisor.ToolResult{Result: mcp.TextResult(fmt.Sprintf("%d:%d", args.N, i))})
 		}
 		a.held = nil
+	}
+}
+
+// receive returns the next value on c, failing the test if none comes
+// in time.
+func receive[T any](t *testing.T, c <-chan T) T {
+	t.Helper()
+	select {
+	case v := <-c:
+		return v
+	case <-time.After(testkit.DefaultTimeout):
+		t.Fatal("nothing arrived in time")
+		var zero T
+		return zero
 	}
 }
 
@@ -107,10 +123,10 @@ func TestThousandCallsToOneLongLivedActor(t *testing.T) {
 	var gate *actor.PID
 	sup, srv := actorTree(t, []supervisor.Option{supervisor.WithLimits(supervisor.Limits{MaxConcurrency: concurrentCalls})}, func(sup *supervisor.Supervisor) {
 		gate = spawn(t, sup, "gate", actor.PropsFromProducer(func() actor.Actor { return &gateActor{full: full} }), nil)
-	}, dispatch.WithTool(dispatch.Tool{Name: "wait"}, supervisor.Named("gate").Tool()))
+	}, dispatch.WithTool(mcp.Tool{Name: "wait"}, supervisor.Named("gate").Tool()))
 
 	sendCalls(t, srv, "wait", concurrentCalls)
-	order := <-full
+	order := receive(t, full)
 
 	// During: every call is in flight, under the application node, all
 	// waiting for the gate, which holds them all.
@@ -197,7 +213,7 @@ func (a *oneCall) Receive(c actor.Context) {
 	case *release:
 		var args struct{ N int }
 		_ = json.Unmarshal(a.call.Request.Arguments, &args)
-		c.Send(a.call.ReplyTo, &supervisor.ToolResult{Result: dispatch.TextResult(fmt.Sprintf("%d:%s", args.N, c.Self().Id))})
+		c.Send(a.call.ReplyTo, &supervisor.ToolResult{Result: mcp.TextResult(fmt.Sprintf("%d:%s", args.N, c.Self().Id))})
 	}
 }
 
@@ -210,10 +226,10 @@ func TestThousandCallsToPerCallActors(t *testing.T) {
 	props := actor.PropsFromProducer(func() actor.Actor { return &oneCall{barrier: b} })
 	sup, srv := actorTree(t, []supervisor.Option{supervisor.WithLimits(supervisor.Limits{MaxConcurrency: concurrentCalls})}, func(sup *supervisor.Supervisor) {
 		b = spawn(t, sup, "barrier", actor.PropsFromProducer(func() actor.Actor { return &barrier{full: full} }), nil)
-	}, dispatch.WithTool(dispatch.Tool{Name: "own"}, supervisor.PerCall(props).Tool()))
+	}, dispatch.WithTool(mcp.Tool{Name: "own"}, supervisor.PerCall(props).Tool()))
 
 	sendCalls(t, srv, "own", concurrentCalls)
-	<-full
+	receive(t, full)
 	app := testkit.Find(sup.Tree(), supervisor.KindApplication)
 	if app == nil || app.Count(supervisor.KindCall) != concurrentCalls || app.Count(supervisor.KindActor) != concurrentCalls+1 {
 		t.Fatalf("during: %d calls and %d actors", app.Count(supervisor.KindCall), app.Count(supervisor.KindActor))

@@ -15,6 +15,7 @@ import (
 
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/testkit"
 )
@@ -108,7 +109,7 @@ func (a *roomActor) Receive(c actor.Context) {
 			return
 		}
 		a.said = append(a.said, args.Text)
-		c.Respond(&supervisor.ToolResult{Result: dispatch.TextResult(fmt.Sprintf("%d: %s", len(a.said), args.Text))})
+		c.Respond(&supervisor.ToolResult{Result: mcp.TextResult(fmt.Sprintf("%d: %s", len(a.said), args.Text))})
 	}
 }
 
@@ -124,7 +125,7 @@ func restartAlways() actor.SupervisorStrategy {
 func TestNamedActorReplyErrorAndPanic(t *testing.T) {
 	_, srv := actorTree(t, nil, func(sup *supervisor.Supervisor) {
 		spawn(t, sup, "room", actor.PropsFromProducer(func() actor.Actor { return &roomActor{} }), restartAlways())
-	}, dispatch.WithTool(dispatch.Tool{Name: "say"}, supervisor.Named("room").Tool()))
+	}, dispatch.WithTool(mcp.Tool{Name: "say"}, supervisor.Named("room").Tool()))
 
 	if got := toolText(t, callTool(t, srv, "say", map[string]any{"text": "hi"})); got != "1: hi" {
 		t.Fatalf("first reply %q", got)
@@ -153,7 +154,7 @@ func TestNamedActorReplyErrorAndPanic(t *testing.T) {
 func TestNamedActorDeath(t *testing.T) {
 	_, srv := actorTree(t, nil, func(sup *supervisor.Supervisor) {
 		spawn(t, sup, "room", actor.PropsFromProducer(func() actor.Actor { return &roomActor{} }), nil)
-	}, dispatch.WithTool(dispatch.Tool{Name: "say"}, supervisor.Named("room").Tool()))
+	}, dispatch.WithTool(mcp.Tool{Name: "say"}, supervisor.Named("room").Tool()))
 
 	f := callTool(t, srv, "say", map[string]any{"text": "leave"})
 	if f.Error == nil || f.Error.Code != jsonrpc.CodeInternalError || f.Result != nil {
@@ -186,7 +187,7 @@ func (a *perCallActor) Receive(c actor.Context) {
 			c.Stop(c.Self())
 			return
 		}
-		c.Respond(&supervisor.ToolResult{Result: dispatch.TextResult(args.Text + " from " + c.Self().Id)})
+		c.Respond(&supervisor.ToolResult{Result: mcp.TextResult(args.Text + " from " + c.Self().Id)})
 	}
 }
 
@@ -196,7 +197,7 @@ func TestPerCallActors(t *testing.T) {
 	var mu sync.Mutex
 	var seen []string
 	props := actor.PropsFromProducer(func() actor.Actor { return &perCallActor{mu: &mu, seen: &seen} })
-	sup, srv := actorTree(t, nil, nil, dispatch.WithTool(dispatch.Tool{Name: "once"}, supervisor.PerCall(props).Tool()))
+	sup, srv := actorTree(t, nil, nil, dispatch.WithTool(mcp.Tool{Name: "once"}, supervisor.PerCall(props).Tool()))
 
 	a := toolText(t, callTool(t, srv, "once", map[string]any{"text": "a"}))
 	b := toolText(t, callTool(t, srv, "once", map[string]any{"text": "b"}))
@@ -240,7 +241,7 @@ func TestPIDTarget(t *testing.T) {
 	host := hostSystem()
 	pid := host.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return &roomActor{} }))
 	_, srv := actorTree(t, []supervisor.Option{supervisor.WithActorSystem(host, nil)}, nil,
-		dispatch.WithTool(dispatch.Tool{Name: "say"}, supervisor.PID(pid).Tool()))
+		dispatch.WithTool(mcp.Tool{Name: "say"}, supervisor.PID(pid).Tool()))
 	if got := toolText(t, callTool(t, srv, "say", map[string]any{"text": "hi"})); got != "1: hi" {
 		t.Fatalf("reply %q", got)
 	}
@@ -270,11 +271,11 @@ func (a *holdActor) Receive(c actor.Context) {
 		a.held = append(a.held, m.ReplyTo)
 		a.seen <- "call"
 	case *supervisor.Cancelled:
-		c.Send(m.ReplyTo, &supervisor.ToolResult{Result: dispatch.TextResult("too late")})
+		c.Send(m.ReplyTo, &supervisor.ToolResult{Result: mcp.TextResult("too late")})
 		a.seen <- "cancelled: " + m.Reason.Error()
 	case *answerHeld:
 		for _, to := range a.held {
-			c.Send(to, &supervisor.ToolResult{Result: dispatch.TextResult("answered")})
+			c.Send(to, &supervisor.ToolResult{Result: mcp.TextResult("answered")})
 		}
 		a.held = nil
 	}
@@ -300,7 +301,7 @@ func TestCancelledCallReachesTheActorAndALateReplyIsDropped(t *testing.T) {
 	var hold *actor.PID
 	sup, srv := actorTree(t, nil, func(sup *supervisor.Supervisor) {
 		hold = spawn(t, sup, "hold", actor.PropsFromProducer(func() actor.Actor { return &holdActor{seen: seen} }), nil)
-	}, dispatch.WithTool(dispatch.Tool{Name: "hold"}, supervisor.Named("hold").Tool()))
+	}, dispatch.WithTool(mcp.Tool{Name: "hold"}, supervisor.Named("hold").Tool()))
 
 	srv.Send(t, testkit.Request(7, "tools/call", map[string]any{"name": "hold"}))
 	expect(t, seen, "call")
@@ -331,7 +332,7 @@ func TestCancelledCallReachesTheActorAndALateReplyIsDropped(t *testing.T) {
 func TestCancelledPerCallActor(t *testing.T) {
 	seen := make(chan string, 16)
 	props := actor.PropsFromProducer(func() actor.Actor { return &holdActor{seen: seen} })
-	sup, srv := actorTree(t, nil, nil, dispatch.WithTool(dispatch.Tool{Name: "hold"}, supervisor.PerCall(props).Tool()))
+	sup, srv := actorTree(t, nil, nil, dispatch.WithTool(mcp.Tool{Name: "hold"}, supervisor.PerCall(props).Tool()))
 	srv.Send(t, testkit.Request(1, "tools/call", map[string]any{"name": "hold"}))
 	expect(t, seen, "call")
 	testkit.WaitTree(t, sup, func(n *supervisor.Node) bool {
@@ -354,7 +355,7 @@ func TestCallDeadlineReachesTheActor(t *testing.T) {
 	seen := make(chan string, 16)
 	_, srv := actorTree(t, []supervisor.Option{supervisor.WithLimits(supervisor.Limits{RequestTimeout: 200 * time.Millisecond})}, func(sup *supervisor.Supervisor) {
 		spawn(t, sup, "hold", actor.PropsFromProducer(func() actor.Actor { return &holdActor{seen: seen} }), nil)
-	}, dispatch.WithTool(dispatch.Tool{Name: "hold"}, supervisor.Named("hold").Tool()))
+	}, dispatch.WithTool(mcp.Tool{Name: "hold"}, supervisor.Named("hold").Tool()))
 	f := callTool(t, srv, "hold", nil)
 	if f.Error == nil || f.Error.Code != jsonrpc.CodeInternalError || !strings.Contains(f.Error.Message, "timed out") {
 		t.Fatalf("deadline: %+v", f)
@@ -369,7 +370,7 @@ func TestDisconnectReachesTheActor(t *testing.T) {
 	seen := make(chan string, 16)
 	_, srv := actorTree(t, nil, func(sup *supervisor.Supervisor) {
 		spawn(t, sup, "hold", actor.PropsFromProducer(func() actor.Actor { return &holdActor{seen: seen} }), nil)
-	}, dispatch.WithTool(dispatch.Tool{Name: "hold"}, supervisor.Named("hold").Tool()))
+	}, dispatch.WithTool(mcp.Tool{Name: "hold"}, supervisor.Named("hold").Tool()))
 	srv.Send(t, testkit.Request(1, "tools/call", map[string]any{"name": "hold"}))
 	expect(t, seen, "call")
 	srv.Client.ExpectStop()
@@ -382,14 +383,14 @@ type reporter struct{}
 
 func (reporter) Receive(c actor.Context) {
 	if m, ok := c.Message().(*supervisor.ToolCall); ok {
-		if err := m.Progress(dispatch.Progress{Progress: 1, Total: 2, Message: "half"}); err != nil {
+		if err := m.Progress(mcp.Progress{Progress: 1, Total: 2, Message: "half"}); err != nil {
 			c.Respond(&supervisor.CallError{Err: err})
 			return
 		}
 		m.Logger().Info("working", "step", 1)
 		m.Logger().Debug("below the level the request asked for")
-		c.Respond(&supervisor.ToolResult{Result: dispatch.TextResult("done")})
-		if err := m.Progress(dispatch.Progress{Progress: 2}); !errors.Is(err, supervisor.ErrCallEnded) {
+		c.Respond(&supervisor.ToolResult{Result: mcp.TextResult("done")})
+		if err := m.Progress(mcp.Progress{Progress: 2}); !errors.Is(err, supervisor.ErrCallEnded) {
 			panic(fmt.Sprintf("progress after the reply: %v", err))
 		}
 	}
@@ -400,7 +401,7 @@ func (reporter) Receive(c actor.Context) {
 func TestActorProgressAndLogPrecedeTheReply(t *testing.T) {
 	_, srv := actorTree(t, nil, func(sup *supervisor.Supervisor) {
 		spawn(t, sup, "reporter", actor.PropsFromProducer(func() actor.Actor { return reporter{} }), nil)
-	}, dispatch.WithLogging(), dispatch.WithTool(dispatch.Tool{Name: "work"}, supervisor.Named("reporter").Tool()))
+	}, dispatch.WithLogging(), dispatch.WithTool(mcp.Tool{Name: "work"}, supervisor.Named("reporter").Tool()))
 	f := srv.Client.Call(t, "tools/call", map[string]any{"name": "work", "_meta": map[string]any{
 		"progressToken": "p1", "io.modelcontextprotocol/logLevel": "info",
 	}})
@@ -429,11 +430,11 @@ func (asker) Receive(c actor.Context) {
 		return
 	}
 	if r, ok := m.Request.Input.Elicitation("name"); ok {
-		c.Respond(&supervisor.ToolResult{Result: dispatch.TextResult("hello " + fmt.Sprint(r.Content["name"]))})
+		c.Respond(&supervisor.ToolResult{Result: mcp.TextResult("hello " + fmt.Sprint(r.Content["name"]))})
 		return
 	}
-	c.Respond(&supervisor.CallError{Err: &dispatch.InputRequired{Requests: map[string]dispatch.InputRequest{
-		"name": dispatch.ElicitForm("Your name?", json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}}}`)),
+	c.Respond(&supervisor.CallError{Err: &dispatch.InputRequired{Requests: map[string]mcp.InputRequest{
+		"name": mcp.ElicitForm("Your name?", json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}}}`)),
 	}}})
 }
 
@@ -443,7 +444,7 @@ func (asker) Receive(c actor.Context) {
 func TestActorAsksForInput(t *testing.T) {
 	_, srv := actorTree(t, nil, func(sup *supervisor.Supervisor) {
 		spawn(t, sup, "asker", actor.PropsFromProducer(func() actor.Actor { return asker{} }), nil)
-	}, dispatch.WithTool(dispatch.Tool{Name: "greet"}, supervisor.Named("asker").Tool()))
+	}, dispatch.WithTool(mcp.Tool{Name: "greet"}, supervisor.Named("asker").Tool()))
 	caps := map[string]any{"io.modelcontextprotocol/clientCapabilities": map[string]any{"elicitation": map[string]any{}}}
 	f := srv.Client.Call(t, "tools/call", map[string]any{"name": "greet", "_meta": caps})
 	var r struct {
@@ -472,12 +473,12 @@ func (library) Receive(c actor.Context) {
 			c.Respond(&supervisor.CallError{Err: dispatch.ErrResourceNotFound})
 			return
 		}
-		c.Respond(&supervisor.ResourceResult{Result: &dispatch.ReadResourceResult{Contents: []*dispatch.ResourceContents{
-			dispatch.TextContents(m.Request.URI, "text/plain", "book "+m.Request.Vars.Get("name")),
+		c.Respond(&supervisor.ResourceResult{Result: &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{
+			mcp.TextContents(m.Request.URI, "text/plain", "book "+m.Request.Vars.Get("name")),
 		}}})
 	case *supervisor.PromptGet:
-		c.Respond(&supervisor.PromptResult{Result: &dispatch.GetPromptResult{Messages: []dispatch.PromptMessage{
-			{Role: dispatch.RoleUser, Content: dispatch.Text("read " + m.Request.Arguments["title"])},
+		c.Respond(&supervisor.PromptResult{Result: &mcp.GetPromptResult{Messages: []mcp.PromptMessage{
+			{Role: mcp.RoleUser, Content: mcp.Text("read " + m.Request.Arguments["title"])},
 		}}})
 	}
 }
@@ -489,9 +490,9 @@ func TestActorResourceAndPrompt(t *testing.T) {
 	_, srv := actorTree(t, nil, func(sup *supervisor.Supervisor) {
 		spawn(t, sup, "library", actor.PropsFromProducer(func() actor.Actor { return library{} }), nil)
 	},
-		dispatch.WithResourceTemplate(dispatch.ResourceTemplate{URITemplate: "book:///{name}", Name: "book"}, lib.Resource()),
-		dispatch.WithPrompt(dispatch.Prompt{Name: "read", Arguments: []dispatch.PromptArgument{{Name: "title"}}}, lib.Prompt()),
-		dispatch.WithTool(dispatch.Tool{Name: "confused"}, lib.Tool()))
+		dispatch.WithResourceTemplate(mcp.ResourceTemplate{URITemplate: "book:///{name}", Name: "book"}, lib.Resource()),
+		dispatch.WithPrompt(mcp.Prompt{Name: "read", Arguments: []mcp.PromptArgument{{Name: "title"}}}, lib.Prompt()),
+		dispatch.WithTool(mcp.Tool{Name: "confused"}, lib.Tool()))
 	f := srv.Client.Call(t, "resources/read", map[string]any{"uri": "book:///dune"})
 	if f.Error != nil || !strings.Contains(string(f.Result), `"text":"book dune"`) {
 		t.Fatalf("read: %+v %s", f.Error, f.Result)

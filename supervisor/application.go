@@ -44,24 +44,6 @@ func WithActorSystem(sys *actor.ActorSystem, parent *actor.PID) Option {
 	}}
 }
 
-// Publisher is where [Publish] messages go: a *dispatch.Hub.
-type Publisher interface {
-	// Publish sends ev to the subscription streams that asked for it.
-	Publish(ev dispatch.Event) (dispatch.PublishResult, error)
-}
-
-// WithHub sets the hub the application node publishes [Publish]
-// messages on; without one they fail with ErrNoHub.
-func WithHub(p Publisher) Option {
-	return option{"WithHub", func(c *config) error {
-		if p == nil {
-			return errors.New("nil hub")
-		}
-		c.hub = p
-		return nil
-	}}
-}
-
 // Describer is implemented by an application actor that describes
 // itself in the tree: Describe returns its node's attributes. It is
 // called on the actor's own goroutine, between two messages, so it may
@@ -73,8 +55,10 @@ type Describer interface {
 
 // Errors of the application node's events.
 var (
-	// ErrNoHub: a Publish reached a tree given no hub (WithHub).
-	ErrNoHub = errors.New("supervisor: the tree has no hub (WithHub)")
+	// ErrNoHub: a Publish reached a tree whose Runtime has no
+	// subscription source that publishes (dispatch.WithSubscriptions
+	// with a hub).
+	ErrNoHub = errors.New("supervisor: the Runtime has no hub to publish on (dispatch.WithSubscriptions)")
 	// ErrNoConnection: no stdio connection of the tree has the name a
 	// Notify gave.
 	ErrNoConnection = errors.New("supervisor: no connection of the tree has that name")
@@ -122,9 +106,14 @@ func (s *Supervisor) ApplicationPID() (*actor.PID, error) {
 // with [WithActorSystem], or the tree's own.
 func (s *Supervisor) ActorSystem() *actor.ActorSystem { return s.sys.ActorSystem() }
 
+// publisher is a subscription source that publishes: the hub.
+type publisher interface {
+	Publish(ev dispatch.Event) (dispatch.PublishResult, error)
+}
+
 // events handles the application node's messages.
 type events struct {
-	hub    Publisher
+	hub    publisher
 	named  func(string) (any, bool)
 	ctx    context.Context
 	cancel context.CancelFunc

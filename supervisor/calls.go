@@ -15,6 +15,7 @@ import (
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/internal/tree"
 	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 // Target names the actor that serves a tool, resource or prompt. Its
@@ -54,7 +55,7 @@ func PerCall(props *actor.Props) Target { return Target{props: props} }
 // Tool returns a tool handler that sends each call to the target as a
 // [*ToolCall].
 func (t Target) Tool() dispatch.ToolHandler {
-	return func(ctx context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+	return func(ctx context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 		reply, err := t.call(ctx, map[string]string{"method": "tools/call", "name": req.Name, "id": req.Info.ID.String()},
 			func(c Call) any { return &ToolCall{Call: c, Request: req} })
 		if err != nil {
@@ -73,7 +74,7 @@ func (t Target) Tool() dispatch.ToolHandler {
 // Resource returns a resource handler, for a resource or a template,
 // that sends each read to the target as a [*ResourceRead].
 func (t Target) Resource() dispatch.ResourceHandler {
-	return func(ctx context.Context, req *dispatch.ReadResourceRequest) (*dispatch.ReadResourceResult, error) {
+	return func(ctx context.Context, req *dispatch.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 		reply, err := t.call(ctx, map[string]string{"method": "resources/read", "uri": req.URI, "id": req.Info.ID.String()},
 			func(c Call) any { return &ResourceRead{Call: c, Request: req} })
 		if err != nil {
@@ -92,7 +93,7 @@ func (t Target) Resource() dispatch.ResourceHandler {
 // Prompt returns a prompt handler that sends each call to the target as
 // a [*PromptGet].
 func (t Target) Prompt() dispatch.PromptHandler {
-	return func(ctx context.Context, req *dispatch.GetPromptRequest) (*dispatch.GetPromptResult, error) {
+	return func(ctx context.Context, req *dispatch.GetPromptRequest) (*mcp.GetPromptResult, error) {
 		reply, err := t.call(ctx, map[string]string{"method": "prompts/get", "name": req.Name, "id": req.Info.ID.String()},
 			func(c Call) any { return &PromptGet{Call: c, Request: req} })
 		if err != nil {
@@ -291,10 +292,10 @@ func (s *callState) relay(ctx context.Context, logger *slog.Logger) {
 	}
 }
 
-type progressEvent dispatch.Progress
+type progressEvent mcp.Progress
 
 func (p progressEvent) relay(ctx context.Context, logger *slog.Logger) {
-	err := dispatch.ReportProgress(ctx, dispatch.Progress(p))
+	err := dispatch.ReportProgress(ctx, mcp.Progress(p))
 	if err != nil && ctx.Err() == nil {
 		logger.Warn("snodo: a handler actor's progress report was not sent", "error", err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/testkit"
 	"github.com/snodo-go/snodo/transports/stdio"
@@ -71,8 +72,8 @@ func TestHostedTreeStopsOnlyWhatItStarted(t *testing.T) {
 		host.Root.Stop(sibling)
 		host.Root.Stop(parent)
 	}()
-	rt := quietRuntime(t, dispatch.WithTool(dispatch.Tool{Name: "say"}, supervisor.Named("room").Tool()),
-		dispatch.WithTool(dispatch.Tool{Name: "host"}, supervisor.PID(sibling).Tool()))
+	rt := quietRuntime(t, dispatch.WithTool(mcp.Tool{Name: "say"}, supervisor.Named("room").Tool()),
+		dispatch.WithTool(mcp.Tool{Name: "host"}, supervisor.PID(sibling).Tool()))
 	sup, err := supervisor.New(rt, supervisor.WithActorSystem(host, parent))
 	if err != nil {
 		t.Fatal(err)
@@ -139,6 +140,8 @@ func TestHostedTreeStopsWithItsParent(t *testing.T) {
 	}
 	spawn(t, sup, "room", actor.PropsFromProducer(func() actor.Actor { return &roomActor{} }), restartAlways())
 	srv := testkit.StartStdioWith(t, sup, rt)
+	// The connection is up before the parent stops.
+	testkit.WaitTree(t, sup, func(n *supervisor.Node) bool { return n.Count(supervisor.KindConnection) == 1 })
 	srv.Client.ExpectStop()
 	if _, err := supervisor.New(rt, supervisor.WithActorSystem(host, parent)); err == nil || !strings.Contains(err.Error(), "already runs") {
 		t.Fatalf("a second tree under the same parent: %v", err)
@@ -173,9 +176,6 @@ func TestWithActorSystemRefusesBadArguments(t *testing.T) {
 	if _, err := supervisor.New(rt, supervisor.WithActorSystem(host, actor.NewPID(host.Address(), "nobody"))); err == nil || !strings.Contains(err.Error(), "not a live actor") {
 		t.Fatalf("missing parent: %v", err)
 	}
-	if _, err := supervisor.New(rt, supervisor.WithHub(nil)); err == nil || !strings.Contains(err.Error(), "WithHub: nil hub") {
-		t.Fatalf("nil hub: %v", err)
-	}
 }
 
 // announcer publishes and notifies through the application node and
@@ -198,9 +198,9 @@ func (a *announcer) Receive(c actor.Context) {
 			c.Request(a.app, &supervisor.Notify{Conn: args.Conn, Method: args.Method, Params: map[string]any{"text": "hello"}})
 		}
 	case *supervisor.Published:
-		c.Send(a.call.ReplyTo, &supervisor.ToolResult{Result: dispatch.TextResult(fmt.Sprintf("matched=%d err=%v", m.Result.Matched, m.Err))})
+		c.Send(a.call.ReplyTo, &supervisor.ToolResult{Result: mcp.TextResult(fmt.Sprintf("matched=%d err=%v", m.Result.Matched, m.Err))})
 	case *supervisor.Notified:
-		c.Send(a.call.ReplyTo, &supervisor.ToolResult{Result: dispatch.TextResult(fmt.Sprintf("err=%v invalid=%v noconn=%v", m.Err,
+		c.Send(a.call.ReplyTo, &supervisor.ToolResult{Result: mcp.TextResult(fmt.Sprintf("err=%v invalid=%v noconn=%v", m.Err,
 			errors.Is(m.Err, stdio.ErrInvalidNotification), errors.Is(m.Err, supervisor.ErrNoConnection)))})
 	}
 }
@@ -213,11 +213,11 @@ func (a *announcer) Receive(c actor.Context) {
 func TestActorsPublishAndNotify(t *testing.T) {
 	hub := dispatch.NewHub(dispatch.HubOptions{})
 	rt := quietRuntime(t, dispatch.WithSubscriptions(hub),
-		dispatch.WithResource(dispatch.Resource{URI: "room:///lobby", Name: "lobby"}, func(context.Context, *dispatch.ReadResourceRequest) (*dispatch.ReadResourceResult, error) {
-			return &dispatch.ReadResourceResult{Contents: []*dispatch.ResourceContents{dispatch.TextContents("room:///lobby", "text/plain", "")}}, nil
+		dispatch.WithResource(mcp.Resource{URI: "room:///lobby", Name: "lobby"}, func(context.Context, *dispatch.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{mcp.TextContents("room:///lobby", "text/plain", "")}}, nil
 		}),
-		dispatch.WithTool(dispatch.Tool{Name: "announce"}, supervisor.Named("announcer").Tool()))
-	sup, err := supervisor.New(rt, supervisor.WithHub(hub))
+		dispatch.WithTool(mcp.Tool{Name: "announce"}, supervisor.Named("announcer").Tool()))
+	sup, err := supervisor.New(rt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -273,7 +273,7 @@ func TestPublishWithoutAHub(t *testing.T) {
 			t.Fatal(err)
 		}
 		spawn(t, sup, "announcer", actor.PropsFromProducer(func() actor.Actor { return &announcer{app: app} }), nil)
-	}, dispatch.WithTool(dispatch.Tool{Name: "announce"}, supervisor.Named("announcer").Tool()))
+	}, dispatch.WithTool(mcp.Tool{Name: "announce"}, supervisor.Named("announcer").Tool()))
 	if got := toolText(t, callTool(t, srv, "announce", map[string]any{"kind": "publish"})); got != "matched=0 err="+supervisor.ErrNoHub.Error() {
 		t.Fatalf("publish without a hub: %q", got)
 	}

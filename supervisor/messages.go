@@ -9,6 +9,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 // late gives a message type protoactor's IgnoreDeadLetterLogging: every
@@ -86,21 +87,21 @@ type Cancelled struct {
 // ToolResult answers a [ToolCall]. A nil Result is an empty result.
 type ToolResult struct {
 	// Result is the tool's result.
-	Result *dispatch.CallToolResult
+	Result *mcp.CallToolResult
 	late
 }
 
 // ResourceResult answers a [ResourceRead].
 type ResourceResult struct {
 	// Result is what was read.
-	Result *dispatch.ReadResourceResult
+	Result *mcp.ReadResourceResult
 	late
 }
 
 // PromptResult answers a [PromptGet].
 type PromptResult struct {
 	// Result is the rendered prompt.
-	Result *dispatch.GetPromptResult
+	Result *mcp.GetPromptResult
 	late
 }
 
@@ -125,9 +126,10 @@ type callFailure struct {
 }
 
 // Publish asks the application node ([Supervisor.ApplicationPID]) to
-// publish Event on the tree's hub ([WithHub]): a list change or a
-// resource update, seen by the subscription streams that asked for it.
-// The node answers the sender, if there is one, with a [*Published].
+// publish Event on the hub the Runtime serves subscriptions from
+// (dispatch.WithSubscriptions): a list change or a resource update, seen
+// by the subscription streams that asked for it. The node answers the
+// sender, if there is one, with a [*Published].
 type Publish struct {
 	// Event is what changed.
 	Event dispatch.Event
@@ -178,7 +180,7 @@ type Notified struct {
 // ErrCallBacklog when 1,024 reports and log records are already waiting;
 // a report the Runtime refuses (progress not increasing, too many, a
 // message too long) is logged, as the handler would have been told.
-func (c *Call) Progress(p dispatch.Progress) error { return c.st.queue(progressEvent(p)) }
+func (c *Call) Progress(p mcp.Progress) error { return c.st.queue(progressEvent(p)) }
 
 // Logger returns a logger whose records go to the client as
 // notifications/message before the reply, under the same rules as

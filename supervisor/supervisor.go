@@ -73,7 +73,6 @@ type config struct {
 	limits Limits
 	host   *actor.ActorSystem
 	parent *actor.PID
-	hub    Publisher
 }
 
 // Option configures [New]. An invalid option makes New fail, naming the
@@ -156,7 +155,8 @@ func New(rt *dispatch.Runtime, opts ...Option) (*Supervisor, error) {
 		Logger:           c.logger,
 		Sink:             c.sink,
 	})
-	ev := &events{hub: c.hub}
+	ev := &events{}
+	ev.hub, _ = rt.SubscriptionSource().(publisher)
 	ev.ctx, ev.cancel = context.WithCancel(context.Background())
 	sys, err := actors.NewSystem(tree.SystemConfig{
 		Logger: c.logger, Executor: exec, Host: c.host, Parent: c.parent,

@@ -158,6 +158,9 @@ func (c *Conn) start(rt *dispatch.Runtime, o options) error {
 		MaxSubscriptions: o.limits.MaxSubscriptions,
 		Transport:        dispatch.TransportStdio,
 	})
+	if errors.Is(err, tree.ErrSystemClosed) {
+		return fmt.Errorf("%w: its supervision tree was closed", ErrStopped)
+	}
 	if err != nil {
 		return fmt.Errorf("stdio: %w", err)
 	}
