@@ -1,6 +1,7 @@
 package actors
 
-// The writer actor: the sole owner of a connection's output, and its pump goroutine.
+// The writer actor: the sole owner of a connection's output, and its pump
+// goroutine.
 
 import (
 	"context"
