@@ -89,7 +89,7 @@ func TestSoak(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := streamablehttp.Listen(rt, streamablehttp.WithSupervisor(sup), streamablehttp.WithMaxBodyBytes(maxLine))
+	srv, err := streamablehttp.Listen(rt, streamablehttp.WithSupervisor(sup), streamablehttp.WithLimits(streamablehttp.Limits{MaxBodyBytes: maxLine}))
 	if err != nil {
 		t.Fatal(err)
 	}
