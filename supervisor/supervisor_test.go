@@ -9,6 +9,7 @@ import (
 
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/instrumentation"
+	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/testkit"
 )
@@ -17,7 +18,7 @@ func TestMain(m *testing.M) { testkit.VerifyTestMain(m) }
 
 func quietRuntime(t testing.TB, opts ...dispatch.Option) *dispatch.Runtime {
 	t.Helper()
-	rt, err := dispatch.New(dispatch.Implementation{Name: "sup", Version: "1"}, append([]dispatch.Option{dispatch.WithLogger(slog.New(slog.DiscardHandler))}, opts...)...)
+	rt, err := dispatch.New(mcp.Implementation{Name: "sup", Version: "1"}, append([]dispatch.Option{dispatch.WithLogger(slog.New(slog.DiscardHandler))}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/testkit"
 )
@@ -246,7 +247,7 @@ func TestPropertyStdioNothingLost(t *testing.T) {
 func runStdioProperty(t *testing.T, seed uint64) {
 	rng := rand.New(rand.NewPCG(seed, seed>>7))
 	probe := testkit.NewProbe()
-	rt, err := dispatch.New(dispatch.Implementation{Name: "property", Version: "1"},
+	rt, err := dispatch.New(mcp.Implementation{Name: "property", Version: "1"},
 		append(probe.Options(), dispatch.WithLogger(slog.New(slog.DiscardHandler)))...)
 	if err != nil {
 		t.Fatal(err)
