@@ -11,6 +11,7 @@ import (
 
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/instrumentation"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 // The soak's server: a Runtime with a tool for every kind of call, a
@@ -21,13 +22,13 @@ import (
 const holdFor = 2 * time.Second
 
 func soakRuntime(hub *dispatch.Hub, sink instrumentation.Sink) (*dispatch.Runtime, error) {
-	text := func(s string) (*dispatch.CallToolResult, error) { return dispatch.TextResult(s), nil }
-	return dispatch.New(dispatch.Implementation{Name: "soak", Version: "1.0.0"},
+	text := func(s string) (*mcp.CallToolResult, error) { return mcp.TextResult(s), nil }
+	return dispatch.New(mcp.Implementation{Name: "soak", Version: "1.0.0"},
 		dispatch.WithLogger(slog.New(slog.DiscardHandler)),
 		dispatch.WithInstrumentation(sink),
 		dispatch.WithSubscriptions(hub),
-		dispatch.WithTool(dispatch.Tool{Name: "echo", InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`)},
-			func(_ context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		dispatch.WithTool(mcp.Tool{Name: "echo", InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`)},
+			func(_ context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 				var a struct {
 					Text string `json:"text"`
 				}
@@ -36,8 +37,8 @@ func soakRuntime(hub *dispatch.Hub, sink instrumentation.Sink) (*dispatch.Runtim
 				}
 				return text(a.Text)
 			}),
-		dispatch.WithTool(dispatch.Tool{Name: "slow", InputSchema: json.RawMessage(`{"type":"object","properties":{"ms":{"type":"integer","minimum":0,"maximum":50}}}`)},
-			func(ctx context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		dispatch.WithTool(mcp.Tool{Name: "slow", InputSchema: json.RawMessage(`{"type":"object","properties":{"ms":{"type":"integer","minimum":0,"maximum":50}}}`)},
+			func(ctx context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 				var a struct {
 					MS int `json:"ms"`
 				}
@@ -51,15 +52,15 @@ func soakRuntime(hub *dispatch.Hub, sink instrumentation.Sink) (*dispatch.Runtim
 					return nil, ctx.Err()
 				}
 			}),
-		dispatch.WithTool(dispatch.Tool{Name: "progress"}, func(ctx context.Context, _ *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		dispatch.WithTool(mcp.Tool{Name: "progress"}, func(ctx context.Context, _ *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			for i := 1; i <= 3; i++ {
-				if err := dispatch.ReportProgress(ctx, dispatch.Progress{Progress: float64(i), Total: 3}); err != nil {
+				if err := dispatch.ReportProgress(ctx, mcp.Progress{Progress: float64(i), Total: 3}); err != nil {
 					return nil, err
 				}
 			}
 			return text("done")
 		}),
-		dispatch.WithTool(dispatch.Tool{Name: "hold"}, func(ctx context.Context, _ *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		dispatch.WithTool(mcp.Tool{Name: "hold"}, func(ctx context.Context, _ *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			t := time.NewTimer(holdFor)
 			defer t.Stop()
 			select {
@@ -69,23 +70,23 @@ func soakRuntime(hub *dispatch.Hub, sink instrumentation.Sink) (*dispatch.Runtim
 				return nil, ctx.Err()
 			}
 		}),
-		dispatch.WithTool(dispatch.Tool{Name: "boom"}, func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		dispatch.WithTool(mcp.Tool{Name: "boom"}, func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			panic("boom")
 		}),
-		dispatch.WithTool(dispatch.Tool{Name: "refuse"}, func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		dispatch.WithTool(mcp.Tool{Name: "refuse"}, func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			return nil, errors.New("refused")
 		}),
-		dispatch.WithResource(dispatch.Resource{URI: "file:///soak/readme", Name: "readme", MimeType: "text/plain"},
-			func(_ context.Context, req *dispatch.ReadResourceRequest) (*dispatch.ReadResourceResult, error) {
-				return &dispatch.ReadResourceResult{Contents: []*dispatch.ResourceContents{dispatch.TextContents(req.URI, "text/plain", "read me")}}, nil
+		dispatch.WithResource(mcp.Resource{URI: "file:///soak/readme", Name: "readme", MIMEType: "text/plain"},
+			func(_ context.Context, req *dispatch.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+				return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{mcp.TextContents(req.URI, "text/plain", "read me")}}, nil
 			}),
-		dispatch.WithResourceTemplate(dispatch.ResourceTemplate{URITemplate: "file:///soak/items/{id}", Name: "item", MimeType: "text/plain"},
-			func(_ context.Context, req *dispatch.ReadResourceRequest) (*dispatch.ReadResourceResult, error) {
-				return &dispatch.ReadResourceResult{Contents: []*dispatch.ResourceContents{dispatch.TextContents(req.URI, "text/plain", "item")}}, nil
+		dispatch.WithResourceTemplate(mcp.ResourceTemplate{URITemplate: "file:///soak/items/{id}", Name: "item", MIMEType: "text/plain"},
+			func(_ context.Context, req *dispatch.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+				return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{mcp.TextContents(req.URI, "text/plain", "item")}}, nil
 			}),
-		dispatch.WithPrompt(dispatch.Prompt{Name: "greet", Arguments: []dispatch.PromptArgument{{Name: "name", Required: true}}},
-			func(_ context.Context, req *dispatch.GetPromptRequest) (*dispatch.GetPromptResult, error) {
-				return &dispatch.GetPromptResult{Messages: []dispatch.PromptMessage{{Role: dispatch.RoleUser, Content: dispatch.Text("hello " + req.Arguments["name"])}}}, nil
+		dispatch.WithPrompt(mcp.Prompt{Name: "greet", Arguments: []mcp.PromptArgument{{Name: "name", Required: true}}},
+			func(_ context.Context, req *dispatch.GetPromptRequest) (*mcp.GetPromptResult, error) {
+				return &mcp.GetPromptResult{Messages: []mcp.PromptMessage{{Role: mcp.RoleUser, Content: mcp.Text("hello " + req.Arguments["name"])}}}, nil
 			}),
 	)
 }
