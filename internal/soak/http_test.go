@@ -24,8 +24,14 @@ type httpClient struct {
 }
 
 func newHTTPClient(url string, rep *report) *httpClient {
-	return &httpClient{url: url, rep: rep, c: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 2}}}
+	return &httpClient{url: url, rep: rep, c: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 2, IdleConnTimeout: clientIdleTimeout}}}
 }
+
+// clientIdleTimeout retires the client's idle connections well before the
+// server's IdleTimeout (30 s) closes them: a POST sent on a connection the
+// server is closing at that moment fails with EOF, and net/http does not
+// retry a POST.
+const clientIdleTimeout = 5 * time.Second
 
 func (h *httpClient) close() { h.c.Transport.(*http.Transport).CloseIdleConnections() }
 

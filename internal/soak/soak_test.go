@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"sync"
 	"testing"
@@ -22,7 +23,10 @@ func TestMain(m *testing.M) { testkit.VerifyTestMain(m) }
 // (default 5 s, which the ordinary test run uses; .ci/soak sets it), and
 // SNODO_SEED fixes the random choices (default a constant, so two runs of
 // the same length make the same choices, though not in the same
-// interleaving).
+// interleaving). SNODO_SOAK_HEAPPROFILE, when it names a directory,
+// receives heap profiles taken where the live heap is measured
+// (heap-before.pprof, heap-after.pprof; compare them with
+// go tool pprof -base).
 const (
 	defaultDuration = 5 * time.Second
 	defaultSeed     = 20261201
@@ -115,6 +119,7 @@ func TestSoak(t *testing.T) {
 	h.close()
 	waitIdle(t, sup)
 	heapBefore := liveHeap()
+	writeHeap(t, "before")
 
 	// The traffic.
 	stop := make(chan struct{})
@@ -167,6 +172,7 @@ func TestSoak(t *testing.T) {
 	}
 	goroutinesAfter := waitGoroutines(goroutinesBefore, idleWithin)
 	heapAfter := liveHeap()
+	writeHeap(t, "after")
 	t.Logf("traffic %s: %s", traffic.Round(time.Second), rep.summary())
 	t.Logf("server: %s", out)
 	t.Logf("live heap after the warm-up %.1f MiB, after the traffic %.1f MiB; goroutines before %d, after %d",
@@ -239,6 +245,23 @@ func waitGoroutines(want int, settle time.Duration) int {
 			return n
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// writeHeap writes a heap profile to $SNODO_SOAK_HEAPPROFILE/heap-<name>.pprof
+// when that variable names a directory.
+func writeHeap(t *testing.T, name string) {
+	dir := os.Getenv("SNODO_SOAK_HEAPPROFILE")
+	if dir == "" {
+		return
+	}
+	f, err := os.Create(dir + "/heap-" + name + ".pprof")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
+		t.Fatal(err)
 	}
 }
 
