@@ -217,3 +217,33 @@ func TestClientUpdatesATaskItself(t *testing.T) {
 		t.Fatalf("AwaitTask after UpdateTask: %+v %v, handler asked %d times", res, err, asked.Load())
 	}
 }
+
+func TestInitializeEraClientsGetNoTasks(t *testing.T) {
+	url := taskServer(t)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.DefaultTimeout)
+	defer cancel()
+	for _, version := range []string{mcp.Version20251125, mcp.Version20250618} {
+		c := testkit.Connect(t, client.HTTP(url), client.WithProtocolVersions(version))
+		if c.ProtocolVersion() != version {
+			t.Fatalf("negotiated %s, want %s", c.ProtocolVersion(), version)
+		}
+		// An Optional tool answers at once.
+		task, res, err := c.StartTool(ctx, "render", nil)
+		if err != nil || task != nil || res == nil || mcp.TextOf(res.Content) != "rendered" {
+			t.Fatalf("%s: StartTool(render): %+v %+v %v", version, task, res, err)
+		}
+		// A Required one is refused, naming the extension.
+		_, _, err = c.StartTool(ctx, "confirm", nil)
+		var je *jsonrpc.Error
+		if !errors.As(err, &je) || je.Code != mcp.CodeMissingRequiredClientCapability || !strings.Contains(je.Message, mcp.ExtensionTasks) {
+			t.Fatalf("%s: StartTool(confirm): %v", version, err)
+		}
+		// The tasks methods, and the 2025-11-25 experimental ones, do not exist.
+		for _, method := range []string{mcp.MethodTasksGet, "tasks/list", "tasks/result"} {
+			err := c.Call(ctx, method, map[string]any{"taskId": "x"}, nil)
+			if !errors.As(err, &je) || je.Code != jsonrpc.CodeMethodNotFound {
+				t.Fatalf("%s: %s: %v", version, method, err)
+			}
+		}
+	}
+}

@@ -67,11 +67,16 @@ func writeConformanceDoc(path string, results []laneResult, bl baseline) error {
 // (pending ones and those of extensions, such as the tasks-* scenarios of
 // io.modelcontextprotocol/tasks) with its result on every lane and
 // version that ran it: "pass", or the ids of the checks that failed.
-func writeUnscored(b *strings.Builder, results []laneResult) {
+// Lanes and versions without such scenarios get no column.
+func writeUnscored(b *strings.Builder, all []laneResult) {
 	names := map[string]bool{}
-	for _, r := range results {
+	var results []laneResult // the lanes and versions with such scenarios
+	for _, r := range all {
 		for n := range r.unscored {
 			names[n] = true
+		}
+		if len(r.unscored) > 0 {
+			results = append(results, r)
 		}
 	}
 	if len(names) == 0 {

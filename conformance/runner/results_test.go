@@ -217,6 +217,7 @@ func TestUnscoredScenariosAreTabled(t *testing.T) {
 			"tasks-wire-fields":          {successes: 2, problems: []string{"FAILURE wire-schema-valid: x"}, failed: map[string]string{"wire-schema-valid": "FAILURE wire-schema-valid: x"}},
 			"tasks-status-notifications": {problems: []string{"no successful check"}},
 		}},
+		{lane: "native", version: "2025-06-18"},
 		{lane: "stdio", version: "2026-07-28", unscored: map[string]outcome{"tasks-lifecycle": {successes: 1, problems: []string{"FAILURE a: y"}}}},
 	}
 	var b strings.Builder
