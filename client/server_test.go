@@ -76,7 +76,7 @@ func newRuntime() (*dispatch.Runtime, error) {
 			return mcp.ErrorResult("it went wrong"), nil
 		}),
 		dispatch.WithLimits(dispatch.Limits{PageSize: 3}),
-		dispatch.WithLogging(),
+		dispatch.WithClientLogging(),
 		dispatch.WithCacheHint(dispatch.CacheTools, time.Minute, mcp.CachePublic),
 		dispatch.WithCacheHint(dispatch.CacheResources, time.Minute, mcp.CachePrivate),
 		dispatch.WithTool(mcp.Tool{
@@ -99,8 +99,8 @@ func newRuntime() (*dispatch.Runtime, error) {
 			Name:        "log",
 			Description: "Logs at info and debug.",
 		}, func(ctx context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
-			dispatch.Logger(ctx).Debug("quiet")
-			dispatch.Logger(ctx).Info("loud", "n", 1)
+			dispatch.ClientLogger(ctx).Debug("quiet")
+			dispatch.ClientLogger(ctx).Info("loud", "n", 1)
 			return mcp.TextResult("logged"), nil
 		}),
 		dispatch.WithResource(mcp.Resource{URI: "file:///notes/a.txt", Name: "a", MIMEType: "text/plain"},

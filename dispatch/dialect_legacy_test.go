@@ -35,7 +35,7 @@ func legacyRuntime(t *testing.T, logs *logBuffer, opts ...dispatch.Option) *disp
 	base := []dispatch.Option{
 		dispatch.WithLogger(slog.New(slog.NewTextHandler(logs, nil))),
 		dispatch.WithInstructions("Legacy test server."),
-		dispatch.WithLogging(),
+		dispatch.WithClientLogging(),
 		dispatch.WithTool(mcp.Tool{Name: "echo", Description: "echo", Icons: icon},
 			func(_ context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 				return &mcp.CallToolResult{
@@ -58,7 +58,7 @@ func legacyRuntime(t *testing.T, logs *logBuffer, opts ...dispatch.Option) *disp
 			}),
 		dispatch.WithTool(mcp.Tool{Name: "chatty", Description: "logs and reports progress"},
 			func(ctx context.Context, _ *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
-				log := dispatch.Logger(ctx)
+				log := dispatch.ClientLogger(ctx)
 				log.Debug("debug detail")
 				log.Info("working", "step", 1)
 				log.Warn("careful")
@@ -502,7 +502,7 @@ func TestLegacyLoggingAndProgress(t *testing.T) {
 	f := testkit.DispatchVersion(t, rt, "2025-11-25", legacyRequest(1, "logging/setLevel", map[string]any{"level": "debug"}),
 		func(r *dispatch.Request) { r.ProtocolVersion = "2025-11-25" })
 	rpcError(t, f, jsonrpc.CodeMethodNotFound)
-	// Without WithLogging neither.
+	// Without WithClientLogging neither.
 	quiet, err := dispatch.New(testInfo, dispatch.WithTool(mcp.Tool{Name: "x"}, func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 		return mcp.TextResult("x"), nil
 	}))
@@ -511,7 +511,7 @@ func TestLegacyLoggingAndProgress(t *testing.T) {
 	}
 	c, r := initialize(t, quiet, "2025-11-25", map[string]any{})
 	if _, ok := r["capabilities"].(map[string]any)["logging"]; ok {
-		t.Fatalf("logging offered without WithLogging: %v", r)
+		t.Fatalf("logging offered without WithClientLogging: %v", r)
 	}
 	rpcError(t, c.call("logging/setLevel", map[string]any{"level": "debug"}), jsonrpc.CodeMethodNotFound)
 }

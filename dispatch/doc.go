@@ -25,7 +25,7 @@
 // ([WithPrompt]) and their completions, an [Authorizer], [Extension]s,
 // cache hints ([WithCacheHint]) and the requestState key ring
 // ([WithRequestStateKeys]). Inside a handler, [ReportProgress] sends
-// progress, [Logger] returns a *slog.Logger that reaches the client, and
+// progress, [ClientLogger] returns a *slog.Logger that reaches the client, and
 // returning an *[InputRequired] asks the client for input (multi
 // round-trip requests); the retry finds the answers in the request's
 // [Input].

@@ -4,9 +4,9 @@ import "context"
 
 type drainKey struct{}
 
-// WithDrain returns a context whose [Draining] channel is ch. Transports
+// ContextWithDrain returns a context whose [Draining] channel is ch. Transports
 // that shut down gracefully pass it to long-lived operations.
-func WithDrain(ctx context.Context, ch <-chan struct{}) context.Context {
+func ContextWithDrain(ctx context.Context, ch <-chan struct{}) context.Context {
 	return context.WithValue(ctx, drainKey{}, ch)
 }
 

@@ -10,7 +10,7 @@ import (
 )
 
 // Protocol log levels without a log/slog counterpart, for use with
-// Logger(ctx).Log. Debug, Info, Warn and Error map to debug, info,
+// ClientLogger(ctx).Log. Debug, Info, Warn and Error map to debug, info,
 // warning and error.
 const (
 	LevelNotice    = slog.LevelInfo + 2
@@ -20,31 +20,31 @@ const (
 )
 
 // LoggerNameKey is the attribute key whose value, when given to
-// Logger(ctx).With, becomes the notification's "logger" field rather than
+// ClientLogger(ctx).With, becomes the notification's "logger" field rather than
 // part of its data.
 const LoggerNameKey = "logger"
 
-// WithLogging advertises the logging capability, which a server must do
-// before it sends log notifications. Without it, [Logger] discards
+// WithClientLogging advertises the logging capability, which a server must do
+// before it sends log notifications. Without it, [ClientLogger] discards
 // everything.
-func WithLogging() Option {
+func WithClientLogging() Option {
 	return func(b *builder) error {
 		b.rt.capabilities.Logging = &struct{}{}
 		return nil
 	}
 }
 
-// Logger returns a logger whose records go to the client as
+// ClientLogger returns a logger whose records go to the client as
 // notifications/message on the stream of the request ctx serves, before
 // its response. Records below the level the request set in
 // _meta["io.modelcontextprotocol/logLevel"] are dropped, and nothing at
 // all is sent when the request set no level, when the Runtime was built
-// without [WithLogging], or outside a handler. Each record's message and
+// without [WithClientLogging], or outside a handler. Each record's message and
 // attributes become the notification's data object. At most
 // Limits.MaxLogMessages notifications are sent per request.
 //
 // Log messages reach the client: keep secrets and personal data out.
-func Logger(ctx context.Context) *slog.Logger {
+func ClientLogger(ctx context.Context) *slog.Logger {
 	s := stateFrom(ctx)
 	if s == nil || s.rt.capabilities.Logging == nil || s.call.Info.LogLevel == "" || s.call.Notifier == nil {
 		return slog.New(slog.DiscardHandler)

@@ -16,7 +16,7 @@ func loggingRuntime(t *testing.T, opts ...dispatch.Option) *dispatch.Runtime {
 	t.Helper()
 	return mustNew(t, append(opts, dispatch.WithTool(mcp.Tool{Name: "test_logging_tool"},
 		func(ctx context.Context, _ *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
-			log := dispatch.Logger(ctx).With(dispatch.LoggerNameKey, "db", "conn", 3)
+			log := dispatch.ClientLogger(ctx).With(dispatch.LoggerNameKey, "db", "conn", 3)
 			log.Debug("debug detail")
 			log.Info("connected", "host", "localhost")
 			log.Log(ctx, dispatch.LevelNotice, "noticed")
@@ -39,7 +39,7 @@ func logCall(t *testing.T, rt *dispatch.Runtime, level string) []testkit.Recorde
 }
 
 func TestLoggingFollowsRequestLevel(t *testing.T) {
-	rt := loggingRuntime(t, dispatch.WithLogging())
+	rt := loggingRuntime(t, dispatch.WithClientLogging())
 	if caps := resultOf(t, call(t, rt, "server/discover", nil))["capabilities"].(map[string]any); caps["logging"] == nil {
 		t.Fatalf("logging not advertised: %v", caps)
 	}
@@ -82,16 +82,16 @@ func TestLoggingNeedsCapability(t *testing.T) {
 	if ns := logCall(t, rt, "debug"); len(ns) != 0 {
 		t.Fatalf("sent %d messages without the logging capability", len(ns))
 	}
-	if l := dispatch.Logger(context.Background()); l.Enabled(context.Background(), slog.LevelError) {
+	if l := dispatch.ClientLogger(context.Background()); l.Enabled(context.Background(), slog.LevelError) {
 		t.Fatal("a logger outside a handler is enabled")
 	}
 }
 
 func TestLoggingLimit(t *testing.T) {
 	var errs []error
-	rt := mustNew(t, dispatch.WithLogging(), dispatch.WithLimits(dispatch.Limits{MaxLogMessages: 2}),
+	rt := mustNew(t, dispatch.WithClientLogging(), dispatch.WithLimits(dispatch.Limits{MaxLogMessages: 2}),
 		dispatch.WithTool(mcp.Tool{Name: "chatty"}, func(ctx context.Context, _ *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
-			h := dispatch.Logger(ctx).Handler()
+			h := dispatch.ClientLogger(ctx).Handler()
 			for i := 0; i < 3; i++ {
 				errs = append(errs, h.Handle(ctx, slog.NewRecord(timeZero, slog.LevelInfo, "m", 0)))
 			}

@@ -613,7 +613,7 @@ func TestListenThroughExecuteEndsOnDrain(t *testing.T) {
 	c, _ := listenCall(t, rt, 1, map[string]any{"toolsListChanged": true})
 	drain := make(chan struct{})
 	c.Notifier = &recordingNotifier{after: func(int) { close(drain) }}
-	out := rt.Execute(dispatch.WithDrain(context.Background(), drain), c)
+	out := rt.Execute(dispatch.ContextWithDrain(context.Background(), drain), c)
 	if err := testkit.ValidateFrame(testkit.Version, out.Frame, dispatch.MethodListen); err != nil || out.ErrorCode != 0 {
 		t.Fatalf("%v: %s", err, out.Frame)
 	}

@@ -401,7 +401,7 @@ func (reporter) Receive(c actor.Context) {
 func TestActorProgressAndLogPrecedeTheReply(t *testing.T) {
 	_, srv := actorTree(t, nil, func(sup *supervisor.Supervisor) {
 		spawn(t, sup, "reporter", actor.PropsFromProducer(func() actor.Actor { return reporter{} }), nil)
-	}, dispatch.WithLogging(), dispatch.WithTool(mcp.Tool{Name: "work"}, supervisor.Named("reporter").Tool()))
+	}, dispatch.WithClientLogging(), dispatch.WithTool(mcp.Tool{Name: "work"}, supervisor.Named("reporter").Tool()))
 	f := srv.Client.Call(t, "tools/call", map[string]any{"name": "work", "_meta": map[string]any{
 		"progressToken": "p1", "io.modelcontextprotocol/logLevel": "info",
 	}})

@@ -149,7 +149,7 @@ func (t Target) call(ctx context.Context, attrs map[string]string, build func(Ca
 		logger.Error("snodo: actor handler", "method", attrs["method"], "error", err)
 		return nil, errInternal
 	}
-	st := newCallState(dispatch.Logger(ctx).Handler())
+	st := newCallState(dispatch.ClientLogger(ctx).Handler())
 	spec := tree.CallSpec{
 		Target: t.pid, Named: t.name, Props: t.props, Attrs: attrs,
 		Message: func(replyTo *actor.PID) any { return build(Call{ReplyTo: replyTo, st: st}) },

@@ -67,7 +67,7 @@ func serveSnodo() error {
 	hub := dispatch.NewHub(dispatch.HubOptions{})
 	reg := dispatch.NewRegistry(hub)
 	rt, err := dispatch.New(mcp.Implementation{Name: "bridge-test", Version: "1"},
-		dispatch.WithLogging(),
+		dispatch.WithClientLogging(),
 		dispatch.WithRegistry(reg),
 		dispatch.WithSubscriptions(hub),
 		// trigger changes the tool list, which listen streams hear of.
@@ -93,7 +93,7 @@ func serveSnodo() error {
 					return nil, err
 				}
 			}
-			dispatch.Logger(ctx).Info("done")
+			dispatch.ClientLogger(ctx).Info("done")
 			return mcp.TextResult("finished"), nil
 		}),
 		dispatch.WithTool(mcp.Tool{

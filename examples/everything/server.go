@@ -30,7 +30,7 @@ func newRuntimeWith(logger *slog.Logger, subscriptions bool, extra ...dispatch.O
 	opts := []dispatch.Option{
 		dispatch.WithLogger(logger),
 		dispatch.WithInstructions("The conformance fixture of snodo-go: every tool, resource and prompt the MCP conformance suite exercises."),
-		dispatch.WithLogging(),
+		dispatch.WithClientLogging(),
 		dispatch.WithRegistry(reg),
 	}
 	if hub != nil {

@@ -102,7 +102,7 @@ func protocolTools(reg *dispatch.Registry) []dispatch.Option {
 		dispatch.WithTool(mcp.Tool{
 			Name: "test_logging_tool", Description: "Logs at info level; nothing reaches the client unless the request set a log level.", InputSchema: noArgs,
 		}, func(ctx context.Context, _ *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
-			dispatch.Logger(ctx).Info("test_logging_tool ran")
+			dispatch.ClientLogger(ctx).Info("test_logging_tool ran")
 			return mcp.TextResult("Logged one message at info level."), nil
 		}),
 		dispatch.WithTool(mcp.Tool{
@@ -168,7 +168,7 @@ func togglePrompt(reg *dispatch.Registry) dispatch.ToolHandler {
 }
 
 func loggingTool(ctx context.Context, _ *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
-	log := dispatch.Logger(ctx).With(dispatch.LoggerNameKey, "test_tool_with_logging")
+	log := dispatch.ClientLogger(ctx).With(dispatch.LoggerNameKey, "test_tool_with_logging")
 	for i, msg := range []string{"Tool execution started", "Tool processing data", "Tool execution completed"} {
 		if i > 0 {
 			if err := pause(ctx, logStepDelay); err != nil {

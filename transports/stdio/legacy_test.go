@@ -22,7 +22,7 @@ func legacyTestRuntime(t testing.TB, entered chan<- string) *dispatch.Runtime {
 	form := json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`)
 	rt, err := dispatch.New(mcp.Implementation{Name: "legacy-stdio", Version: "1.0.0"},
 		dispatch.WithLogger(slog.New(slog.DiscardHandler)),
-		dispatch.WithLogging(),
+		dispatch.WithClientLogging(),
 		dispatch.WithTool(mcp.Tool{Name: "ask_name"}, func(ctx context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			if entered != nil {
 				entered <- req.Info.ID.String()
@@ -31,7 +31,7 @@ func legacyTestRuntime(t testing.TB, entered chan<- string) *dispatch.Runtime {
 			if !ok {
 				return nil, &dispatch.InputRequired{Requests: map[string]mcp.InputRequest{"name": mcp.ElicitForm("Your name?", form)}}
 			}
-			dispatch.Logger(ctx).Info("got an answer", "action", ans.Action)
+			dispatch.ClientLogger(ctx).Info("got an answer", "action", ans.Action)
 			return mcp.TextResult(fmt.Sprintf("hello %v (%s)", ans.Content["name"], ans.Action)), nil
 		}),
 		dispatch.WithTool(mcp.Tool{Name: "three_rounds"}, func(_ context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {

@@ -25,7 +25,7 @@ func legacyRuntime(t testing.TB) *dispatch.Runtime {
 	form := json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}}}`)
 	rt, err := dispatch.New(mcp.Implementation{Name: "http-legacy", Version: "1.0.0"},
 		dispatch.WithLogger(quiet()),
-		dispatch.WithLogging(),
+		dispatch.WithClientLogging(),
 		dispatch.WithTool(mcp.Tool{Name: "ask_name"}, func(_ context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			ans, ok := req.Input.Elicitation("name")
 			if !ok {
@@ -39,7 +39,7 @@ func legacyRuntime(t testing.TB) *dispatch.Runtime {
 		}),
 		dispatch.WithTool(mcp.Tool{Name: "chatty"}, func(ctx context.Context, _ *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			for i := range 3 {
-				dispatch.Logger(ctx).Info("step", "n", i)
+				dispatch.ClientLogger(ctx).Info("step", "n", i)
 			}
 			return mcp.TextResult("done"), nil
 		}),
