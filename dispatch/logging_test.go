@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
-	"github.com/snodo-go/snodo/testkit"
+	"github.com/snodo-go/snodo/internal/testfixture"
 )
 
 func loggingRuntime(t *testing.T, opts ...dispatch.Option) *dispatch.Runtime {
@@ -26,13 +26,13 @@ func loggingRuntime(t *testing.T, opts ...dispatch.Option) *dispatch.Runtime {
 		}))...)
 }
 
-func logCall(t *testing.T, rt *dispatch.Runtime, level string) []testkit.Recorded {
+func logCall(t *testing.T, rt *dispatch.Runtime, level string) []testfixture.Recorded {
 	t.Helper()
 	p := map[string]any{"name": "test_logging_tool"}
 	if level != "" {
 		p["_meta"] = map[string]any{"io.modelcontextprotocol/logLevel": level}
 	}
-	rec := testkit.NewRecorder(t)
+	rec := testfixture.NewRecorder(t)
 	resultOf(t, callWith(t, rt, "tools/call", p, func(r *dispatch.Request) { r.Notifier = rec }))
 	return rec.Notifications()
 }
@@ -96,7 +96,7 @@ func TestLoggingLimit(t *testing.T) {
 			}
 			return dispatch.TextResult("ok"), nil
 		}))
-	rec := testkit.NewRecorder(t)
+	rec := testfixture.NewRecorder(t)
 	resultOf(t, callWith(t, rt, "tools/call", map[string]any{"name": "chatty", "_meta": map[string]any{"io.modelcontextprotocol/logLevel": "info"}},
 		func(r *dispatch.Request) { r.Notifier = rec }))
 	if len(rec.Notifications()) != 2 || !errors.Is(errs[2], dispatch.ErrLogLimit) {

@@ -131,8 +131,8 @@ func (n *nodeClient) read(r io.Reader) {
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	for sc.Scan() {
 		var line struct {
-			ID    int64           `json:"id"`
-			Event *event          `json:"event"`
+			ID    int64  `json:"id"`
+			Event *event `json:"event"`
 			Frame *struct {
 				Sent bool            `json:"sent"`
 				Msg  json.RawMessage `json:"msg"`

@@ -14,9 +14,9 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/snodo-go/snodo/internal/executor"
 	"github.com/snodo-go/snodo/dispatch"
 	snodootel "github.com/snodo-go/snodo/instrumentation/otel"
+	"github.com/snodo-go/snodo/internal/executor"
 	"github.com/snodo-go/snodo/testkit"
 )
 

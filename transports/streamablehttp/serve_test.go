@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/snodo-go/snodo/dispatch"
-	"github.com/snodo-go/snodo/testkit"
+	"github.com/snodo-go/snodo/internal/testfixture"
 )
 
 // capturingWriter is a ResponseWriter that records whether anything was
@@ -63,7 +63,7 @@ func TestServeHTTPWritesNothingAfterTheClientLeft(t *testing.T) {
 	for i := range 20 {
 		ctx, cancel := context.WithCancel(context.Background())
 		leave = cancel
-		req, err := testkit.NewMCPRequest(ctx, "http://127.0.0.1/mcp", call(i, "leave", nil))
+		req, err := testfixture.NewMCPRequest(ctx, "http://127.0.0.1/mcp", call(i, "leave", nil))
 		if err != nil {
 			t.Fatal(err)
 		}
