@@ -16,6 +16,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/instrumentation"
+	"github.com/snodo-go/snodo/internal/executor"
 )
 
 // gatedWriter is an output the test controls: each Write reports its
@@ -110,7 +111,7 @@ func TestWriterDropsAFrameCancelledWhileItWaits(t *testing.T) {
 		t.Fatal(err)
 	}
 	ended := &finishedEvents{ch: make(chan string, 16)}
-	exec := NewExecutor(ExecutorConfig{Logger: quiet, Sink: ended})
+	exec := executor.New(executor.Config{Logger: quiet, Sink: ended})
 	out := newGatedWriter()
 	in := make(lines)
 	h, err := sys.StartConn(ConnConfig{Runtime: rt, Executor: exec, Input: in, Output: out, Transport: dispatch.TransportStdio})
@@ -175,7 +176,7 @@ func waitConnRequests(t *testing.T, sys *System, requests string) {
 	}
 }
 
-func closeSystem(t *testing.T, sys *System, exec *Executor) {
+func closeSystem(t *testing.T, sys *System, exec *executor.Executor) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

@@ -60,14 +60,15 @@ var methodsLegacy = map[string]methodRoute{
 	"resources/unsubscribe":    {opUnsubscribe, capSessionSubscribe},
 }
 
-// serves reports whether the Runtime, on this session, offers capability.
-func (d legacyDialect) serves(rt *Runtime, s *Session, capability string) bool {
+// serves reports whether the Runtime offers capability to a request with
+// or without a session.
+func (d legacyDialect) serves(rt *Runtime, session bool, capability string) bool {
 	switch capability {
 	case capSessionLogging:
-		return rt.capabilities.Logging != nil && s != nil
+		return rt.capabilities.Logging != nil && session
 	case capSessionSubscribe:
 		res := rt.capabilities.Resources
-		return res != nil && res.Subscribe && rt.Hub() != nil && s != nil
+		return res != nil && res.Subscribe && rt.Hub() != nil && session
 	}
 	return rt.hasCapability(capability)
 }
@@ -85,7 +86,10 @@ func (d legacyDialect) Admit(rt *Runtime, req *Request) (*Call, *jsonrpc.Error) 
 		return nil, invalidParams("Invalid params: _meta names protocol version " + mv + " but the request is served under " + d.version)
 	}
 	entry, known := methodsLegacy[msg.Method]
-	if known && !d.serves(rt, sess, entry.capability) {
+	if known && !d.serves(rt, sess != nil, entry.capability) {
+		if sess == nil && d.serves(rt, true, entry.capability) {
+			return nil, noSession(msg.Method)
+		}
 		known = false
 	}
 	ext := rt.extensionRoute(msg.Method, d.version)
@@ -149,6 +153,17 @@ func (d legacyDialect) Admit(rt *Runtime, req *Request) (*Call, *jsonrpc.Error) 
 		Notifier: req.Notifier,
 		Session:  sess,
 	}, nil
+}
+
+// noSession answers a method the server offers only on a connection or
+// an initialize-era session, for a request that has neither (stateless
+// HTTP).
+func noSession(method string) *jsonrpc.Error {
+	why := method + " needs a connection or an initialize-era session to keep its state, and this request has neither"
+	if method == "logging/setLevel" {
+		why += "; a 2026-07-28 client sets the level in each request's _meta (" + mcp.MetaLogLevel + ")"
+	}
+	return jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "Method not found: "+why).WithData(map[string]any{"method": method})
 }
 
 // legacyToolsCall refuses a tool the initialize-era revisions cannot

@@ -97,7 +97,7 @@ func (d legacyDialect) admitInitialize(rt *Runtime, req *Request) (*Call, *jsonr
 func (d legacyDialect) serverCapabilities(rt *Runtime, s *Session) ServerCapabilities {
 	c := rt.capabilities
 	c.Extensions = nil
-	if !d.serves(rt, s, capSessionLogging) {
+	if !d.serves(rt, s != nil, capSessionLogging) {
 		c.Logging = nil
 	}
 	fed := rt.Hub() != nil && s != nil

@@ -314,14 +314,17 @@ func TestInitializeAdmission(t *testing.T) {
 
 func TestInitializedNotificationAndPing(t *testing.T) {
 	rt := legacyRuntime(t, nil)
-	// Before the handshake a session claims nothing: ping is a method the
-	// stateless revision does not have.
-	early := &legacyClient{t: t, rt: rt, version: testfixture.Version, sess: dispatch.NewSession()}
+	// Before the handshake a session claims nothing: a ping names no
+	// revision and is answered under the initialize-era rules (the
+	// lifecycle allows it before the initialize response).
+	early := &legacyClient{t: t, rt: rt, version: mcp.Version20251125, sess: dispatch.NewSession()}
 	early.notify("notifications/initialized")
 	if early.sess.Initialized() {
 		t.Fatal("notifications/initialized before initialize marked the session")
 	}
-	rpcError(t, early.call("ping", nil), jsonrpc.CodeMethodNotFound)
+	if f := early.call("ping", nil); f.Error != nil || string(f.Result) != "{}" {
+		t.Fatalf("ping before the handshake: %s", f.Raw)
+	}
 
 	for _, v := range legacyVersions {
 		c, _ := initialize(t, rt, v, map[string]any{})
@@ -547,10 +550,12 @@ func TestLegacyHTTPAdmission(t *testing.T) {
 	if _, ok := resultOf(t, f)["ttlMs"]; ok {
 		t.Fatalf("header-selected request has a stateless shape: %s", f.Raw)
 	}
-	// Neither header nor session: the stateless revision answers, and
-	// wants its headers.
-	f = testkit.DispatchRequest(t, rt, legacyRequest(1, "tools/list", nil), func(r *dispatch.Request) { r.Header = map[string][]string{} })
-	rpcError(t, f, mcp.CodeHeaderMismatch)
+	// Neither header nor session: the request names no revision and is
+	// served under the preferred initialize-era one.
+	f = testkit.DispatchVersion(t, rt, mcp.Version20251125, legacyRequest(1, "tools/list", nil), func(r *dispatch.Request) { r.Header = map[string][]string{} })
+	if _, ok := resultOf(t, f)["tools"]; !ok {
+		t.Fatalf("unversioned tools/list over HTTP: %s", f.Raw)
+	}
 	// A 2026-07-28 request on a legacy session is served statelessly.
 	f = testkit.DispatchRequest(t, rt, testkit.Request(5, "tools/list", nil), func(r *dispatch.Request) { r.Session = c.sess })
 	if resultOf(t, f)["resultType"] != "complete" {

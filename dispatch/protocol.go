@@ -113,7 +113,12 @@ var errNoDialect = jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request
 // selectDialect picks the dialect that serves req. An initialize goes to
 // the session-era dialect of the version it asks for (or the preferred
 // one), unless the message or the transport names a stateless revision,
-// whose dialect then answers it (initialize does not exist there).
+// whose dialect then answers it (initialize does not exist there). Any
+// other message that names no revision at all (no _meta version, no
+// transport claim, and no dialect claims it) is served by the preferred
+// session-era dialect: only the initialize-era revisions have messages
+// without a version, and the 2025-06-18 transport says a server that
+// cannot tell SHOULD assume an initialize-era revision.
 func (r *registry) selectDialect(req *Request) (Dialect, *jsonrpc.Error) {
 	mv := metaProtocolVersion(req.Message.Params)
 	var best Dialect
@@ -125,6 +130,11 @@ func (r *registry) selectDialect(req *Request) (Dialect, *jsonrpc.Error) {
 	}
 	if req.Message.Method == "initialize" && (best == nil || bestMatch < MatchClaim || best.Era() != EraStateless) {
 		if d := r.forInitialize(req); d != nil {
+			return d, nil
+		}
+	}
+	if bestMatch <= MatchFallback && mv == "" && versionClaim(req) == "" {
+		if d := r.firstSessionEra(); d != nil {
 			return d, nil
 		}
 	}
@@ -163,6 +173,16 @@ func (r *registry) checkRuntime(rt *Runtime) {
 			c.checkRuntime(rt)
 		}
 	}
+}
+
+// firstSessionEra is the preferred session-era dialect, or nil.
+func (r *registry) firstSessionEra() Dialect {
+	for _, d := range r.dialects {
+		if d.Era() == EraSession {
+			return d
+		}
+	}
+	return nil
 }
 
 // forInitialize picks the session-era dialect for an initialize request:

@@ -114,7 +114,7 @@ func checkContent(rec *Record, o Options) error {
 		{"result", rec.Result, rec.Status == StatusCompleted, rec.Status == StatusCompleted},
 		{"error", rec.Error, rec.Status == StatusFailed, rec.Status == StatusFailed},
 		{"inputRequests", rec.InputRequests, rec.Status == StatusInputRequired, rec.Status == StatusInputRequired},
-		{"inputResponses", rec.InputResponses, rec.Status == StatusInputRequired, false},
+		{"inputResponses", rec.InputResponses, !rec.Status.Terminal(), false},
 	} {
 		switch {
 		case f.needed && len(f.v) == 0:

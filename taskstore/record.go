@@ -67,9 +67,10 @@ type Record struct {
 	// InputRequests is the object of outstanding input requests, keyed by
 	// request key; present exactly when the status is input_required.
 	InputRequests json.RawMessage
-	// InputResponses is the object of responses collected so far for the
-	// outstanding input requests (a client may answer them one at a time).
-	// Only an input_required task holds it.
+	// InputResponses is the object of responses collected for the current
+	// round of input: so far, while the task waits (a client may answer
+	// one request at a time), and all of them once it works again (what
+	// resuming the round needs). A finished task holds none.
 	InputResponses json.RawMessage
 	// State is opaque state the request's handler carries from one input
 	// round to the next.

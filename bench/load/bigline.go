@@ -25,6 +25,7 @@ func RunBigLine(ctx context.Context, t *Target, cfg BigLineConfig) (Result, erro
 		mu       sync.Mutex
 		refused  bool
 		answered bool
+		errs     int64
 	)
 	got := make(chan struct{}, 1)
 	s := startSession(t, func(f Frame, _ time.Time) {
@@ -32,6 +33,9 @@ func RunBigLine(ctx context.Context, t *Target, cfg BigLineConfig) (Result, erro
 		switch {
 		case f.ID == 2:
 			answered = true
+			if f.ErrorCode != 0 || f.IsError {
+				errs++ // the ordinary request must be served
+			}
 		case f.ID < 0 && f.ErrorCode != 0, f.ID == 1 && f.ErrorCode != 0:
 			refused = true
 		}
@@ -66,7 +70,7 @@ func RunBigLine(ctx context.Context, t *Target, cfg BigLineConfig) (Result, erro
 	}
 	res.Seconds = time.Since(start).Seconds()
 	mu.Lock()
-	res.OversizeRefused, res.NextAnswered = refused, answered
+	res.OversizeRefused, res.NextAnswered, res.Errors = refused, answered, errs
 	mu.Unlock()
 	if t.PID != 0 {
 		res.PeakRSSKiB, _, _ = ProcMem(t.PID)

@@ -137,11 +137,11 @@ func RunHTTP(ctx context.Context, t *Target, cfg HTTPLoad) (Result, error) {
 				f, err := ReadHTTPResponse(resp)
 				resp.Body.Close()
 				el := time.Since(start)
+				if err != nil || f.ErrorCode != 0 || f.IsError || resp.StatusCode != http.StatusOK {
+					myErrs++ // in the warm-up too
+				}
 				if inWindow.Load() {
 					mine = append(mine, el)
-					if err != nil || f.ErrorCode != 0 || f.IsError || resp.StatusCode != http.StatusOK {
-						myErrs++
-					}
 				}
 			}
 		})

@@ -17,7 +17,12 @@ type Result struct {
 	Err         string `json:"error,omitempty"`
 
 	// Load scenarios.
-	Requests   int64   `json:"requests,omitempty"`
+	Requests int64 `json:"requests,omitempty"`
+	// Errors counts the responses that were JSON-RPC errors or tool
+	// results with isError, over the whole run (load scenarios: warm-up,
+	// window and drain; the storm: answers before the cancels; the big
+	// line: the answer to the request after it). A measurement with any
+	// is a failed one.
 	Errors     int64   `json:"errors,omitempty"`
 	Seconds    float64 `json:"seconds,omitempty"`
 	Throughput float64 `json:"throughput,omitempty"` // requests per second

@@ -122,6 +122,9 @@ func RunStdio(ctx context.Context, t *Target, cfg StdioLoad) (Result, error) {
 			}
 			if ok {
 				delete(sent, f.ID)
+				if f.ErrorCode != 0 || f.IsError {
+					errs++ // in the warm-up and the drain too
+				}
 				if inWindow {
 					count++
 					if gap := now.Sub(lastResp); gap > maxGap {
@@ -129,9 +132,6 @@ func RunStdio(ctx context.Context, t *Target, cfg StdioLoad) (Result, error) {
 					}
 					lastResp = now
 					lat = append(lat, now.Sub(at))
-					if f.ErrorCode != 0 || f.IsError {
-						errs++
-					}
 				}
 			}
 			done := stopping && len(sent) == 0
@@ -231,7 +231,10 @@ func RunStdio(ctx context.Context, t *Target, cfg StdioLoad) (Result, error) {
 		}
 	}
 	secs := windowEnd.Sub(windowStart).Seconds()
-	res.Requests, res.Errors, res.Seconds = n, errs, secs
+	mu.Lock()
+	res.Errors = errs
+	mu.Unlock()
+	res.Requests, res.Seconds = n, secs
 	res.Throughput = float64(n) / secs
 	latencyStats(&res, lat)
 	if cpuErr == nil && t.PID != 0 && n > 0 {

@@ -41,6 +41,7 @@ func RunStorm(ctx context.Context, t *Target, cfg StormConfig) (Result, error) {
 		mu         sync.Mutex
 		cancelSent bool
 		early      int64
+		earlyErrs  int64
 		late       int64
 	)
 	n := int64(cfg.Calls)
@@ -53,6 +54,9 @@ func RunStorm(ctx context.Context, t *Target, cfg StormConfig) (Result, error) {
 			late++
 		} else {
 			early++
+			if f.ErrorCode != 0 || f.IsError {
+				earlyErrs++
+			}
 		}
 		mu.Unlock()
 	})
@@ -148,7 +152,7 @@ func RunStorm(ctx context.Context, t *Target, cfg StormConfig) (Result, error) {
 	res.StartedAfterCancel = after.Started - before.Started
 	res.Stopped = stopped && after.Running == 0 && res.StartedAfterCancel == 0
 	mu.Lock()
-	res.Late = late
+	res.Late, res.Errors = late, earlyErrs
 	mu.Unlock()
 	if t.PID != 0 {
 		res.PeakRSSKiB, _, _ = ProcMem(t.PID)

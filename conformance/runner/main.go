@@ -8,9 +8,11 @@
 //
 //	native/2026-07-28: 37 passed, 0 failed
 //
-// and exits non-zero when a scenario fails that the baseline
-// (conformance/expected-failures.json) does not list, or when a listed
-// scenario passes (a stale entry): the baseline may only shrink.
+// and exits non-zero when a scenario fails, scored or not (pending and
+// extension scenarios run with the required ones), that the baseline
+// (conformance/expected-failures.json) does not list with a reason, or
+// when a listed scenario passes or does not run (a stale entry): the
+// baseline may only shrink.
 //
 //	go run ./conformance/runner                 # every lane and version
 //	go run ./conformance/runner -lanes stdio -versions 2026-07-28

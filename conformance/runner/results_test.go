@@ -105,3 +105,77 @@ func TestBaselineRefusesEntriesWithoutReasonsOrMixedWithWholeLane(t *testing.T) 
 		}
 	}
 }
+
+// A pending or extension scenario that fails fails the run unless the
+// baseline lists it with a reason, as a scored one does; listed, it must
+// keep failing.
+func TestFailingUnscoredScenarioFailsTheRun(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "ping", `[{"id":"a","status":"SUCCESS"}]`)
+	write(t, dir, "json-schema-2020-12", `[{"id":"schema","status":"FAILURE","errorMessage":"keyword dropped"}]`)
+	write(t, dir, "http-header-validation", `[{"id":"h","status":"SUCCESS"}]`)
+	out, err := readOutcomes(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := laneResult{
+		scenarios: map[string]outcome{"ping": out["ping"]},
+		unscored:  map[string]outcome{"json-schema-2020-12": out["json-schema-2020-12"], "http-header-validation": out["http-header-validation"]},
+	}
+	problems := baseline{}.check("stdio/2026-07-28", r, false)
+	if len(problems) != 1 || !strings.Contains(problems[0], "NEW FAILURE (not scored by the suite) json-schema-2020-12: FAILURE schema: keyword dropped") {
+		t.Fatalf("problems %q, want the unscored failure alone", problems)
+	}
+	listed := baseline{"stdio/2026-07-28": {"json-schema-2020-12": "not served yet"}}
+	if p := listed.check("stdio/2026-07-28", r, false); len(p) != 0 {
+		t.Fatalf("a listed unscored failure was reported: %q", p)
+	}
+	stale := baseline{"stdio/2026-07-28": {"http-header-validation": "was failing"}}
+	if p := strings.Join(stale.check("stdio/2026-07-28", r, false), "\n"); !strings.Contains(p, "STALE baseline entry (not scored by the suite) http-header-validation") ||
+		!strings.Contains(p, "NEW FAILURE (not scored by the suite) json-schema-2020-12") {
+		t.Fatalf("problems %q", p)
+	}
+}
+
+// Entries under "*/<version>" apply to every lane at that version.
+func TestEveryLaneEntries(t *testing.T) {
+	failing := outcome{problems: []string{"not implemented"}}
+	r := laneResult{scenarios: map[string]outcome{"ping": {successes: 1}}, unscored: map[string]outcome{"tasks-lifecycle": failing}}
+	bl := baseline{"*/2026-07-28": {"tasks-lifecycle": "the tasks extension is not served yet"}}
+	for _, lane := range []string{"native/2026-07-28", "handler/2026-07-28", "stdio/2026-07-28"} {
+		if p := bl.check(lane, r, false); len(p) != 0 {
+			t.Errorf("%s: %q", lane, p)
+		}
+	}
+	if p := bl.check("stdio/2025-11-25", r, false); len(p) != 1 || !strings.Contains(p[0], "NEW FAILURE") {
+		t.Errorf("an entry for another version applied: %q", p)
+	}
+	r.unscored["tasks-lifecycle"] = outcome{successes: 1}
+	if p := bl.check("native/2026-07-28", r, false); len(p) != 1 || !strings.Contains(p[0], "STALE") {
+		t.Errorf("a passing scenario listed for every lane was not stale: %q", p)
+	}
+}
+
+func TestBaselineRefusesAScenarioListedForALaneAndForEveryLane(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bl.json")
+	body := `{"*/2026-07-28": {"tasks-lifecycle": "a"}, "stdio/2026-07-28": {"tasks-lifecycle": "b"}}`
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := loadBaseline(path); err == nil {
+		t.Fatal("accepted a scenario listed twice")
+	}
+}
+
+// The committed baseline loads and gives every entry a reason.
+func TestCommittedBaselineLoads(t *testing.T) {
+	bl, err := loadBaseline("../expected-failures.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for key := range bl {
+		if !strings.HasPrefix(key, everyLane) && !strings.Contains(key, "/") {
+			t.Errorf("baseline key %q names no lane and version", key)
+		}
+	}
+}

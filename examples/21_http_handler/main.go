@@ -104,8 +104,13 @@ func run(ctx context.Context, logger *slog.Logger, addr, token string, check boo
 	return err
 }
 
-// bearer is the application's authentication: it maps a bearer token to a
-// user and attaches that user to the request for the MCP handler.
+// bearer is the application's own authentication: it maps a bearer token
+// to a user and attaches that user to the request for the MCP handler.
+// This is not the MCP authorization flow; for an OAuth 2.1 resource
+// server (protected resource metadata, JWT or introspected tokens, the
+// 401 and 403 challenges, scopes per tool), wrap the handler with the
+// middleware of the github.com/snodo-go/snodo/oauth module instead, as
+// examples/25_oauth does (docs/authorization.md compares the two).
 func bearer(users map[string]string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")

@@ -38,6 +38,9 @@ type Config struct {
 	// Public, when set, is a pre-registered public client (native
 	// application type, so a loopback redirect URI matches on any port).
 	Public *PublicClient
+	// Scopes are announced in the server's metadata and accepted in a
+	// client registration's scope, besides openid and offline_access.
+	Scopes []string
 	// TrustedCertFile names a PEM file of certificates the server trusts
 	// when it fetches a client ID metadata document over HTTPS.
 	TrustedCertFile string
@@ -94,6 +97,9 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	if cfg.Public != nil {
 		conf["publicClient"] = cfg.Public
+	}
+	if cfg.Scopes != nil {
+		conf["scopes"] = cfg.Scopes
 	}
 	b, _ := json.Marshal(conf)
 	cmd := exec.Command(node, filepath.Join(Dir(), "server.mjs"))

@@ -435,7 +435,7 @@ func TestExecutorExactlyOneOutcome(t *testing.T) {
 // A queued job that is cancelled gives its place in the queue back at
 // once: the queue is not full of work that will never run.
 func TestExecutorCancelledQueuedJobLeavesTheQueue(t *testing.T) {
-	e := quietExecutor(ExecutorConfig{MaxConcurrency: 1, MaxQueue: 1})
+	e := quietExecutor(Config{MaxConcurrency: 1, MaxQueue: 1})
 	defer closeExec(t, e)
 	s := e.NewScope(context.Background())
 	b, r := newBlocker(), newResults()
@@ -470,7 +470,7 @@ func TestExecutorCancelledQueuedJobLeavesTheQueue(t *testing.T) {
 // run it. The test takes Cancel's first step itself, so the window stays
 // open until the slot has been handed on.
 func TestExecutorStartsNoJobCancelledInTheQueue(t *testing.T) {
-	e := quietExecutor(ExecutorConfig{MaxConcurrency: 1, MaxQueue: 4})
+	e := quietExecutor(Config{MaxConcurrency: 1, MaxQueue: 4})
 	defer closeExec(t, e)
 	s := e.NewScope(context.Background())
 	b, r := newBlocker(), newResults()
@@ -502,7 +502,7 @@ func TestExecutorStartsNoJobCancelledInTheQueue(t *testing.T) {
 // its jobs one by one; a slot that frees in between must not start a
 // queued job of that scope. The test takes Close's first step itself.
 func TestExecutorStartsNoJobOfAClosingScope(t *testing.T) {
-	e := quietExecutor(ExecutorConfig{MaxConcurrency: 1, MaxQueue: 4})
+	e := quietExecutor(Config{MaxConcurrency: 1, MaxQueue: 4})
 	defer closeExec(t, e)
 	other, closing := e.NewScope(context.Background()), e.NewScope(context.Background())
 	b, r := newBlocker(), newResults()
@@ -535,7 +535,7 @@ func TestExecutorStartsNoJobOfAClosingScope(t *testing.T) {
 // test stops the scope from closing by itself, so the deadline certainly
 // finds the owner dead and the scope open.
 func TestExecutorDeadlineAfterOwnerDeathDeliversNothing(t *testing.T) {
-	e := quietExecutor(ExecutorConfig{})
+	e := quietExecutor(Config{})
 	defer closeExec(t, e)
 	ownerCtx, ownerDies := context.WithCancel(context.Background())
 	s := e.NewScope(ownerCtx)
@@ -561,7 +561,7 @@ func TestExecutorDeadlineAfterOwnerDeathDeliversNothing(t *testing.T) {
 // A job that returns after its owner died delivers nothing, also when the
 // owner's scope has not closed yet.
 func TestExecutorJobReturningAfterOwnerDeathDeliversNothing(t *testing.T) {
-	e := quietExecutor(ExecutorConfig{})
+	e := quietExecutor(Config{})
 	defer closeExec(t, e)
 	ownerCtx, ownerDies := context.WithCancel(context.Background())
 	s := e.NewScope(ownerCtx)
@@ -583,7 +583,7 @@ func TestExecutorJobReturningAfterOwnerDeathDeliversNothing(t *testing.T) {
 // A queued job whose owner died while it waited does not run when a slot
 // frees, also when the owner's scope has not closed yet.
 func TestExecutorQueuedJobOfADeadOwnerDoesNotRun(t *testing.T) {
-	e := quietExecutor(ExecutorConfig{MaxConcurrency: 1, MaxQueue: 4})
+	e := quietExecutor(Config{MaxConcurrency: 1, MaxQueue: 4})
 	defer closeExec(t, e)
 	other := e.NewScope(context.Background())
 	ownerCtx, ownerDies := context.WithCancel(context.Background())

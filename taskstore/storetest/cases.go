@@ -61,7 +61,9 @@ func testCreateRefusesInvalid(t *testing.T, e *env) {
 		"working with a result":         func(r *taskstore.Record) { r.Result = obj },
 		"working with an error":         func(r *taskstore.Record) { r.Error = obj },
 		"working with input requests":   func(r *taskstore.Record) { r.InputRequests = obj },
-		"working with input responses":  func(r *taskstore.Record) { r.InputResponses = obj },
+		"cancelled with input responses": func(r *taskstore.Record) {
+			r.Status, r.InputResponses = taskstore.StatusCancelled, obj
+		},
 		"completed with an error": func(r *taskstore.Record) {
 			r.Status, r.Result, r.Error = taskstore.StatusCompleted, obj, obj
 		},

@@ -61,11 +61,19 @@ func (t table) get(scenario, server string) []load.Result {
 func (t table) inRound(scenario, server string, round int) (load.Result, bool) {
 	for _, r := range t.recs {
 		if r.Scenario == scenario && r.Server == server && r.Round == round {
-			return r.Result, r.Err == "" && !r.Unsupported
+			return r.Result, good(r.Result)
 		}
 	}
 	return load.Result{}, false
 }
+
+// failed reports a measurement that went wrong: the run returned an
+// error, or any response in it was a JSON-RPC error (or an isError
+// result). Its figures are left out of every median and ratio.
+func failed(r load.Result) bool { return r.Err != "" || r.Errors > 0 }
+
+// good reports a measurement whose figures count.
+func good(r load.Result) bool { return !r.Unsupported && !failed(r) }
 
 func median(xs []float64) float64 {
 	if len(xs) == 0 {
@@ -84,7 +92,7 @@ func median(xs []float64) float64 {
 func med(rs []load.Result, f func(load.Result) float64) (float64, int) {
 	var xs []float64
 	for _, r := range rs {
-		if r.Err == "" && !r.Unsupported {
+		if good(r) {
 			xs = append(xs, f(r))
 		}
 	}
@@ -100,7 +108,7 @@ func status(rs []load.Result) string {
 		switch {
 		case r.Unsupported:
 			unsup++
-		case r.Err != "":
+		case failed(r):
 			errs++
 		}
 	}
@@ -180,7 +188,9 @@ func render(recs []Record, scenarios []load.Scenario, info runInfo) string {
 		info.Date.Format("2006-01-02 15:04 UTC"), mode, info.Rounds, info.Elapsed.Round(time.Second),
 		runtime.Version(), runtime.NumCPU(), cpuModel(), info.Commit)
 	w("Medians over rounds. Ratios are snodo-go ÷ peer computed within each round, then the median of those; ")
-	w("for throughput higher is better for snodo-go, for latency, CPU and memory lower is better.\n\n")
+	w("for throughput higher is better for snodo-go, for latency, CPU and memory lower is better. ")
+	w("A measurement in which any response was a JSON-RPC error (or a tool result with isError) has failed: ")
+	w("its figures are left out, and it is listed under \"Failed measurements\".\n\n")
 
 	// Load scenarios.
 	for _, kind := range []string{"stdio", "http"} {
@@ -346,8 +356,11 @@ func render(recs []Record, scenarios []load.Scenario, info runInfo) string {
 	// Failures, verbatim.
 	var failures []string
 	for _, r := range recs {
-		if r.Err != "" {
+		switch {
+		case r.Err != "":
 			failures = append(failures, fmt.Sprintf("- round %d, %s, %s: %s", r.Round, r.Scenario, r.Server, oneLine(r.Err)))
+		case r.Errors > 0:
+			failures = append(failures, fmt.Sprintf("- round %d, %s, %s: %d responses were JSON-RPC errors or isError results", r.Round, r.Scenario, r.Server, r.Errors))
 		}
 	}
 	if len(failures) > 0 {
@@ -412,7 +425,7 @@ func commit() string {
 // renderTargets checks this run against the performance targets that
 // docs/PERFORMANCE.md states.
 func renderTargets(w func(string, ...any), t table, rounds int) {
-	w("### Targets, this run\n\n| target | measured | met |\n|---|---|---|\n")
+	w("### Goals, this run\n\n| goal | measured | met |\n|---|---|---|\n")
 	verdict := func(ok bool, measured bool) string {
 		switch {
 		case !measured:

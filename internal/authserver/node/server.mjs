@@ -58,7 +58,9 @@ const provider = new Provider(issuer, {
   clients,
   jwks: { keys: [signingKey] },
   cookies: { keys: [randomBytes(32).toString('hex')] },
-  scopes: ['openid', 'offline_access'],
+  // Resource scopes are announced too, since a client may name them in its
+  // registration (the TypeScript client does).
+  scopes: ['openid', 'offline_access', ...(config.scopes || [])],
   // Everything here runs on 127.0.0.1, which the package's protection
   // against server-side request forgery refuses to fetch from (a client ID
   // metadata document); the test server lets its fetches reach it.

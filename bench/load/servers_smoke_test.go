@@ -1,0 +1,95 @@
+package load_test
+
+import (
+	"context"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/snodo-go/snodo/bench/load"
+)
+
+// benchServers are the servers the benchmark measures, as benchrun builds
+// them.
+var benchServers = []struct{ name, pkg string }{
+	{"snodo", "./cmd/server-snodo"},
+	{"go-sdk", "./cmd/server-gosdk"},
+	{"mcp-go", "./cmd/server-mcpgo"},
+}
+
+// TestSmokeEveryServer builds each benchmark server and runs a tiny load
+// of every kind of scenario against it as a process, as benchrun does, so
+// neither a server nor the driver can rot unnoticed: each measurement
+// must succeed with no JSON-RPC error. snodo-go must also serve every
+// subscriptions/listen stream and stop every cancelled call of the
+// storm without a late response; the peers' figures are only measured.
+func TestSmokeEveryServer(t *testing.T) {
+	bin := t.TempDir()
+	ctx := context.Background()
+	for _, srv := range benchServers {
+		t.Run(srv.name, func(t *testing.T) {
+			path := filepath.Join(bin, "server-"+srv.name)
+			cmd := exec.Command("go", "build", "-o", path, srv.pkg)
+			cmd.Dir = ".."
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("building %s: %v\n%s", srv.pkg, err, out)
+			}
+			spec := load.ServerSpec{Name: srv.name, Path: path}
+			ours := srv.name == "snodo"
+			run := func(t *testing.T, http bool, scenario load.Scenario, measure func(*load.Target) (load.Result, error)) load.Result {
+				t.Helper()
+				p, err := load.Start(spec, http, scenario.ServerArgs(srv.name)...)
+				if err != nil {
+					t.Fatalf("starting: %v", err)
+				}
+				defer p.Kill()
+				r, err := measure(&p.Target)
+				if err != nil && !(load.IsUnsupported(err) && !ours) {
+					t.Fatalf("%v (stderr: %s)", err, p.StderrTail())
+				}
+				if r.Errors != 0 {
+					t.Fatalf("%d JSON-RPC errors: %+v", r.Errors, r)
+				}
+				return r
+			}
+			t.Run("stdio", func(t *testing.T) {
+				r := run(t, false, load.Scenario{Kind: "stdio"}, func(tg *load.Target) (load.Result, error) {
+					return load.RunStdio(ctx, tg, load.StdioLoad{Concurrency: 4, Warmup: 20 * time.Millisecond, Duration: 200 * time.Millisecond, MinRequests: 20})
+				})
+				if r.Requests < 20 || r.P99us < r.P50us {
+					t.Fatalf("implausible result: %+v", r)
+				}
+			})
+			t.Run("http", func(t *testing.T) {
+				r := run(t, true, load.Scenario{Kind: "http"}, func(tg *load.Target) (load.Result, error) {
+					return load.RunHTTP(ctx, tg, load.HTTPLoad{Clients: 2, Warmup: 20 * time.Millisecond, Duration: 300 * time.Millisecond})
+				})
+				if r.Requests == 0 || r.P99us < r.P50us {
+					t.Fatalf("implausible result: %+v", r)
+				}
+			})
+			t.Run("storm", func(t *testing.T) {
+				const calls = 10
+				r := run(t, false, load.Scenario{Kind: "storm", Param: calls}, func(tg *load.Target) (load.Result, error) {
+					return load.RunStorm(ctx, tg, load.StormConfig{Calls: calls, SleepMs: 60_000, Window: 5 * time.Second, Settle: 100 * time.Millisecond})
+				})
+				if r.Started == 0 {
+					t.Fatalf("no sleep call ran: %+v", r)
+				}
+				if ours && (r.Started != calls || !r.Stopped || r.Late != 0 || r.StartedAfterCancel != 0) {
+					t.Fatalf("storm: %+v", r)
+				}
+			})
+			t.Run("listen", func(t *testing.T) {
+				const streams = 20
+				r := run(t, false, load.Scenario{Kind: "listen", Param: streams}, func(tg *load.Target) (load.Result, error) {
+					return load.RunListen(ctx, tg, load.ListenConfig{Streams: streams, Timeout: 10 * time.Second})
+				})
+				if !r.Unsupported && r.Streams != streams {
+					t.Fatalf("listen: %+v", r)
+				}
+			})
+		})
+	}
+}

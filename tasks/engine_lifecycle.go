@@ -1,0 +1,110 @@
+// This file starts and stops the engine: recovering what a stopped
+// process left, expiring old tasks, and settling what is unfinished at
+// shutdown.
+
+package tasks
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/snodo-go/snodo/taskstore"
+)
+
+// ShutdownMessage is the status message of a task that was running when
+// its server shut down and that cannot resume.
+const ShutdownMessage = "the server shut down while the task was running"
+
+// start recovers the tasks the store's previous users left unfinished
+// (taskstore.Recover), takes charge of them, and starts the expiry sweep.
+func (e *engine) start(ctx context.Context) error {
+	resumed, err := taskstore.Recover(ctx, e.cfg.store, e.cfg.owner, func(r taskstore.Record) bool {
+		_, ok := e.cfg.resolve(&r)
+		return ok
+	})
+	if err != nil {
+		return err
+	}
+	for i := range resumed {
+		rec := resumed[i]
+		run, ok := e.cfg.resolve(&rec)
+		if !ok {
+			continue
+		}
+		t, err := e.adopt(&rec)
+		if err != nil {
+			return err
+		}
+		t.mu.Lock()
+		t.run = run
+		e.startRound(t, rec, roundInput(&rec))
+		t.mu.Unlock()
+	}
+	waiting, err := e.cfg.store.Unfinished(ctx)
+	if err != nil {
+		return err
+	}
+	for i := range waiting {
+		if waiting[i].Status == taskstore.StatusInputRequired {
+			if _, err := e.adopt(&waiting[i]); err != nil {
+				return err
+			}
+		}
+	}
+	e.swept.Add(1)
+	go e.sweep()
+	return nil
+}
+
+// sweep deletes expired tasks from the store every sweep interval.
+func (e *engine) sweep() {
+	defer e.swept.Done()
+	tick := time.NewTicker(e.cfg.sweepInterval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-e.stopSweep:
+			return
+		case <-tick.C:
+			if _, err := e.cfg.store.Expire(context.Background()); err != nil && !errors.Is(err, taskstore.ErrClosed) {
+				e.cfg.logger.Warn("snodo: expiring tasks", "error", err)
+			}
+		}
+	}
+}
+
+// close stops the engine: it refuses new tasks, cancels every running
+// round, marks each task that was running failed with ShutdownMessage
+// unless it can resume (then it stays working for the next process's
+// Recover), leaves tasks waiting for input as they are, and waits for the
+// rounds' goroutines until ctx ends.
+func (e *engine) close(ctx context.Context) error {
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		return nil
+	}
+	e.closed = true
+	held := make([]*task, 0, len(e.tasks))
+	for _, t := range e.tasks {
+		held = append(held, t)
+	}
+	e.mu.Unlock()
+	close(e.stopSweep)
+	for _, t := range held {
+		t.mu.Lock()
+		if !t.ended {
+			rec, err := e.cfg.store.Get(context.Background(), t.id)
+			if err == nil && rec.Status == taskstore.StatusWorking && !(t.resumable && rec.Resumable) {
+				e.failLocked(t, rec, internalError(ShutdownMessage))
+			}
+			e.endLocked(t)
+		}
+		t.mu.Unlock()
+	}
+	e.scope.Close()
+	err := e.exec.Close(ctx)
+	e.swept.Wait()
+	return err
+}
