@@ -128,7 +128,7 @@ func (d legacyDialect) Admit(rt *Runtime, req *Request) (*Call, *jsonrpc.Error) 
 	if mrtrMethods[msg.Method] {
 		op = d.withClientRequests(op)
 	}
-	caps := sess.ClientCapabilities()
+	caps := d.knownCapabilities(sess.ClientCapabilities())
 	if ext != nil && entry.capability == "" {
 		if jerr := admitExtension(ext, caps); jerr != nil {
 			return nil, jerr
@@ -153,6 +153,15 @@ func (d legacyDialect) Admit(rt *Runtime, req *Request) (*Call, *jsonrpc.Error) 
 		Notifier: req.Notifier,
 		Session:  sess,
 	}, nil
+}
+
+// knownCapabilities drops what the client declared that its revision
+// does not have: 2025-06-18's elicitation is form mode only (no url).
+func (d legacyDialect) knownCapabilities(caps ClientCapabilities) ClientCapabilities {
+	if d.version == mcp.Version20250618 && caps.Elicitation != nil && caps.Elicitation.URL != nil {
+		caps.Elicitation = &ElicitationCapability{Form: &struct{}{}}
+	}
+	return caps
 }
 
 // noSession answers a method the server offers only on a connection or

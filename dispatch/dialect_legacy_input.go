@@ -7,7 +7,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
+	"strings"
 
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
@@ -35,7 +37,7 @@ func (d legacyDialect) withClientRequests(op Operation) Operation {
 			}
 			switch {
 			case !canAskClient(c):
-				return nil, rt.internal(c, "input_required", ErrNoClientChannel)
+				return nil, d.noChannel(c, ir)
 			case round > MaxInputRounds:
 				return nil, rt.internal(c, "input_required", fmt.Errorf("the handler asked for input more than %d times", MaxInputRounds))
 			}
@@ -48,14 +50,52 @@ func (d legacyDialect) withClientRequests(op Operation) Operation {
 	}
 }
 
+// noChannel answers a handler's input requests that the request cannot
+// carry as server-to-client requests: the error says what is missing (a
+// session, or notifications/initialized) instead of blaming the client's
+// capabilities. On 2025-11-25 a request that needs only URL elicitations
+// gets -32042 listing them, so the client can open them and retry.
+func (d legacyDialect) noChannel(c *Call, ir *inputRequiredResult) error {
+	keys := slices.Sorted(maps.Keys(ir.requests))
+	if d.version == mcp.Version20251125 {
+		var urls []any
+		for _, k := range keys {
+			if e, ok := ir.requests[k].(*ElicitRequest); ok && e.Mode == "url" {
+				p, err := d.clientRequestParams(e)
+				if err != nil {
+					return err
+				}
+				urls = append(urls, p)
+			}
+		}
+		if len(urls) == len(keys) {
+			return jsonrpc.NewError(mcp.CodeURLElicitationRequired, "URL elicitation required: open each URL in data.elicitations, then retry the request").
+				WithData(map[string]any{"elicitations": urls})
+		}
+	}
+	methods := make([]string, 0, len(keys))
+	for _, k := range keys {
+		if m := ir.requests[k].Method(); !slices.Contains(methods, m) {
+			methods = append(methods, m)
+		}
+	}
+	what := strings.Join(methods, " and ")
+	var why string
+	switch {
+	case c.Session != nil && !c.Session.Initialized():
+		why = "the client has not sent notifications/initialized yet"
+	case c.Info.Transport == TransportHTTP:
+		why = "this server serves HTTP without sessions, which has no channel for server-to-client requests; its operator can turn initialize-era sessions on (streamablehttp.WithSessions)"
+	default:
+		why = "this request has no channel for server-to-client requests"
+	}
+	return jsonrpc.NewError(jsonrpc.CodeInternalError, "The server cannot send "+what+" to the client: "+why)
+}
+
 // askClient sends the input requests one at a time, in key order, and
 // returns the answers as the next round's Input.
 func (d legacyDialect) askClient(ctx context.Context, rt *Runtime, c *Call, ir *inputRequiredResult) (*Input, error) {
-	keys := make([]string, 0, len(ir.requests))
-	for k := range ir.requests {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(ir.requests))
 	in := &Input{responses: make(map[string]json.RawMessage, len(keys)), state: ir.appState, hasState: ir.appState != nil}
 	for _, k := range keys {
 		r := ir.requests[k]

@@ -573,11 +573,12 @@ func TestLegacyInputRequests(t *testing.T) {
 		t.Fatalf("data = %v", d)
 	}
 	// One that can is not sent a stateless input_required result: without
-	// a channel for server-to-client requests, the call fails.
+	// a channel for server-to-client requests (no notifications/initialized
+	// yet), the call fails and says why.
 	c, _ = initialize(t, rt, "2025-06-18", map[string]any{"elicitation": map[string]any{}})
-	rpcError(t, c.call("tools/call", map[string]any{"name": "ask"}), jsonrpc.CodeInternalError)
-	if !strings.Contains(logs.String(), "server-to-client request") {
-		t.Fatalf("the failure was not logged:\n%s", logs)
+	e = rpcError(t, c.call("tools/call", map[string]any{"name": "ask"}), jsonrpc.CodeInternalError)
+	if !strings.Contains(e.Message, "notifications/initialized") {
+		t.Fatalf("the failure does not say why: %q", e.Message)
 	}
 }
 

@@ -455,7 +455,10 @@ func (rt *Runtime) inputRequired(c *Call, ir *InputRequired) (any, error) {
 			mergeCapabilities(&need, m)
 		}
 	}
-	if lacking {
+	// An initialize-era request without a session has no declared
+	// capabilities to judge, and no channel for server-to-client
+	// requests: its dialect says so (withClientRequests).
+	if lacking && (c.Dialect == nil || c.Dialect.Era() != EraSession || c.Session != nil) {
 		return nil, jsonrpc.NewError(mcp.CodeMissingRequiredClientCapability, "Missing required client capability").
 			WithData(map[string]any{"requiredCapabilities": need})
 	}

@@ -93,7 +93,7 @@ func immutable(field string) error {
 // checkContent checks the status, the payload each status carries, and
 // the size of every value.
 func checkContent(rec *Record, o Options) error {
-	if !rec.Status.Valid() {
+	if !validStatus(rec.Status) {
 		return fmt.Errorf("%w: unknown status %q", ErrInvalid, rec.Status)
 	}
 	for _, f := range []struct {

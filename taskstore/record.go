@@ -5,27 +5,25 @@ package taskstore
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/snodo-go/snodo/mcp"
 )
 
-// Status is a task's status, as the tasks extension names it on the wire.
-type Status string
+// Status is a task's status (the wire's, package mcp).
+type Status = mcp.TaskStatus
 
-// The statuses of a task. Completed, failed and cancelled are terminal.
+// The statuses of a task. Completed, failed and cancelled are terminal
+// (Status.Terminal).
 const (
-	StatusWorking       Status = "working"
-	StatusInputRequired Status = "input_required"
-	StatusCompleted     Status = "completed"
-	StatusFailed        Status = "failed"
-	StatusCancelled     Status = "cancelled"
+	StatusWorking       = mcp.TaskWorking
+	StatusInputRequired = mcp.TaskInputRequired
+	StatusCompleted     = mcp.TaskCompleted
+	StatusFailed        = mcp.TaskFailed
+	StatusCancelled     = mcp.TaskCancelled
 )
 
-// Terminal reports whether s is final: completed, failed or cancelled.
-func (s Status) Terminal() bool {
-	return s == StatusCompleted || s == StatusFailed || s == StatusCancelled
-}
-
-// Valid reports whether s is one of the five statuses.
-func (s Status) Valid() bool {
+// validStatus reports whether s is one of the five statuses.
+func validStatus(s Status) bool {
 	return s == StatusWorking || s == StatusInputRequired || s.Terminal()
 }
 

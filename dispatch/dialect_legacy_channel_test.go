@@ -1,0 +1,100 @@
+package dispatch_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
+	"github.com/snodo-go/snodo/testkit"
+)
+
+// urlTool asks for one elicitation in URL mode.
+var urlTool = dispatch.WithTool(dispatch.Tool{Name: "open_page", Description: "asks the user to open a page"},
+	func(_ context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		if a, ok := req.Input.Elicitation("page"); ok {
+			return dispatch.TextResult("page: " + a.Action), nil
+		}
+		return nil, &dispatch.InputRequired{Requests: map[string]dispatch.InputRequest{
+			"page": dispatch.ElicitURL("Open the page.", "https://example.com/consent"),
+		}}
+	})
+
+// TestNoChannelForClientRequests: an initialize-era request that cannot
+// carry a server-to-client request (HTTP without sessions) is told that
+// the transport is the limit and how sessions are turned on, not that
+// the client lacks a capability it may well have declared. A request
+// that needs only URL elicitations gets 2025-11-25's -32042 instead,
+// naming them, so the client can open them and retry.
+func TestNoChannelForClientRequests(t *testing.T) {
+	rt := legacyRuntime(t, nil, urlTool)
+	stateless := func(version string) func(*dispatch.Request) {
+		return func(r *dispatch.Request) {
+			r.Header, r.Transport = map[string][]string{"Mcp-Protocol-Version": {version}}, dispatch.TransportHTTP
+		}
+	}
+	for _, v := range legacyVersions {
+		f := testkit.DispatchVersion(t, rt, v, legacyRequest(1, "tools/call", map[string]any{"name": "ask"}), stateless(v))
+		e := rpcError(t, f, jsonrpc.CodeInternalError)
+		for _, want := range []string{"elicitation/create", "without sessions", "WithSessions"} {
+			if !strings.Contains(e.Message, want) {
+				t.Errorf("%s: %q does not say %q", v, e.Message, want)
+			}
+		}
+		if strings.Contains(e.Message, "capability") {
+			t.Errorf("%s: %q blames a client capability", v, e.Message)
+		}
+	}
+	f := testkit.DispatchVersion(t, rt, mcp.Version20251125, legacyRequest(2, "tools/call", map[string]any{"name": "open_page"}), stateless(mcp.Version20251125))
+	e := rpcError(t, f, mcp.CodeURLElicitationRequired)
+	var data struct {
+		Elicitations []struct {
+			Mode, Message, URL, ElicitationID string
+		}
+	}
+	if err := json.Unmarshal(e.Data, &data); err != nil {
+		t.Fatalf("-32042 data %s: %v", e.Data, err)
+	}
+	if len(data.Elicitations) != 1 || data.Elicitations[0].Mode != "url" || data.Elicitations[0].URL != "https://example.com/consent" || data.Elicitations[0].ElicitationID == "" {
+		t.Fatalf("-32042 data: %s", e.Data)
+	}
+	// 2025-06-18 has no URL mode, and no -32042.
+	f = testkit.DispatchVersion(t, rt, mcp.Version20250618, legacyRequest(3, "tools/call", map[string]any{"name": "open_page"}), stateless(mcp.Version20250618))
+	rpcError(t, f, jsonrpc.CodeInternalError)
+}
+
+// TestURLElicitationAt20250618: 2025-06-18 has form elicitation only, so
+// a URL elicitation is refused as a missing capability even when the
+// client's initialize claimed one, and nothing is sent to the client.
+func TestURLElicitationAt20250618(t *testing.T) {
+	rt := legacyRuntime(t, nil, urlTool)
+	c, _ := initialize(t, rt, mcp.Version20250618, map[string]any{"elicitation": map[string]any{"form": map[string]any{}, "url": map[string]any{}}})
+	c.notify("notifications/initialized")
+	rec := testkit.NewRecorderFor(t, mcp.Version20250618)
+	msg, err := jsonrpc.Decode(legacyRequest(7, "tools/call", map[string]any{"name": "open_page"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A deadline, so that a server waiting for an answer to a request it
+	// should not have sent fails the test instead of hanging it.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	out := rt.Dispatch(ctx, &dispatch.Request{Message: msg, Session: c.sess, Notifier: rec, Transport: dispatch.TransportStdio})
+	if err := testkit.ValidateFrame(mcp.Version20250618, out.Frame, "tools/call"); err != nil {
+		t.Fatalf("%v\n%s", err, out.Frame)
+	}
+	var resp struct{ Error *testkit.FrameError }
+	if err := json.Unmarshal(out.Frame, &resp); err != nil || resp.Error == nil || resp.Error.Code != mcp.CodeMissingRequiredClientCapability {
+		t.Fatalf("want -32021: %s", out.Frame)
+	}
+	if d := errorData(t, resp.Error); d["requiredCapabilities"].(map[string]any)["elicitation"].(map[string]any)["url"] == nil {
+		t.Fatalf("data = %v", d)
+	}
+	if n := rec.Notifications(); len(n) != 0 {
+		t.Fatalf("sent to the client: %v", n)
+	}
+}
