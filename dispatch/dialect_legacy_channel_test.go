@@ -10,6 +10,7 @@ import (
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
+	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/testkit"
 )
 
@@ -74,7 +75,7 @@ func TestURLElicitationAt20250618(t *testing.T) {
 	rt := legacyRuntime(t, nil, urlTool)
 	c, _ := initialize(t, rt, mcp.Version20250618, map[string]any{"elicitation": map[string]any{"form": map[string]any{}, "url": map[string]any{}}})
 	c.notify("notifications/initialized")
-	rec := testkit.NewRecorderFor(t, mcp.Version20250618)
+	rec := testfixture.NewRecorderFor(t, mcp.Version20250618)
 	msg, err := jsonrpc.Decode(legacyRequest(7, "tools/call", map[string]any{"name": "open_page"}))
 	if err != nil {
 		t.Fatal(err)
