@@ -14,11 +14,14 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/internal/executor"
+	"github.com/snodo-go/snodo/internal/tree"
 )
 
-func benchSystem(b *testing.B) *System {
+func benchSystem(b *testing.B) *system {
 	b.Helper()
-	s, err := NewSystem(SystemConfig{Logger: slog.New(slog.DiscardHandler)})
+	e := executor.New(executor.Config{Logger: slog.New(slog.DiscardHandler)})
+	b.Cleanup(func() { _ = e.Close(context.Background()) })
+	s, err := newSystem(tree.SystemConfig{Logger: slog.New(slog.DiscardHandler), Executor: e})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -43,7 +46,7 @@ type spawnRequests struct{ n int }
 // actor and, once the request is done, stop it. The next one starts when
 // the previous one has terminated; done closes after the last.
 type spawner struct {
-	s     *System
+	s     *system
 	left  int
 	done  chan struct{}
 	props requestSpawner
@@ -197,10 +200,9 @@ func BenchmarkConnEcho(b *testing.B) {
 	for _, c := range []int{1, 16} {
 		b.Run("C="+strconv.Itoa(c), func(b *testing.B) {
 			s := benchSystem(b)
-			e := executor.New(executor.Config{Logger: slog.New(slog.DiscardHandler)})
 			in := make(chanFrames, c)
 			out := &lineCounter{tokens: make(chan struct{}, c)}
-			conn, err := s.StartConn(ConnConfig{Prefix: "bench", Runtime: echoRuntime(b), Executor: e, Input: in, Output: out, Transport: dispatch.TransportStdio})
+			conn, err := s.StartConn(tree.ConnConfig{Prefix: "bench", Runtime: echoRuntime(b), Input: in, Output: out, Transport: dispatch.TransportStdio})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -230,7 +232,7 @@ func BenchmarkConnEcho(b *testing.B) {
 			if out.lines != b.N {
 				b.Fatalf("%d responses for %d requests", out.lines, b.N)
 			}
-			if err := e.Close(context.Background()); err != nil {
+			if err := s.Executor().Close(context.Background()); err != nil {
 				b.Fatal(err)
 			}
 		})

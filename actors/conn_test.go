@@ -11,6 +11,7 @@ import (
 
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/internal/executor"
+	"github.com/snodo-go/snodo/internal/tree"
 	"github.com/snodo-go/snodo/jsonrpc"
 )
 
@@ -85,15 +86,15 @@ func TestNegotiatedVersionAppliesToLaterMessages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sys, err := NewSystem(SystemConfig{Logger: logger})
+	exec := executor.New(executor.Config{Logger: logger})
+	sys, err := newSystem(tree.SystemConfig{Logger: logger, Executor: exec})
 	if err != nil {
 		t.Fatal(err)
 	}
-	exec := executor.New(executor.Config{Logger: logger})
 	in := make(lines)
 	outR, outW := io.Pipe()
-	h, err := sys.StartConn(ConnConfig{
-		Runtime: rt, Executor: exec, Input: in, Output: outW, Transport: dispatch.TransportStdio,
+	h, err := sys.StartConn(tree.ConnConfig{
+		Runtime: rt, Input: in, Output: outW, Transport: dispatch.TransportStdio,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -131,8 +132,8 @@ func TestNegotiatedVersionAppliesToLaterMessages(t *testing.T) {
 		t.Fatalf("a later message was not served under the negotiated version: %s %s", m["result"], m["error"])
 	}
 	var sawAttr bool
-	sys.Tree().Walk(func(n *Node) {
-		sawAttr = sawAttr || (n.Kind == KindConnection && n.Attrs["protocolVersion"] == fakeVersion)
+	sys.Tree().Walk(func(n *tree.Node) {
+		sawAttr = sawAttr || (n.Kind == tree.KindConnection && n.Attrs["protocolVersion"] == fakeVersion)
 	})
 	if !sawAttr {
 		t.Fatal("the tree does not show the connection's negotiated version")
@@ -157,7 +158,7 @@ func TestNegotiatedVersionAppliesToLaterMessages(t *testing.T) {
 	if err := exec.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if n := sys.Registered(); n != 0 {
+	if n := sys.registered(); n != 0 {
 		t.Fatalf("%d actors still registered", n)
 	}
 	if n := sys.UnexpectedDeadLetters(); n != 0 {

@@ -1,5 +1,7 @@
 package actors
 
+// The mailbox pool: the goroutines that run the actors' mailboxes.
+
 import (
 	"runtime"
 	"sync"

@@ -1,21 +1,14 @@
 package actors
 
+// The application handlers a connection has started, for a bounded shutdown.
+
 import (
 	"context"
 	"slices"
 	"sync"
-	"time"
-)
 
-// HandlerInfo describes an application handler still running.
-type HandlerInfo struct {
-	// ID is the request id as text ("7", `"a"`).
-	ID string
-	// Method is the request's method.
-	Method string
-	// Started is when the request was admitted.
-	Started time.Time
-}
+	"github.com/snodo-go/snodo/internal/tree"
+)
 
 // handlerSet tracks the handlers of one connection whose goroutine has
 // not returned yet, so shutdown can wait for them (bounded by a grace
@@ -47,7 +40,7 @@ func (s *handlerSet) remove(e *reqEntry) {
 
 // wait blocks until no handler runs or ctx ends, and returns the handlers
 // still running then, oldest first.
-func (s *handlerSet) wait(ctx context.Context) []HandlerInfo {
+func (s *handlerSet) wait(ctx context.Context) []tree.HandlerInfo {
 	s.mu.Lock()
 	if len(s.running) == 0 {
 		s.mu.Unlock()
@@ -65,10 +58,10 @@ func (s *handlerSet) wait(ctx context.Context) []HandlerInfo {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make([]HandlerInfo, 0, len(s.running))
+	out := make([]tree.HandlerInfo, 0, len(s.running))
 	for e := range s.running {
-		out = append(out, HandlerInfo{ID: e.id.String(), Method: e.method, Started: e.started})
+		out = append(out, tree.HandlerInfo{ID: e.id.String(), Method: e.method, Started: e.started})
 	}
-	slices.SortFunc(out, func(a, b HandlerInfo) int { return a.Started.Compare(b.Started) })
+	slices.SortFunc(out, func(a, b tree.HandlerInfo) int { return a.Started.Compare(b.Started) })
 	return out
 }

@@ -1,5 +1,8 @@
 package actors
 
+// A host: the tree node of a transport that serves one request per
+// exchange (Streamable HTTP), its request actors and its handle.
+
 import (
 	"context"
 	"errors"
@@ -9,20 +12,21 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/snodo-go/snodo/internal/executor"
+	"github.com/snodo-go/snodo/internal/tree"
 	"github.com/snodo-go/snodo/jsonrpc"
 )
 
-// Host is the tree node of a transport that serves one request per
-// exchange, such as Streamable HTTP: the native listener (kind listener)
-// or an http.Handler mounted in an application's server (kind handler).
-// Each exchange in flight is a request actor under the host, and an open
-// subscription stream is a subscription actor under its request.
+// hostHandle is the handle of a host, implementing tree.Host: the tree
+// node of a transport that serves one request per exchange, such as
+// Streamable HTTP. Each exchange in flight is a request actor under the
+// host, and an open subscription stream is a subscription actor under its
+// request.
 //
 // The host owns an executor Scope: when the host stops, for whatever
 // reason, every job it admitted is cancelled and delivers nothing.
-type Host struct {
-	s      *System
-	cfg    HostConfig
+type hostHandle struct {
+	s      *system
+	cfg    tree.HostConfig
 	pid    *actor.PID
 	done   <-chan struct{}
 	ctx    context.Context
@@ -31,40 +35,20 @@ type Host struct {
 	ready  chan struct{} // closed once StartHost has filled in the handle
 }
 
-// HostConfig describes a Host.
-type HostConfig struct {
-	// Prefix names the host in the tree ("http" → snodo/http$1).
-	Prefix string
-	// Kind is the host's node kind: KindListener or KindHandler.
-	Kind Kind
-	// Executor runs the host's jobs.
-	Executor *executor.Executor
-	// Attrs, when set, adds attributes to the host's node. It runs on the
-	// host actor's goroutine and must only read goroutine-safe state.
-	Attrs func(map[string]string)
-	// Run, when set, runs on a goroutine the host starts once it has
-	// started: a listener's accept loop. The host does not stop when it
-	// returns; the transport decides.
-	Run func()
-	// Halt, when set, is called when the host stops for any reason. It
-	// must make Run return and must not block.
-	Halt func()
-}
-
 // StartHost starts a host under the root supervisor.
-func (s *System) StartHost(cfg HostConfig) (*Host, error) {
-	if cfg.Executor == nil {
-		return nil, errors.New("actors: HostConfig needs an Executor")
+func (s *system) StartHost(cfg tree.HostConfig) (tree.Host, error) {
+	if s.exec == nil {
+		return nil, errors.New("actors: a host needs the tree's executor")
 	}
 	if cfg.Prefix == "" {
 		cfg.Prefix = "host"
 	}
 	if cfg.Kind == "" {
-		cfg.Kind = KindListener
+		cfg.Kind = tree.KindListener
 	}
-	h := &Host{s: s, cfg: cfg, ready: make(chan struct{})}
+	h := &hostHandle{s: s, cfg: cfg, ready: make(chan struct{})}
 	h.ctx, h.cancel = context.WithCancel(context.Background())
-	h.scope = cfg.Executor.NewScope(h.ctx)
+	h.scope = s.exec.NewScope(h.ctx)
 	pid, done, err := s.spawnTop(s.props(func() actor.Actor { return &hostActor{h: h} }), cfg.Prefix)
 	if err != nil {
 		h.cancel()
@@ -76,58 +60,65 @@ func (s *System) StartHost(cfg HostConfig) (*Host, error) {
 }
 
 // ID returns the host's path in the tree.
-func (h *Host) ID() string { return h.pid.Id }
+func (h *hostHandle) ID() string { return h.pid.Id }
 
 // Done is closed once the host and every actor under it have stopped.
-func (h *Host) Done() <-chan struct{} { return h.done }
+func (h *hostHandle) Done() <-chan struct{} { return h.done }
 
 // Context ends when the host stops: its work is then cancelled.
-func (h *Host) Context() context.Context { return h.ctx }
+func (h *hostHandle) Context() context.Context { return h.ctx }
 
 // Finish asks the supervisor to stop the host (children report, parents
 // stop them). Work still running is cancelled and delivers nothing; Done
 // closes once the host has stopped. Finish may be called more than once.
-func (h *Host) Finish() { h.s.send(h.pid, &finishHost{}) }
+func (h *hostHandle) Finish() { h.s.send(h.pid, &finishHost{}) }
 
-// RequestSpec describes one exchange to run under a host.
-type RequestSpec struct {
-	// Key rejects a second job with the same key while the first is in
-	// flight (ErrDuplicate); nil for no check.
-	Key any
-	// ID and Method describe the request in the tree.
-	ID     jsonrpc.ID
-	Method string
-	// Peer is the client's address, for the tree.
-	Peer string
-	// Timeout overrides the executor's default deadline (zero: default).
-	Timeout time.Duration
-	// Run and Done are the job, as in Job.
-	Run  func(ctx context.Context) any
-	Done func(executor.Result)
-}
-
-// HostRequest is one exchange admitted by a Host. The goroutine that
-// serves the exchange calls End exactly when it is over, however it ended.
-type HostRequest struct {
-	h            *Host
+// exchange is one exchange admitted by a host, implementing
+// tree.Exchange.
+type exchange struct {
+	h            *hostHandle
 	id           jsonrpc.ID
 	method, peer string
 	started      time.Time
 	deadline     time.Time
 	ticket       *executor.Ticket // nil for a stream: it runs no job
-	stream       *StreamSpec      // nil for a job
+	stream       *hostStream      // nil for a job
 	streaming    atomic.Bool
 	ended        atomic.Bool
+}
+
+// hostStream is what a stream exchange holds: its spec and the key it
+// reserved in the host's scope, released once.
+type hostStream struct {
+	spec       tree.StreamSpec
+	once       sync.Once
+	releaseKey func()
+}
+
+// release frees everything the stream holds, once: by End or by the
+// subscription actor stopping, whichever comes first.
+func (s *hostStream) release() {
+	s.once.Do(func() {
+		if s.spec.Close != nil {
+			s.spec.Close()
+		}
+		if s.spec.Release != nil {
+			s.spec.Release()
+		}
+		if s.releaseKey != nil {
+			s.releaseKey()
+		}
+	})
 }
 
 // Begin admits spec's job to the host's scope and starts a request actor
 // for it. It fails with ErrDuplicate, ErrOverloaded or ErrScopeClosed (the
 // host has stopped) as Scope.Submit does, and then starts nothing.
-func (h *Host) Begin(spec RequestSpec) (*HostRequest, error) {
-	r := &HostRequest{h: h, id: spec.ID, method: spec.Method, peer: spec.Peer, started: time.Now()}
+func (h *hostHandle) Begin(spec tree.RequestSpec) (tree.Exchange, error) {
+	r := &exchange{h: h, id: spec.ID, method: spec.Method, peer: spec.Peer, started: time.Now()}
 	timeout := spec.Timeout
 	if timeout == 0 {
-		timeout = h.cfg.Executor.Config().Timeout
+		timeout = h.s.exec.Config().Timeout
 	}
 	if timeout > 0 {
 		r.deadline = r.started.Add(timeout)
@@ -141,58 +132,17 @@ func (h *Host) Begin(spec RequestSpec) (*HostRequest, error) {
 	return r, nil
 }
 
-// StreamSpec describes an exchange that answers with a subscription
-// stream. It runs no job and takes no execution slot: the transport's
-// goroutine for the exchange drives the stream. The request actor gets a
-// subscription actor child, which releases the stream when it stops.
-type StreamSpec struct {
-	// Key rejects the stream while a job or stream with the same key is
-	// in flight in the host (ErrDuplicate); nil for no check.
-	Key any
-	// ID and Method describe the request in the tree.
-	ID     jsonrpc.ID
-	Method string
-	// Peer is the client's address, for the tree.
-	Peer string
-	// Describe, when set, returns the subscription actor's attributes
-	// (its filter). It runs on the actor's goroutine.
-	Describe func() map[string]string
-	// Release returns the stream's subscription slot and Close closes its
-	// source. Each is called when the subscription actor stops, whatever
-	// the reason, and by End (the actor may never start); both must be
-	// idempotent.
-	Release, Close func()
-
-	once       sync.Once
-	releaseKey func()
-}
-
-// release frees everything the stream holds, once.
-func (s *StreamSpec) release() {
-	s.once.Do(func() {
-		if s.Close != nil {
-			s.Close()
-		}
-		if s.Release != nil {
-			s.Release()
-		}
-		if s.releaseKey != nil {
-			s.releaseKey()
-		}
-	})
-}
-
 // BeginStream admits a stream exchange to the host and starts its request
 // and subscription actors. It fails with ErrDuplicate or ErrScopeClosed
 // (the host has stopped), and then starts nothing and releases nothing:
 // the caller still owns the stream.
-func (h *Host) BeginStream(spec *StreamSpec) (*HostRequest, error) {
+func (h *hostHandle) BeginStream(spec tree.StreamSpec) (tree.Exchange, error) {
 	rel, err := h.scope.Reserve(spec.Key)
 	if err != nil {
 		return nil, err
 	}
-	spec.releaseKey = rel
-	r := &HostRequest{h: h, id: spec.ID, method: spec.Method, peer: spec.Peer, started: time.Now(), stream: spec}
+	r := &exchange{h: h, id: spec.ID, method: spec.Method, peer: spec.Peer, started: time.Now(),
+		stream: &hostStream{spec: spec, releaseKey: rel}}
 	r.streaming.Store(true)
 	h.s.send(h.pid, &startHostRequest{r: r})
 	return r, nil
@@ -200,7 +150,7 @@ func (h *Host) BeginStream(spec *StreamSpec) (*HostRequest, error) {
 
 // Cancel stops the job without delivery (see Ticket.Cancel) and reports
 // whether it prevented one. A stream has no job: Cancel does nothing.
-func (r *HostRequest) Cancel() bool {
+func (r *exchange) Cancel() bool {
 	if r.ticket == nil {
 		return false
 	}
@@ -209,12 +159,12 @@ func (r *HostRequest) Cancel() bool {
 
 // SetStreaming marks the exchange as answering with a stream, for the
 // tree.
-func (r *HostRequest) SetStreaming() { r.streaming.Store(true) }
+func (r *exchange) SetStreaming() { r.streaming.Store(true) }
 
 // End reports the exchange over: its request actor (and subscription
 // actor) stop, and a job still running is cancelled. Only the first call
 // counts.
-func (r *HostRequest) End() {
+func (r *exchange) End() {
 	if r.ended.Swap(true) {
 		return
 	}
@@ -227,8 +177,8 @@ func (r *HostRequest) End() {
 // Messages of the host actor. All come from goroutines outside the tree
 // and may arrive after it stopped.
 type (
-	startHostRequest struct{ r *HostRequest }
-	endHostRequest   struct{ r *HostRequest }
+	startHostRequest struct{ r *exchange }
+	endHostRequest   struct{ r *exchange }
 	finishHost       struct{}
 )
 
@@ -241,8 +191,8 @@ func (*finishHost) IgnoreDeadLetterLogging()       {}
 // executor's workers, so the host is never on a request's critical path
 // except for one spawn.
 type hostActor struct {
-	h        *Host
-	requests map[*HostRequest]*actor.PID
+	h        *hostHandle
+	requests map[*exchange]*actor.PID
 	spawner  requestSpawner
 	finished bool // no more requests: finishing or stopping
 	reported bool // childFinished sent
@@ -250,7 +200,7 @@ type hostActor struct {
 	served   int64
 }
 
-func (a *hostActor) describe() (Kind, map[string]string) {
+func (a *hostActor) describe() (tree.Kind, map[string]string) {
 	attrs := map[string]string{
 		"requests": itoa(len(a.requests)),
 		"served":   itoa(int(a.served)),
@@ -267,7 +217,7 @@ func (a *hostActor) describe() (Kind, map[string]string) {
 func (a *hostActor) Receive(ac actor.Context) {
 	switch m := ac.Message().(type) {
 	case *actor.Started:
-		a.requests = map[*HostRequest]*actor.PID{}
+		a.requests = map[*exchange]*actor.PID{}
 		if run := a.h.cfg.Run; run != nil {
 			go func() {
 				<-a.h.ready // Run may use the handle, pid included
@@ -328,10 +278,10 @@ func (a *hostActor) reportWhenEmpty(ac actor.Context) {
 // reason (the exchange ended, the client went away, the host stopped),
 // cancels the work; the executor then delivers nothing.
 type hostRequestActor struct {
-	r *HostRequest
+	r *exchange
 }
 
-func (a *hostRequestActor) describe() (Kind, map[string]string) {
+func (a *hostRequestActor) describe() (tree.Kind, map[string]string) {
 	r := a.r
 	attrs := map[string]string{
 		"id":     r.id.String(),
@@ -350,7 +300,7 @@ func (a *hostRequestActor) describe() (Kind, map[string]string) {
 	if r.ticket != nil { // a stream runs no job
 		attrs["state"] = r.ticket.State()
 	}
-	return KindRequest, attrs
+	return tree.KindRequest, attrs
 }
 
 func (a *hostRequestActor) Receive(ac actor.Context) {
@@ -361,8 +311,8 @@ func (a *hostRequestActor) Receive(ac actor.Context) {
 	}
 	switch ac.Message().(type) {
 	case *actor.Started:
-		if spec := a.r.stream; spec != nil {
-			ac.SpawnPrefix(a.r.h.s.props(func() actor.Actor { return &hostSubscriptionActor{spec: spec, started: time.Now()} }), "sub")
+		if st := a.r.stream; st != nil {
+			ac.SpawnPrefix(a.r.h.s.props(func() actor.Actor { return &hostSubscriptionActor{stream: st, started: time.Now()} }), "sub")
 		}
 	case *actor.Stopping:
 		a.r.Cancel()

@@ -1,5 +1,8 @@
 package actors
 
+// Tree inspection: each actor describes itself on its own goroutine, and
+// the walk goes breadth first from the root.
+
 import (
 	"slices"
 	"strconv"
@@ -8,60 +11,13 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/snodo-go/snodo/internal/executor"
+	"github.com/snodo-go/snodo/internal/tree"
 )
-
-// Kind is the role of a node in the supervision tree.
-type Kind string
-
-// Node kinds.
-const (
-	KindSupervisor   Kind = "supervisor"
-	KindExecutor     Kind = "executor"
-	KindConnection   Kind = "connection"
-	KindListener     Kind = "listener"
-	KindHandler      Kind = "handler"
-	KindWriter       Kind = "writer"
-	KindRequest      Kind = "request"
-	KindSubscription Kind = "subscription"
-	// KindUnresponsive marks an actor that did not answer inspection in
-	// time: stopping, or stuck in a blocking receive.
-	KindUnresponsive Kind = "unresponsive"
-)
-
-// Node is one actor (or executor) in a snapshot of the supervision tree.
-type Node struct {
-	Kind Kind `json:"kind"`
-	// ID is the actor's path, such as "snodo/stdio$3/req$17".
-	ID string `json:"id"`
-	// Attrs describe the node: a request's method and id, its age and
-	// deadline; a connection's transport; an executor's counts.
-	Attrs    map[string]string `json:"attrs,omitempty"`
-	Children []*Node           `json:"children,omitempty"`
-}
-
-// Walk calls fn for n and every node below it, depth first.
-func (n *Node) Walk(fn func(*Node)) {
-	fn(n)
-	for _, c := range n.Children {
-		c.Walk(fn)
-	}
-}
-
-// Count returns the number of nodes of kind k in the tree rooted at n.
-func (n *Node) Count(k Kind) int {
-	c := 0
-	n.Walk(func(x *Node) {
-		if x.Kind == k {
-			c++
-		}
-	})
-	return c
-}
 
 // describer is implemented by every actor of ours; it runs on the actor's
 // own goroutine, so it may read the actor's state.
 type describer interface {
-	describe() (Kind, map[string]string)
+	describe() (tree.Kind, map[string]string)
 }
 
 // inspect asks an actor to describe itself. It answers on a channel, not a
@@ -71,7 +27,7 @@ type inspect struct{ reply chan<- inspected }
 func (*inspect) IgnoreDeadLetterLogging() {}
 
 type inspected struct {
-	kind     Kind
+	kind     tree.Kind
 	attrs    map[string]string
 	children []*actor.PID
 }
@@ -110,20 +66,21 @@ const inspectTimeout = 200 * time.Millisecond
 // Tree returns a snapshot of the live supervision tree. It is safe to call
 // from any goroutine. The snapshot is weakly consistent: actors stopping
 // while it is taken may or may not appear.
-func (s *System) Tree() *Node {
+func (s *system) Tree() *tree.Node {
 	root := s.inspectNode(s.root)
 	if root == nil {
-		return &Node{Kind: KindSupervisor, ID: "snodo"}
+		return &tree.Node{Kind: tree.KindSupervisor, ID: "snodo"}
 	}
 	s.mu.Lock()
-	for _, ne := range s.executors {
-		root.Children = append(root.Children, executorNode(ne.name, ne.e))
-	}
+	closed := s.closed
 	s.mu.Unlock()
+	if s.exec != nil && !closed {
+		root.Children = append(root.Children, executorNode("executor", s.exec))
+	}
 	return root
 }
 
-func (s *System) inspectNode(pid *actor.PID) *Node {
+func (s *system) inspectNode(pid *actor.PID) *tree.Node {
 	if _, ok := s.sys.ProcessRegistry.GetLocal(pid.Id); !ok {
 		return nil
 	}
@@ -133,19 +90,19 @@ func (s *System) inspectNode(pid *actor.PID) *Node {
 	defer timer.Stop()
 	select {
 	case r := <-reply:
-		n := &Node{Kind: r.kind, ID: pid.Id, Attrs: r.attrs}
+		n := &tree.Node{Kind: r.kind, ID: pid.Id, Attrs: r.attrs}
 		for _, c := range r.children {
 			if cn := s.inspectNode(c); cn != nil {
 				n.Children = append(n.Children, cn)
 			}
 		}
-		slices.SortFunc(n.Children, func(a, b *Node) int { return compareIDs(a.ID, b.ID) })
+		slices.SortFunc(n.Children, func(a, b *tree.Node) int { return compareIDs(a.ID, b.ID) })
 		return n
 	case <-timer.C:
 		if _, ok := s.sys.ProcessRegistry.GetLocal(pid.Id); !ok {
 			return nil
 		}
-		return &Node{Kind: KindUnresponsive, ID: pid.Id}
+		return &tree.Node{Kind: tree.KindUnresponsive, ID: pid.Id}
 	}
 }
 
@@ -182,10 +139,10 @@ func numberAt(s string, i int) (int, bool) {
 	return n, err == nil
 }
 
-func executorNode(name string, e *executor.Executor) *Node {
+func executorNode(name string, e *executor.Executor) *tree.Node {
 	st := e.Stats()
 	cfg := e.Config()
-	return &Node{Kind: KindExecutor, ID: "snodo/" + name, Attrs: map[string]string{
+	return &tree.Node{Kind: tree.KindExecutor, ID: "snodo/" + name, Attrs: map[string]string{
 		"running":         strconv.Itoa(st.Running),
 		"queued":          strconv.Itoa(st.Queued),
 		"subscriptions":   strconv.Itoa(st.Subscriptions),

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/snodo-go/snodo/internal/tree"
 )
 
 type syncBuffer struct {
@@ -35,7 +37,7 @@ func TestActorLibraryLogsGoToTheApplicationLogger(t *testing.T) {
 		want  bool
 	}{{slog.LevelDebug, true}, {slog.LevelInfo, false}} {
 		buf := &syncBuffer{}
-		sys, err := NewSystem(SystemConfig{Logger: slog.New(slog.NewTextHandler(buf, &slog.HandlerOptions{Level: tc.level}))})
+		sys, err := newSystem(tree.SystemConfig{Logger: slog.New(slog.NewTextHandler(buf, &slog.HandlerOptions{Level: tc.level}))})
 		if err != nil {
 			t.Fatal(err)
 		}

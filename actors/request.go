@@ -1,5 +1,7 @@
 package actors
 
+// The request actor: one per request in flight, owning its cancellation.
+
 import (
 	"strconv"
 	"sync/atomic"
@@ -7,6 +9,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/snodo-go/snodo/internal/executor"
+	"github.com/snodo-go/snodo/internal/tree"
 	"github.com/snodo-go/snodo/jsonrpc"
 )
 
@@ -15,7 +18,7 @@ import (
 // for whatever reason (a notifications/cancelled, a client disconnect, the
 // owner's death), cancels the work, and the executor then delivers nothing.
 type requestActor struct {
-	s     *System
+	s     *system
 	entry *reqEntry
 }
 
@@ -40,7 +43,7 @@ type reqEntry struct {
 	done atomic.Bool
 }
 
-func (r *requestActor) describe() (Kind, map[string]string) {
+func (r *requestActor) describe() (tree.Kind, map[string]string) {
 	e := r.entry
 	attrs := map[string]string{
 		"id":     e.id.String(),
@@ -53,7 +56,7 @@ func (r *requestActor) describe() (Kind, map[string]string) {
 	if e.ticket != nil {
 		attrs["state"] = e.ticket.State()
 	}
-	return KindRequest, attrs
+	return tree.KindRequest, attrs
 }
 
 func (r *requestActor) Receive(c actor.Context) {

@@ -1,7 +1,10 @@
 package actors
 
+// The root supervisor: it starts the top-level actors and stops each once it reports.
+
 import (
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/snodo-go/snodo/internal/tree"
 )
 
 // rootActor is the supervisor: the parent of every connection and
@@ -9,7 +12,7 @@ import (
 // and closes their done channel on Terminated, the one moment a child is
 // really gone.
 type rootActor struct {
-	s        *System
+	s        *system
 	children map[string]*child
 	closing  *closeRoot
 }
@@ -19,7 +22,7 @@ type child struct {
 	stopping bool // Stop sent: never send it twice
 }
 
-func newRootActor(s *System) *rootActor {
+func newRootActor(s *system) *rootActor {
 	return &rootActor{s: s, children: map[string]*child{}}
 }
 
@@ -44,15 +47,15 @@ func (*childFinished) IgnoreDeadLetterLogging() {}
 // closeRoot stops every child, then the root.
 type closeRoot struct{ done chan struct{} }
 
-func (r *rootActor) describe() (Kind, map[string]string) {
-	return KindSupervisor, nil
+func (r *rootActor) describe() (tree.Kind, map[string]string) {
+	return tree.KindSupervisor, nil
 }
 
 func (r *rootActor) Receive(c actor.Context) {
 	switch m := c.Message().(type) {
 	case *spawnChild:
 		if r.closing != nil {
-			m.reply <- spawned{err: ErrSystemClosed}
+			m.reply <- spawned{err: tree.ErrSystemClosed}
 			return
 		}
 		pid := c.SpawnPrefix(m.props, m.prefix)
@@ -98,7 +101,7 @@ func (r *rootActor) maybeClosed(c actor.Context) {
 
 // spawnTop starts a top-level actor under the root and returns its pid and
 // a channel closed once it has terminated.
-func (s *System) spawnTop(props *actor.Props, prefix string) (*actor.PID, <-chan struct{}, error) {
+func (s *system) spawnTop(props *actor.Props, prefix string) (*actor.PID, <-chan struct{}, error) {
 	reply := make(chan spawned, 1)
 	// The send happens under the lock Close takes to send closeRoot, so a
 	// spawn is either refused here or queued before the root starts
@@ -106,7 +109,7 @@ func (s *System) spawnTop(props *actor.Props, prefix string) (*actor.PID, <-chan
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
-		return nil, nil, ErrSystemClosed
+		return nil, nil, tree.ErrSystemClosed
 	}
 	s.send(s.root, &spawnChild{props: props, prefix: prefix, reply: reply})
 	s.mu.Unlock()

@@ -1,5 +1,7 @@
 package actors
 
+// The subscription actors: one per open listen stream, on a connection or under an HTTP request.
+
 import (
 	"context"
 	"sync"
@@ -8,6 +10,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/internal/tree"
 	"github.com/snodo-go/snodo/jsonrpc"
 )
 
@@ -83,7 +86,7 @@ func (*subscriptionDone) IgnoreDeadLetterLogging()     {}
 // connection, which stops it. Stopping it for any reason closes the
 // source and returns the slots.
 type connSubscriptionActor struct {
-	s      *System
+	s      *system
 	rt     *dispatch.Runtime
 	ctx    context.Context // the connection's: ends when it stops
 	writer *actor.PID
@@ -99,7 +102,7 @@ type connSubscriptionActor struct {
 	done       bool // reported to the connection
 }
 
-func (a *connSubscriptionActor) describe() (Kind, map[string]string) {
+func (a *connSubscriptionActor) describe() (tree.Kind, map[string]string) {
 	attrs := map[string]string{"id": a.e.id.String()}
 	if a.stream != nil {
 		attrs = a.stream.Attrs()
@@ -115,7 +118,7 @@ func (a *connSubscriptionActor) describe() (Kind, map[string]string) {
 	default:
 		attrs["state"] = "idle"
 	}
-	return KindSubscription, attrs
+	return tree.KindSubscription, attrs
 }
 
 func (a *connSubscriptionActor) Receive(ac actor.Context) {
@@ -208,21 +211,21 @@ func (a *connSubscriptionActor) finish(ac actor.Context) {
 // whatever the reason: the stream completed, the client went away, or
 // its owner stopped.
 type hostSubscriptionActor struct {
-	spec    *StreamSpec
+	stream  *hostStream
 	started time.Time
 }
 
-func (a *hostSubscriptionActor) describe() (Kind, map[string]string) {
+func (a *hostSubscriptionActor) describe() (tree.Kind, map[string]string) {
 	attrs := map[string]string{}
-	if a.spec.Describe != nil {
-		attrs = a.spec.Describe()
+	if d := a.stream.spec.Describe; d != nil {
+		attrs = d()
 	}
 	attrs["age"] = time.Since(a.started).Round(time.Millisecond).String()
-	return KindSubscription, attrs
+	return tree.KindSubscription, attrs
 }
 
 func (a *hostSubscriptionActor) Receive(ac actor.Context) {
 	if _, ok := ac.Message().(*actor.Stopping); ok {
-		a.spec.release()
+		a.stream.release()
 	}
 }

@@ -1,8 +1,9 @@
 package actors
 
+// The actor system: one per supervision tree, its props, logging and names.
+
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"runtime/debug"
@@ -14,46 +15,38 @@ import (
 	"github.com/asynkron/protoactor-go/eventstream"
 
 	"github.com/snodo-go/snodo/internal/executor"
+	"github.com/snodo-go/snodo/internal/tree"
 )
 
-// System is one actor system with its root supervisor. A server (however
-// many transports it runs) needs exactly one: creating one costs about 3 MB
-// and a few milliseconds.
-type System struct {
+// system is one actor system with its root supervisor, implementing
+// tree.System. A server (however many transports it runs) needs exactly
+// one: creating one costs about 3 MB and a few milliseconds.
+type system struct {
 	sys       *actor.ActorSystem
 	root      *actor.PID
 	logger    *slog.Logger
+	exec      *executor.Executor
 	strategy  actor.SupervisorStrategy // stop, never restart; shared by every actor
 	mailboxes *mailboxPool             // dispatcher of every actor with a mailbox goroutine
 
 	deadLetters atomic.Int64 // dead letters that were not expected
 	deadSub     *eventstream.Subscription
 
-	mu        sync.Mutex
-	executors []namedExecutor
-	closed    bool
+	mu     sync.Mutex
+	closed bool
+	names  map[string]any // claimed with Claim
 }
 
-type namedExecutor struct {
-	name string
-	e    *executor.Executor
-}
+// NewSystem starts an actor system and its root supervisor, with cfg's
+// executor shown in its tree.
+func NewSystem(cfg tree.SystemConfig) (tree.System, error) { return newSystem(cfg) }
 
-// SystemConfig configures a System.
-type SystemConfig struct {
-	// Logger receives the runtime's own logs (supervision, dead letters,
-	// panics with stacks). Default slog.Default(). The actor library's
-	// informational chatter is logged at Debug.
-	Logger *slog.Logger
-}
-
-// NewSystem starts an actor system and its root supervisor.
-func NewSystem(cfg SystemConfig) (*System, error) {
+func newSystem(cfg tree.SystemConfig) (*system, error) {
 	logger := cfg.Logger
 	if logger == nil {
 		logger = slog.Default()
 	}
-	s := &System{logger: logger, strategy: stopStrategy(logger), mailboxes: newMailboxPool()}
+	s := &system{logger: logger, exec: cfg.Executor, strategy: stopStrategy(logger), mailboxes: newMailboxPool(), names: map[string]any{}}
 	libLogger := slog.New(infoAsDebug{logger.Handler()}).With("component", "protoactor")
 	s.sys = actor.NewActorSystem(
 		actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return libLogger }),
@@ -79,39 +72,46 @@ func NewSystem(cfg SystemConfig) (*System, error) {
 }
 
 // Logger returns the system's logger.
-func (s *System) Logger() *slog.Logger { return s.logger }
+func (s *system) Logger() *slog.Logger { return s.logger }
+
+// Executor returns the executor the tree's requests run on.
+func (s *system) Executor() *executor.Executor { return s.exec }
 
 // UnexpectedDeadLetters counts messages that reached a stopped actor and
 // were not of a kind that may legitimately arrive late. Tests assert it is
 // zero: a dead letter there is a lifecycle bug goleak cannot see.
-func (s *System) UnexpectedDeadLetters() int64 { return s.deadLetters.Load() }
+func (s *system) UnexpectedDeadLetters() int64 { return s.deadLetters.Load() }
 
-// AddExecutor shows an executor in the supervision tree under name.
-func (s *System) AddExecutor(name string, e *executor.Executor) {
-	s.mu.Lock()
-	s.executors = append(s.executors, namedExecutor{name, e})
-	s.mu.Unlock()
-}
-
-// RemoveExecutor takes an executor out of the tree.
-func (s *System) RemoveExecutor(e *executor.Executor) {
+// Claim reserves name for v until the returned release is called.
+func (s *system) Claim(name string, v any) (func(), error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for i, ne := range s.executors {
-		if ne.e == e {
-			s.executors = append(s.executors[:i], s.executors[i+1:]...)
-			return
-		}
+	if _, taken := s.names[name]; taken {
+		return nil, fmt.Errorf("the name %q is taken in this supervision tree", name)
 	}
+	s.names[name] = v
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			s.mu.Lock()
+			delete(s.names, name)
+			s.mu.Unlock()
+		})
+	}, nil
 }
 
-// ErrSystemClosed is returned when starting children on a closed System.
-var ErrSystemClosed = errors.New("actors: system closed")
+// Named returns what holds name.
+func (s *system) Named(name string) (any, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, ok := s.names[name]
+	return v, ok
+}
 
 // Close stops the root supervisor and with it every actor, waiting until
-// the tree is empty or ctx ends. Work running in executors is not waited
-// for; close executors separately.
-func (s *System) Close(ctx context.Context) error {
+// the tree is empty or ctx ends. Work running in the executor is not
+// waited for; the executor's owner closes it.
+func (s *system) Close(ctx context.Context) error {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -133,9 +133,9 @@ func (s *System) Close(ctx context.Context) error {
 	return err
 }
 
-// Registered returns the number of live actors of ours in the registry
+// registered returns the number of live actors of ours in the registry
 // (the root included). After Close it is zero.
-func (s *System) Registered() int {
+func (s *system) registered() int {
 	n := 0
 	for _, m := range s.sys.ProcessRegistry.LocalPIDs.LocalPIDs {
 		for _, id := range m.Keys() {
@@ -150,7 +150,7 @@ func (s *System) Registered() int {
 // props builds props for one of our actors: panic stacks logged, failing
 // children stopped, inspection answered, the mailbox run by the system's
 // pool of goroutines.
-func (s *System) props(producer actor.Producer, opts ...actor.PropsOption) *actor.Props {
+func (s *system) props(producer actor.Producer, opts ...actor.PropsOption) *actor.Props {
 	base := []actor.PropsOption{
 		actor.WithReceiverMiddleware(s.panicLogging, inspection),
 		actor.WithSupervisor(s.strategy),
@@ -168,7 +168,7 @@ func (s *System) props(producer actor.Producer, opts ...actor.PropsOption) *acto
 // message through the middleware chain allocates an envelope, and the
 // chain needs a context with extras allocated per actor, so a leaf
 // answers inspection and logs its panics in its own Receive (leafReceive).
-func (s *System) leafProps(producer actor.Producer) *actor.Props {
+func (s *system) leafProps(producer actor.Producer) *actor.Props {
 	return actor.PropsFromProducer(producer,
 		actor.WithSupervisor(s.strategy),
 		actor.WithDispatcher(inlineDispatcher),
@@ -179,7 +179,7 @@ func (s *System) leafProps(producer actor.Producer) *actor.Props {
 // actors: it answers inspection and logs a panic's stack before
 // supervision sees it. It returns true when the message was an
 // inspection, which the leaf must not handle itself.
-func (s *System) leafReceive(c actor.Context, d describer) bool {
+func (s *system) leafReceive(c actor.Context, d describer) bool {
 	if q, ok := c.Message().(*inspect); ok {
 		answerInspect(c, d, q)
 		return true
@@ -189,7 +189,7 @@ func (s *System) leafReceive(c actor.Context, d describer) bool {
 
 // logPanic is deferred by a leaf's Receive: it logs a panic with its
 // stack, then re-panics so supervision still runs.
-func (s *System) logPanic(c actor.Context) {
+func (s *system) logPanic(c actor.Context) {
 	if r := recover(); r != nil {
 		s.logger.Error("snodo: actor panicked", "actor", c.Self().Id, "message", fmt.Sprintf("%T", c.Message()),
 			"panic", fmt.Sprint(r), "stack", string(debug.Stack()))
@@ -209,7 +209,7 @@ type requestSpawner struct {
 	next  actor.Actor
 }
 
-func (r *requestSpawner) spawn(s *System, ac actor.Context, a actor.Actor) *actor.PID {
+func (r *requestSpawner) spawn(s *system, ac actor.Context, a actor.Actor) *actor.PID {
 	if r.props == nil {
 		r.props = s.leafProps(func() actor.Actor {
 			a := r.next
@@ -236,7 +236,7 @@ func stopStrategy(logger *slog.Logger) actor.SupervisorStrategy {
 
 // panicLogging logs a panic's stack through our logger, then re-panics so
 // supervision still runs.
-func (s *System) panicLogging(next actor.ReceiverFunc) actor.ReceiverFunc {
+func (s *system) panicLogging(next actor.ReceiverFunc) actor.ReceiverFunc {
 	return func(c actor.ReceiverContext, env *actor.MessageEnvelope) {
 		defer func() {
 			if r := recover(); r != nil {
@@ -250,7 +250,7 @@ func (s *System) panicLogging(next actor.ReceiverFunc) actor.ReceiverFunc {
 }
 
 // send delivers msg from outside any actor.
-func (s *System) send(pid *actor.PID, msg any) { s.sys.Root.Send(pid, msg) }
+func (s *system) send(pid *actor.PID, msg any) { s.sys.Root.Send(pid, msg) }
 
 // infoAsDebug lowers the actor library's Info records to Debug, so "actor
 // system started" and friends do not reach an application's Info log.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/internal/executor"
+	"github.com/snodo-go/snodo/internal/tree"
 )
 
 // chanReader is a FrameReader fed by a test.
@@ -80,7 +81,7 @@ func request(id int, method string, params string) []byte {
 	return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":%q,"params":{%s%s}}`, id, method, params, meta)
 }
 
-func waitTree(t *testing.T, s *System, cond func(*Node) bool) *Node {
+func waitTree(t *testing.T, s *system, cond func(*tree.Node) bool) *tree.Node {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -111,16 +112,15 @@ func TestTreeDuringAndAfterABurst(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sys, err := NewSystem(SystemConfig{Logger: quiet})
+	exec := executor.New(executor.Config{Logger: quiet})
+	sys, err := newSystem(tree.SystemConfig{Logger: quiet, Executor: exec})
 	if err != nil {
 		t.Fatal(err)
 	}
-	exec := executor.New(executor.Config{Logger: quiet})
-	sys.AddExecutor("executor", exec)
 	in := &chanReader{frames: make(chan []byte, 64)}
 	outR, outW := io.Pipe()
 	sink := newLineSink(outR)
-	conn, err := sys.StartConn(ConnConfig{Prefix: "stdio", Runtime: rt, Executor: exec, Input: in, Output: outW, Transport: dispatch.TransportStdio})
+	conn, err := sys.StartConn(tree.ConnConfig{Prefix: "stdio", Runtime: rt, Input: in, Output: outW, Transport: dispatch.TransportStdio})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,16 +132,16 @@ func TestTreeDuringAndAfterABurst(t *testing.T) {
 		go func() { defer wg.Done(); in.frames <- request(i, "tools/call", `"name":"hold"`) }()
 	}
 	wg.Wait()
-	tree := waitTree(t, sys, func(n *Node) bool { return n.Count(KindRequest) == burst })
-	if tree.Kind != KindSupervisor || tree.ID != "snodo" {
-		t.Fatalf("root = %s %s", tree.Kind, tree.ID)
+	snap := waitTree(t, sys, func(n *tree.Node) bool { return n.Count(tree.KindRequest) == burst })
+	if snap.Kind != tree.KindSupervisor || snap.ID != "snodo" {
+		t.Fatalf("root = %s %s", snap.Kind, snap.ID)
 	}
-	var connNode, execNode *Node
-	for _, c := range tree.Children {
+	var connNode, execNode *tree.Node
+	for _, c := range snap.Children {
 		switch c.Kind {
-		case KindConnection:
+		case tree.KindConnection:
 			connNode = c
-		case KindExecutor:
+		case tree.KindExecutor:
 			execNode = c
 		}
 	}
@@ -155,9 +155,9 @@ func TestTreeDuringAndAfterABurst(t *testing.T) {
 	writers := 0
 	for _, c := range connNode.Children {
 		switch c.Kind {
-		case KindWriter:
+		case tree.KindWriter:
 			writers++
-		case KindRequest:
+		case tree.KindRequest:
 			if c.Attrs["method"] != "tools/call" || c.Attrs["deadline"] == "" {
 				t.Fatalf("request node attrs: %+v", c.Attrs)
 			}
@@ -181,7 +181,7 @@ func TestTreeDuringAndAfterABurst(t *testing.T) {
 	if len(seen) != burst {
 		t.Fatalf("%d distinct responses, want %d", len(seen), burst)
 	}
-	waitTree(t, sys, func(n *Node) bool { return n.Count(KindRequest) == 0 && n.Count(KindConnection) == 1 })
+	waitTree(t, sys, func(n *tree.Node) bool { return n.Count(tree.KindRequest) == 0 && n.Count(tree.KindConnection) == 1 })
 
 	close(in.frames) // EOF
 	select {
@@ -192,7 +192,7 @@ func TestTreeDuringAndAfterABurst(t *testing.T) {
 	if conn.Err() != nil {
 		t.Fatalf("connection error: %v", conn.Err())
 	}
-	waitTree(t, sys, func(n *Node) bool { return n.Count(KindConnection) == 0 && n.Count(KindWriter) == 0 })
+	waitTree(t, sys, func(n *tree.Node) bool { return n.Count(tree.KindConnection) == 0 && n.Count(tree.KindWriter) == 0 })
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -204,7 +204,7 @@ func TestTreeDuringAndAfterABurst(t *testing.T) {
 	}
 	outW.Close()
 	<-sink.done
-	if n := sys.Registered(); n != 0 {
+	if n := sys.registered(); n != 0 {
 		t.Fatalf("%d actors still registered after Close", n)
 	}
 	if n := sys.UnexpectedDeadLetters(); n != 0 {
@@ -218,22 +218,22 @@ func TestCloseStopsLiveConnections(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sys, err := NewSystem(SystemConfig{Logger: quiet})
+	exec := executor.New(executor.Config{Logger: quiet})
+	sys, err := newSystem(tree.SystemConfig{Logger: quiet, Executor: exec})
 	if err != nil {
 		t.Fatal(err)
 	}
-	exec := executor.New(executor.Config{Logger: quiet})
-	var conns []*Conn
+	var conns []tree.Conn
 	var readers []*chanReader
 	for range 3 {
 		r := &chanReader{frames: make(chan []byte)}
-		c, err := sys.StartConn(ConnConfig{Runtime: rt, Executor: exec, Input: r, Output: io.Discard})
+		c, err := sys.StartConn(tree.ConnConfig{Runtime: rt, Input: r, Output: io.Discard})
 		if err != nil {
 			t.Fatal(err)
 		}
 		conns, readers = append(conns, c), append(readers, r)
 	}
-	waitTree(t, sys, func(n *Node) bool { return n.Count(KindConnection) == 3 })
+	waitTree(t, sys, func(n *tree.Node) bool { return n.Count(tree.KindConnection) == 3 })
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := sys.Close(ctx); err != nil {
@@ -242,7 +242,7 @@ func TestCloseStopsLiveConnections(t *testing.T) {
 	for _, c := range conns {
 		<-c.Done()
 	}
-	if _, err := sys.StartConn(ConnConfig{Runtime: rt, Executor: exec, Input: readers[0], Output: io.Discard}); err != ErrSystemClosed {
+	if _, err := sys.StartConn(tree.ConnConfig{Runtime: rt, Input: readers[0], Output: io.Discard}); err != tree.ErrSystemClosed {
 		t.Fatalf("StartConn after Close: %v", err)
 	}
 	// The reader goroutines are blocked in ReadFrame; ending input lets them go.
@@ -252,7 +252,7 @@ func TestCloseStopsLiveConnections(t *testing.T) {
 	if err := exec.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if n := sys.Registered(); n != 0 {
+	if n := sys.registered(); n != 0 {
 		t.Fatalf("%d actors still registered", n)
 	}
 	if n := sys.UnexpectedDeadLetters(); n != 0 {

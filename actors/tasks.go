@@ -10,53 +10,22 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/snodo-go/snodo/internal/tree"
 )
 
-// Node kinds of the task runner.
-const (
-	// KindTaskRunner is a task runner: its counts of tasks held.
-	KindTaskRunner Kind = "tasks"
-	// KindTask is one task a runner holds: its tool, status, age and
-	// deadline.
-	KindTask Kind = "task"
-)
-
-// TaskRunner is a task runner's node in the tree. It is not owned by any
-// connection or request: a task outlives the exchange that created it,
-// and ends only when its runner says so or the runner stops.
-type TaskRunner struct {
-	s    *System
-	cfg  TaskRunnerConfig
+// taskRunner is a task runner's node in the tree, implementing
+// tree.TaskRunner.
+type taskRunner struct {
+	s    *system
+	cfg  tree.TaskRunnerConfig
 	pid  *actor.PID
 	done <-chan struct{}
 }
 
-// TaskRunnerConfig describes a task runner.
-type TaskRunnerConfig struct {
-	// Attrs, when set, adds attributes to the runner's node. It runs on
-	// the runner actor's goroutine and must only read goroutine-safe
-	// state.
-	Attrs func(map[string]string)
-	// Halt, when set, is called once when the runner stops for any
-	// reason (the tree closing included). It must not block.
-	Halt func()
-}
-
-// TaskInfo describes a task for the tree.
-type TaskInfo struct {
-	// Tool is the tool the task runs.
-	Tool string
-	// Status is the task's status.
-	Status string
-	// Created is when the task was created.
-	Created time.Time
-	// Deadline is when its work must have finished (zero: none).
-	Deadline time.Time
-}
-
 // StartTaskRunner starts a task runner under the root supervisor.
-func (s *System) StartTaskRunner(cfg TaskRunnerConfig) (*TaskRunner, error) {
-	r := &TaskRunner{s: s, cfg: cfg}
+func (s *system) StartTaskRunner(cfg tree.TaskRunnerConfig) (tree.TaskRunner, error) {
+	r := &taskRunner{s: s, cfg: cfg}
 	pid, done, err := s.spawnTop(s.props(func() actor.Actor { return &taskRunnerActor{r: r} }), "tasks")
 	if err != nil {
 		return nil, err
@@ -69,32 +38,32 @@ func (s *System) StartTaskRunner(cfg TaskRunnerConfig) (*TaskRunner, error) {
 }
 
 // Done is closed once the runner and its task actors have stopped.
-func (r *TaskRunner) Done() <-chan struct{} { return r.done }
+func (r *taskRunner) Done() <-chan struct{} { return r.done }
 
 // Started adds a task actor for task id. Calls for one id must be made in
 // order: Started, any Changed, then Ended.
-func (r *TaskRunner) Started(id string, info TaskInfo) {
+func (r *taskRunner) Started(id string, info tree.TaskInfo) {
 	r.s.send(r.pid, &taskStarted{id: id, info: info})
 }
 
 // Changed records a task's new status.
-func (r *TaskRunner) Changed(id, status string) {
+func (r *taskRunner) Changed(id, status string) {
 	r.s.send(r.pid, &taskChanged{id: id, status: status})
 }
 
 // Ended stops the task's actor.
-func (r *TaskRunner) Ended(id string) { r.s.send(r.pid, &taskEnded{id: id}) }
+func (r *taskRunner) Ended(id string) { r.s.send(r.pid, &taskEnded{id: id}) }
 
 // Finish asks the supervisor to stop the runner once its task actors have
 // stopped. It may be called more than once.
-func (r *TaskRunner) Finish() { r.s.send(r.pid, &finishTaskRunner{}) }
+func (r *taskRunner) Finish() { r.s.send(r.pid, &finishTaskRunner{}) }
 
 // Messages of the runner actor. All come from the task engine's
 // goroutines and may arrive after it stopped.
 type (
 	taskStarted struct {
 		id   string
-		info TaskInfo
+		info tree.TaskInfo
 	}
 	taskChanged struct{ id, status string }
 	taskEnded   struct{ id string }
@@ -111,7 +80,7 @@ func (*finishTaskRunner) IgnoreDeadLetterLogging() {}
 
 // taskRunnerActor is the runner's node: it spawns and stops task actors.
 type taskRunnerActor struct {
-	r        *TaskRunner
+	r        *taskRunner
 	tasks    map[string]*actor.PID
 	props    *actor.Props
 	next     actor.Actor
@@ -122,7 +91,7 @@ type taskRunnerActor struct {
 	started  int64
 }
 
-func (a *taskRunnerActor) describe() (Kind, map[string]string) {
+func (a *taskRunnerActor) describe() (tree.Kind, map[string]string) {
 	attrs := map[string]string{"tasks": itoa(len(a.tasks)), "started": itoa(int(a.started))}
 	if a.finished {
 		attrs["state"] = "stopping"
@@ -130,7 +99,7 @@ func (a *taskRunnerActor) describe() (Kind, map[string]string) {
 	if a.r.cfg.Attrs != nil {
 		a.r.cfg.Attrs(attrs)
 	}
-	return KindTaskRunner, attrs
+	return tree.KindTaskRunner, attrs
 }
 
 func (a *taskRunnerActor) Receive(ac actor.Context) {
@@ -202,11 +171,11 @@ func (a *taskRunnerActor) reportWhenEmpty(ac actor.Context) {
 // runs on the engine's executor, and stopping the actor does not stop it
 // (the engine ends the actor when the task ends, not the reverse).
 type taskActor struct {
-	s    *System
-	info TaskInfo
+	s    *system
+	info tree.TaskInfo
 }
 
-func (a *taskActor) describe() (Kind, map[string]string) {
+func (a *taskActor) describe() (tree.Kind, map[string]string) {
 	attrs := map[string]string{
 		"tool":   a.info.Tool,
 		"status": a.info.Status,
@@ -215,7 +184,7 @@ func (a *taskActor) describe() (Kind, map[string]string) {
 	if !a.info.Deadline.IsZero() {
 		attrs["deadline"] = a.info.Deadline.UTC().Format(time.RFC3339Nano)
 	}
-	return KindTask, attrs
+	return tree.KindTask, attrs
 }
 
 func (a *taskActor) Receive(ac actor.Context) {

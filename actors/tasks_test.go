@@ -6,15 +6,17 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/snodo-go/snodo/internal/tree"
 )
 
 func TestTaskRunnerShowsItsTasks(t *testing.T) {
-	sys, err := NewSystem(SystemConfig{Logger: slog.New(slog.DiscardHandler)})
+	sys, err := newSystem(tree.SystemConfig{Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var halted atomic.Int32
-	r, err := sys.StartTaskRunner(TaskRunnerConfig{
+	r, err := sys.StartTaskRunner(tree.TaskRunnerConfig{
 		Attrs: func(m map[string]string) { m["capacity"] = "8" },
 		Halt:  func() { halted.Add(1) },
 	})
@@ -22,15 +24,15 @@ func TestTaskRunnerShowsItsTasks(t *testing.T) {
 		t.Fatal(err)
 	}
 	deadline := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
-	r.Started("A", TaskInfo{Tool: "slow_compute", Status: "working", Created: time.Now(), Deadline: deadline})
-	r.Started("B", TaskInfo{Tool: "confirm_delete", Status: "working", Created: time.Now()})
+	r.Started("A", tree.TaskInfo{Tool: "slow_compute", Status: "working", Created: time.Now(), Deadline: deadline})
+	r.Started("B", tree.TaskInfo{Tool: "confirm_delete", Status: "working", Created: time.Now()})
 	r.Changed("B", "input_required")
 	r.Changed("unknown", "completed") // a task the runner does not hold: ignored
 
-	tree := sys.Tree()
-	var runner *Node
-	tree.Walk(func(n *Node) {
-		if n.Kind == KindTaskRunner {
+	snap := sys.Tree()
+	var runner *tree.Node
+	snap.Walk(func(n *tree.Node) {
+		if n.Kind == tree.KindTaskRunner {
 			runner = n
 		}
 	})
@@ -39,7 +41,7 @@ func TestTaskRunnerShowsItsTasks(t *testing.T) {
 	}
 	status := map[string]string{}
 	for _, c := range runner.Children {
-		if c.Kind != KindTask || c.Attrs["age"] == "" {
+		if c.Kind != tree.KindTask || c.Attrs["age"] == "" {
 			t.Fatalf("task node: %+v", c)
 		}
 		status[c.Attrs["tool"]] = c.Attrs["status"]
@@ -52,7 +54,7 @@ func TestTaskRunnerShowsItsTasks(t *testing.T) {
 	}
 
 	r.Ended("A")
-	if n := sys.Tree().Count(KindTask); n != 1 {
+	if n := sys.Tree().Count(tree.KindTask); n != 1 {
 		t.Fatalf("%d task actors after one ended", n)
 	}
 	r.Finish()
@@ -61,10 +63,10 @@ func TestTaskRunnerShowsItsTasks(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the runner did not stop")
 	}
-	if n := sys.Tree().Count(KindTaskRunner); n != 0 {
+	if n := sys.Tree().Count(tree.KindTaskRunner); n != 0 {
 		t.Fatalf("%d runners left", n)
 	}
-	r.Started("C", TaskInfo{Tool: "late"}) // after the runner stopped: a dead letter, expected
+	r.Started("C", tree.TaskInfo{Tool: "late"}) // after the runner stopped: a dead letter, expected
 	if err := sys.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -77,16 +79,16 @@ func TestTaskRunnerShowsItsTasks(t *testing.T) {
 }
 
 func TestTaskRunnerHaltsWhenTheTreeCloses(t *testing.T) {
-	sys, err := NewSystem(SystemConfig{Logger: slog.New(slog.DiscardHandler)})
+	sys, err := newSystem(tree.SystemConfig{Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	halted := make(chan struct{})
-	r, err := sys.StartTaskRunner(TaskRunnerConfig{Halt: func() { close(halted) }})
+	r, err := sys.StartTaskRunner(tree.TaskRunnerConfig{Halt: func() { close(halted) }})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.Started("A", TaskInfo{Tool: "t", Status: "working", Created: time.Now()})
+	r.Started("A", tree.TaskInfo{Tool: "t", Status: "working", Created: time.Now()})
 	if err := sys.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}

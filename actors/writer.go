@@ -1,5 +1,7 @@
 package actors
 
+// The writer actor: the sole owner of a connection's output, and its pump goroutine.
+
 import (
 	"context"
 	"errors"
@@ -9,50 +11,13 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/snodo-go/snodo/internal/tree"
 )
 
-// DefaultWriteTimeout bounds one write to a connection's output.
-const DefaultWriteTimeout = 5 * time.Second
-
-// ErrWriteTimeout reports a write that did not return within the write
-// timeout. It is terminal for the connection: bytes may already have
-// reached the device, so nothing is retried and nothing more is written.
-var ErrWriteTimeout = errors.New("actors: write timed out")
-
-// Why a frame handed to a connection's writer was not written, or not
-// known to be written. A frame's producer receives one of these (inside a
-// *DeliveryError where a cause exists) in place of a successful write.
-var (
-	// ErrConnClosed: the connection had ended (or was ending) before the
-	// frame's turn came; nothing of it was written.
-	ErrConnClosed = errors.New("actors: connection closed")
-	// ErrConnDown: the connection failed while the frame waited for its
-	// turn; nothing of it was written.
-	ErrConnDown = errors.New("actors: connection stopped abnormally")
-	// ErrOutputFailed: the write carrying the frame failed or timed out.
-	// Some of its bytes may have reached the device. It is terminal for the
-	// connection.
-	ErrOutputFailed = errors.New("actors: output failed")
-)
-
-// DeliveryError is a frame's failed delivery: Kind is ErrConnDown or
-// ErrOutputFailed, Reason the underlying cause (ErrWriteTimeout, the
-// device's error, or why the connection ended).
-type DeliveryError struct {
-	Kind   error
-	Reason error
-}
-
-// Error describes the kind and the reason.
-func (e *DeliveryError) Error() string {
-	if e.Reason == nil {
-		return e.Kind.Error()
-	}
-	return e.Kind.Error() + ": " + e.Reason.Error()
-}
-
-// Unwrap exposes both the kind and the reason to errors.Is and errors.As.
-func (e *DeliveryError) Unwrap() []error { return []error{e.Kind, e.Reason} }
+// defaultWriteTimeout bounds one write to a connection's output when its
+// transport gives no bound.
+const defaultWriteTimeout = 5 * time.Second
 
 // errFrameDropped acknowledges a frame dropped because its request was
 // cancelled before the frame's turn came.
@@ -118,7 +83,7 @@ type closeOutput struct{}
 // newline-terminated, so frames never interleave.
 type writer struct {
 	pumpExited chan struct{} // closed when the pump returns (may be nil)
-	s          *System
+	s          *system
 	out        io.Writer
 	timeout    time.Duration
 
@@ -138,9 +103,9 @@ type pumpJob struct {
 	b   []byte
 }
 
-func newWriter(s *System, out io.Writer, timeout time.Duration) *writer {
+func newWriter(s *system, out io.Writer, timeout time.Duration) *writer {
 	if timeout <= 0 {
-		timeout = DefaultWriteTimeout
+		timeout = defaultWriteTimeout
 	}
 	return &writer{s: s, out: out, timeout: timeout}
 }
@@ -153,7 +118,7 @@ func (w *writer) withPumpExited(ch chan struct{}) *writer {
 	return w
 }
 
-func (w *writer) describe() (Kind, map[string]string) {
+func (w *writer) describe() (tree.Kind, map[string]string) {
 	attrs := map[string]string{
 		"pending":  strconv.Itoa(len(w.pending)),
 		"inflight": strconv.Itoa(len(w.inflight)),
@@ -162,7 +127,7 @@ func (w *writer) describe() (Kind, map[string]string) {
 	if w.failed != nil {
 		attrs["state"] = "failed"
 	}
-	return KindWriter, attrs
+	return tree.KindWriter, attrs
 }
 
 func (w *writer) Receive(c actor.Context) {
@@ -172,11 +137,11 @@ func (w *writer) Receive(c actor.Context) {
 		go runPump(w.s, c.Self(), w.out, w.pump, w.pumpExited)
 	case *writeFrame:
 		if w.failed != nil { // mutation: writer-refuses-after-failure
-			ack(m, &DeliveryError{Kind: ErrConnDown, Reason: w.failed})
+			ack(m, &tree.DeliveryError{Kind: tree.ErrConnDown, Reason: w.failed})
 			return
 		}
 		if w.closed { // mutation: writer-refuses-after-close
-			ack(m, ErrConnClosed)
+			ack(m, tree.ErrConnClosed)
 			return
 		}
 		w.pending = append(w.pending, m)
@@ -208,14 +173,14 @@ func (w *writer) Receive(c actor.Context) {
 		}
 		batch := w.inflight
 		w.inflight = nil
-		w.fail(c, batch, ErrWriteTimeout)
+		w.fail(c, batch, tree.ErrWriteTimeout)
 	case *flush:
 		w.flushing = true
 		w.maybeFlushed(c)
 	case *closeOutput:
 		w.closed = true
 		for _, f := range w.pending {
-			ack(f, ErrConnClosed)
+			ack(f, tree.ErrConnClosed)
 		}
 		w.pending = nil
 	case *actor.Stopping:
@@ -225,10 +190,10 @@ func (w *writer) Receive(c actor.Context) {
 		// The pump exits once its current write (if any) returns.
 		close(w.pump)
 		for _, f := range w.pending {
-			ack(f, ErrConnClosed)
+			ack(f, tree.ErrConnClosed)
 		}
 		for _, f := range w.inflight {
-			ack(f, ErrConnClosed)
+			ack(f, tree.ErrConnClosed)
 		}
 		w.pending, w.inflight = nil, nil
 	}
@@ -291,10 +256,10 @@ func (w *writer) maybeFlushed(c actor.Context) {
 func (w *writer) fail(c actor.Context, batch []*writeFrame, cause error) {
 	w.failed = cause
 	for _, f := range batch {
-		ack(f, &DeliveryError{Kind: ErrOutputFailed, Reason: cause})
+		ack(f, &tree.DeliveryError{Kind: tree.ErrOutputFailed, Reason: cause})
 	}
 	for _, f := range w.pending {
-		ack(f, &DeliveryError{Kind: ErrConnDown, Reason: cause})
+		ack(f, &tree.DeliveryError{Kind: tree.ErrConnDown, Reason: cause})
 	}
 	w.pending = nil
 	c.Send(c.Parent(), &writerFailed{err: cause})
@@ -314,7 +279,7 @@ func ack(f *writeFrame, err error) {
 
 // runPump performs the writes. It is owned by the writer actor and exits
 // when the writer closes jobs.
-func runPump(s *System, writer *actor.PID, out io.Writer, jobs <-chan pumpJob, exited chan struct{}) {
+func runPump(s *system, writer *actor.PID, out io.Writer, jobs <-chan pumpJob, exited chan struct{}) {
 	if exited != nil {
 		defer close(exited)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/instrumentation"
 	"github.com/snodo-go/snodo/internal/executor"
+	"github.com/snodo-go/snodo/internal/tree"
 )
 
 // gatedWriter is an output the test controls: each Write reports its
@@ -106,15 +107,15 @@ func TestWriterDropsAFrameCancelledWhileItWaits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sys, err := NewSystem(SystemConfig{Logger: quiet})
+	ended := &finishedEvents{ch: make(chan string, 16)}
+	exec := executor.New(executor.Config{Logger: quiet, Sink: ended})
+	sys, err := newSystem(tree.SystemConfig{Logger: quiet, Executor: exec})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ended := &finishedEvents{ch: make(chan string, 16)}
-	exec := executor.New(executor.Config{Logger: quiet, Sink: ended})
 	out := newGatedWriter()
 	in := make(lines)
-	h, err := sys.StartConn(ConnConfig{Runtime: rt, Executor: exec, Input: in, Output: out, Transport: dispatch.TransportStdio})
+	h, err := sys.StartConn(tree.ConnConfig{Runtime: rt, Input: in, Output: out, Transport: dispatch.TransportStdio})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,13 +158,13 @@ func TestWriterDropsAFrameCancelledWhileItWaits(t *testing.T) {
 // waitConnRequests waits until the one connection's node says requests
 // are in flight. Each Tree call waits for the connection's own answer,
 // which comes after every message sent to it before.
-func waitConnRequests(t *testing.T, sys *System, requests string) {
+func waitConnRequests(t *testing.T, sys *system, requests string) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		var conn *Node
-		sys.Tree().Walk(func(n *Node) {
-			if n.Kind == KindConnection {
+		var conn *tree.Node
+		sys.Tree().Walk(func(n *tree.Node) {
+			if n.Kind == tree.KindConnection {
 				conn = n
 			}
 		})
@@ -176,7 +177,7 @@ func waitConnRequests(t *testing.T, sys *System, requests string) {
 	}
 }
 
-func closeSystem(t *testing.T, sys *System, exec *executor.Executor) {
+func closeSystem(t *testing.T, sys *system, exec *executor.Executor) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -194,7 +195,7 @@ func closeSystem(t *testing.T, sys *System, exec *executor.Executor) {
 // writerParent runs one writer actor as its child and passes on what the
 // writer tells its parent.
 type writerParent struct {
-	s      *System
+	s      *system
 	out    io.Writer
 	writer chan *actor.PID
 	told   chan any
@@ -215,10 +216,10 @@ func (p *writerParent) Receive(c actor.Context) {
 
 // startWriter runs a writer on out and returns it with what it tells its
 // parent. Cleanup stops it; out must let its writes return by then.
-func startWriter(t *testing.T, out io.Writer) (*System, *actor.PID, chan any) {
+func startWriter(t *testing.T, out io.Writer) (*system, *actor.PID, chan any) {
 	t.Helper()
 	quiet := slog.New(slog.DiscardHandler)
-	sys, err := NewSystem(SystemConfig{Logger: quiet})
+	sys, err := newSystem(tree.SystemConfig{Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +240,7 @@ func startWriter(t *testing.T, out io.Writer) (*System, *actor.PID, chan any) {
 
 // frameTo sends one frame to the writer and returns its acknowledgement
 // channel.
-func frameTo(sys *System, w *actor.PID, f *writeFrame) chan error {
+func frameTo(sys *system, w *actor.PID, f *writeFrame) chan error {
 	ack := make(chan error, 1)
 	f.ack = ack
 	sys.send(w, f)
@@ -291,8 +292,8 @@ func TestWriterRefusesFramesAfterClose(t *testing.T) {
 		t.Fatal(err)
 	}
 	sys.send(w, &closeOutput{})
-	if err := ackOf(t, frameTo(sys, w, &writeFrame{frame: []byte("after")})); !errors.Is(err, ErrConnClosed) {
-		t.Fatalf("a frame after closeOutput: %v, want ErrConnClosed", err)
+	if err := ackOf(t, frameTo(sys, w, &writeFrame{frame: []byte("after")})); !errors.Is(err, tree.ErrConnClosed) {
+		t.Fatalf("a frame after closeOutput: %v, want tree.ErrConnClosed", err)
 	}
 	if got := out.String(); got != "before\n" {
 		t.Fatalf("output %q", got)
@@ -309,7 +310,7 @@ func TestWriterWritesNothingAfterAFailure(t *testing.T) {
 	out.open()
 	sys, w, told := startWriter(t, out)
 	err := ackOf(t, frameTo(sys, w, &writeFrame{frame: []byte("fails")}))
-	if !errors.Is(err, ErrOutputFailed) || !errors.Is(err, device) {
+	if !errors.Is(err, tree.ErrOutputFailed) || !errors.Is(err, device) {
 		t.Fatalf("the failed frame: %v", err)
 	}
 	select {
@@ -321,7 +322,7 @@ func TestWriterWritesNothingAfterAFailure(t *testing.T) {
 		t.Fatal("the parent was not told of the failure")
 	}
 	err = ackOf(t, frameTo(sys, w, &writeFrame{frame: []byte("after")}))
-	if !errors.Is(err, ErrConnDown) || !errors.Is(err, device) {
+	if !errors.Is(err, tree.ErrConnDown) || !errors.Is(err, device) {
 		t.Fatalf("a frame after the failure: %v", err)
 	}
 	if n := out.writes.Load(); n != 1 {

@@ -1,5 +1,7 @@
 package instrumentation
 
+// Guard: a sink whose panics are contained.
+
 import (
 	"context"
 	"fmt"

@@ -1,5 +1,7 @@
 package instrumentation
 
+// The Sink interface and the events it receives.
+
 import (
 	"context"
 	"time"

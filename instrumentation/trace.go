@@ -1,5 +1,7 @@
 package instrumentation
 
+// The W3C trace context a request carries in its _meta.
+
 import "strings"
 
 // TraceContext is a W3C Trace Context (https://www.w3.org/TR/trace-context/)

@@ -22,32 +22,26 @@ import (
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/instrumentation"
 	"github.com/snodo-go/snodo/internal/executor"
-)
-
-// Node is one node of a tree snapshot: its Kind, its ID (the actor path),
-// descriptive Attrs and its Children.
-type Node = actors.Node
-
-// Kind is the role of a node.
-type Kind = actors.Kind
-
-// Node kinds.
-const (
-	KindSupervisor   = actors.KindSupervisor
-	KindExecutor     = actors.KindExecutor
-	KindConnection   = actors.KindConnection
-	KindListener     = actors.KindListener
-	KindHandler      = actors.KindHandler
-	KindWriter       = actors.KindWriter
-	KindRequest      = actors.KindRequest
-	KindSubscription = actors.KindSubscription
+	"github.com/snodo-go/snodo/internal/tree"
 )
 
 // Supervisor owns one supervision tree and the executor its transports
 // run requests on.
 type Supervisor struct {
-	sys  *actors.System
+	sys  tree.System
 	exec *executor.Executor
+}
+
+// Transports reach the tree through tree.SystemOf, so that applications
+// see none of what they use.
+func init() {
+	tree.SystemOf = func(sup any) tree.System {
+		s, _ := sup.(*Supervisor)
+		if s == nil {
+			return nil
+		}
+		return s.sys
+	}
 }
 
 // Limits bound the application work of a tree, across every transport
@@ -148,10 +142,6 @@ func New(rt *dispatch.Runtime, opts ...Option) (*Supervisor, error) {
 	if c.logger == nil {
 		c.logger = slog.Default()
 	}
-	sys, err := actors.NewSystem(actors.SystemConfig{Logger: c.logger})
-	if err != nil {
-		return nil, err
-	}
 	exec := executor.New(executor.Config{
 		MaxConcurrency:   c.limits.MaxConcurrency,
 		MaxQueue:         c.limits.MaxQueue,
@@ -160,27 +150,27 @@ func New(rt *dispatch.Runtime, opts ...Option) (*Supervisor, error) {
 		Logger:           c.logger,
 		Sink:             c.sink,
 	})
-	sys.AddExecutor("executor", exec)
+	sys, err := actors.NewSystem(tree.SystemConfig{Logger: c.logger, Executor: exec})
+	if err != nil {
+		_ = exec.Close(context.Background())
+		return nil, err
+	}
 	return &Supervisor{sys: sys, exec: exec}, nil
 }
 
-// System returns the actor system, for transports.
-func (s *Supervisor) System() *actors.System { return s.sys }
-
-// Executor returns the executor the supervisor's transports use.
-func (s *Supervisor) Executor() *executor.Executor { return s.exec }
-
-// Tree returns a snapshot of the live supervision tree. It is safe to call
-// from any goroutine, including while requests run.
-func (s *Supervisor) Tree() *Node { return s.sys.Tree() }
+// Tree returns a snapshot of the live supervision tree: the root, the
+// executor, and every connection and host with the actors under them.
+// It is safe to call from any goroutine, including while requests run;
+// each actor describes itself on its own goroutine, so the snapshot is
+// consistent per node, and an actor stopping meanwhile may or may not
+// appear. After Close it is the root alone.
+func (s *Supervisor) Tree() *Node { return fromTree(s.sys.Tree()) }
 
 // Close stops every actor of the tree, then closes the executor, waiting
 // for running handlers until ctx ends (a handler that ignores
 // cancellation is reported and abandoned). A second Close returns nil.
 func (s *Supervisor) Close(ctx context.Context) error {
-	err := s.sys.Close(ctx)
-	s.sys.RemoveExecutor(s.exec)
-	return errors.Join(err, s.exec.Close(ctx))
+	return errors.Join(s.sys.Close(ctx), s.exec.Close(ctx))
 }
 
 // UnexpectedDeadLetters counts messages that reached stopped actors and

@@ -1,5 +1,7 @@
 package supervisor
 
+// Renderings of the live tree, for operators and tests.
+
 import (
 	"bytes"
 	"encoding/json"
@@ -7,70 +9,17 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"slices"
-	"strings"
 )
-
-// WriteText writes the tree as indented text, one node per line:
-//
-//	supervisor snodo
-//	├── connection snodo/stdio$1 requests=2 transport=stdio …
-//	│   ├── request snodo/stdio$1/req$4 age=1.2s deadline=… id=7 method=tools/call state=running
-//	│   └── writer snodo/stdio$1/writer inflight=0 pending=0 written=12
-//	└── executor snodo/executor queued=0 running=2 …
-func WriteText(w io.Writer, n *Node) error {
-	var b strings.Builder
-	writeNode(&b, n, "", "")
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-func writeNode(b *strings.Builder, n *Node, first, rest string) {
-	b.WriteString(first)
-	b.WriteString(string(n.Kind))
-	b.WriteByte(' ')
-	b.WriteString(n.ID)
-	keys := make([]string, 0, len(n.Attrs))
-	for k := range n.Attrs {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		fmt.Fprintf(b, " %s=%s", k, quoteIfNeeded(n.Attrs[k]))
-	}
-	b.WriteByte('\n')
-	for i, c := range n.Children {
-		if i == len(n.Children)-1 {
-			writeNode(b, c, rest+"└── ", rest+"    ")
-		} else {
-			writeNode(b, c, rest+"├── ", rest+"│   ")
-		}
-	}
-}
-
-func quoteIfNeeded(s string) string {
-	if s == "" || strings.ContainsAny(s, " \t\n\"=") {
-		return fmt.Sprintf("%q", s)
-	}
-	return s
-}
-
-// WriteJSON writes the tree as indented JSON: each node an object with
-// kind, id, attrs and children, the shape [Node] decodes from.
-func WriteJSON(w io.Writer, n *Node) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(n)
-}
 
 // Format is a rendering of the tree.
 type Format string
 
 // Renderings of the tree.
 const (
-	// FormatJSON is [WriteJSON]'s indented JSON.
+	// FormatJSON is indented JSON: each node an object with kind, id,
+	// attrs and children, the shape [Node] decodes from.
 	FormatJSON Format = "json"
-	// FormatText is [WriteText]'s indented text.
+	// FormatText is the indented text of [Node.String].
 	FormatText Format = "text"
 )
 
@@ -86,9 +35,12 @@ var ErrUnknownFormat = errors.New("supervisor: unknown tree format")
 func (s *Supervisor) Render(w io.Writer, f Format) error {
 	switch f {
 	case FormatJSON:
-		return WriteJSON(w, s.Tree())
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(s.Tree())
 	case FormatText:
-		return WriteText(w, s.Tree())
+		_, err := io.WriteString(w, s.Tree().String())
+		return err
 	}
 	return fmt.Errorf("%w %q", ErrUnknownFormat, f)
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/snodo-go/snodo/supervisor"
 )
 
-func TestWriteText(t *testing.T) {
+func TestNodeString(t *testing.T) {
 	tree := &supervisor.Node{Kind: "supervisor", ID: "snodo", Children: []*supervisor.Node{
 		{Kind: "executor", ID: "snodo/executor", Attrs: map[string]string{"running": "1", "queued": "0"}},
 		{Kind: "connection", ID: "snodo/stdio$1", Attrs: map[string]string{"transport": "stdio"}, Children: []*supervisor.Node{
@@ -19,18 +19,14 @@ func TestWriteText(t *testing.T) {
 			{Kind: "writer", ID: "snodo/stdio$1/writer"},
 		}},
 	}}
-	var b strings.Builder
-	if err := supervisor.WriteText(&b, tree); err != nil {
-		t.Fatal(err)
-	}
 	want := `supervisor snodo
 ├── executor snodo/executor queued=0 running=1
 └── connection snodo/stdio$1 transport=stdio
     ├── request snodo/stdio$1/req$2 id="\"a b\"" method=tools/call
     └── writer snodo/stdio$1/writer
 `
-	if b.String() != want {
-		t.Fatalf("got:\n%s\nwant:\n%s", b.String(), want)
+	if got := tree.String(); got != want {
+		t.Fatalf("got:\n%s\nwant:\n%s", got, want)
 	}
 }
 

@@ -30,17 +30,15 @@ import (
 func main() {
 	serve := flag.Bool("serve", false, "run the stdio server on standard input and output")
 	check := flag.Bool("check", false, "print only failures, and exit 1 if overtaking, cancellation or the clean exit on EOF fails")
-	writeTimeout := flag.Duration("write-timeout", stdio.DefaultWriteTimeout, "server: bound on each write")
-	maxLine := flag.Int("max-line-bytes", stdio.DefaultMaxLineBytes, "server: longest accepted line, newline included")
-	grace := flag.Duration("grace", stdio.DefaultGracePeriod, "server: how long shutdown waits for handlers")
+	writeTimeout := flag.Duration("write-timeout", 0, "server: bound on each write (0: the default, see stdio.Limits)")
+	maxLine := flag.Int("max-line-bytes", 0, "server: longest accepted line, newline included (0: the default)")
+	grace := flag.Duration("grace", 0, "server: how long shutdown waits for handlers (0: the default)")
 	logLevel := flag.String("log-level", "warn", "server: debug, info, warn or error (logs go to standard error)")
 	flag.Parse()
 
 	if *serve {
 		os.Exit(runServer(*logLevel,
-			stdio.WithWriteTimeout(*writeTimeout),
-			stdio.WithMaxLineBytes(*maxLine),
-			stdio.WithGracePeriod(*grace)))
+			stdio.WithLimits(stdio.Limits{WriteTimeout: *writeTimeout, MaxLineBytes: *maxLine, GracePeriod: *grace})))
 	}
 	var out io.Writer = os.Stdout
 	if *check {

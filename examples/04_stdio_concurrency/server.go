@@ -10,11 +10,12 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/transports/stdio"
 )
 
-// transportName registers the server's transport so the announce tool
-// can reach it with stdio.Notify.
+// transportName names the server's transport in its supervision tree, so
+// the announce tool can find it with stdio.Lookup.
 const transportName = "example"
 
 // announcement is the one application notification the server may send.
@@ -26,6 +27,7 @@ type server struct {
 	releaseOnce sync.Once
 	cancelled   atomic.Int64 // slow calls that saw their cancellation
 	logger      *slog.Logger
+	sup         *supervisor.Supervisor // set before the transport starts
 }
 
 func newServer(logger *slog.Logger) *server {
@@ -38,7 +40,12 @@ func (s *server) serve(ctx context.Context, opts ...stdio.Option) error {
 	if err != nil {
 		return err
 	}
+	if s.sup, err = supervisor.New(rt); err != nil {
+		return err
+	}
+	defer s.sup.Close(context.Background())
 	opts = append([]stdio.Option{
+		stdio.WithSupervisor(s.sup),
 		stdio.WithName(transportName),
 		stdio.WithNotificationMethods(announcement),
 	}, opts...)
@@ -125,8 +132,13 @@ func (s *server) announce(ctx context.Context, req *dispatch.CallToolRequest) (*
 	if err != nil {
 		return nil, err
 	}
-	// Any code of the application can reach the transport by its name.
-	if err := stdio.Notify(ctx, stdio.Name(transportName), announcement, map[string]string{"text": t}); err != nil {
+	// Any code of the application holding the supervisor can find the
+	// transport by its name.
+	conn, ok := stdio.Lookup(s.sup, transportName)
+	if !ok {
+		return nil, fmt.Errorf("announcing: no transport named %q", transportName)
+	}
+	if err := conn.Notify(ctx, announcement, map[string]string{"text": t}); err != nil {
 		return nil, fmt.Errorf("announcing: %w", err)
 	}
 	return dispatch.TextResult("announced"), nil

@@ -1,5 +1,7 @@
 package otel
 
+// The Sink that turns events into OpenTelemetry spans and metrics.
+
 import (
 	"context"
 	"strconv"

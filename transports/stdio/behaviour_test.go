@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/snodo-go/snodo/actors"
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/testkit"
@@ -43,7 +43,7 @@ func TestFastRequestOvertakesSlowOne(t *testing.T) {
 
 func TestTreeShowsConnectionWriterAndEachRequest(t *testing.T) {
 	g := newGate()
-	srv := testkit.StartStdio(t, testRuntime(t, g), stdio.WithName("tree-test"), stdio.WithMaxSubscriptions(7))
+	srv := testkit.StartStdio(t, testRuntime(t, g), stdio.WithName("tree-test"), stdio.WithLimits(stdio.Limits{MaxSubscriptions: 7}))
 	for i := range 3 {
 		srv.Send(t, testkit.Request(fmt.Sprintf("r%d", i), "tools/call", map[string]any{"name": "hold"}))
 		mustWait(t, g.entered)
@@ -84,7 +84,7 @@ func TestTreeShowsConnectionWriterAndEachRequest(t *testing.T) {
 }
 
 func TestOversizeLineThenNormalLine(t *testing.T) {
-	srv := testkit.StartStdio(t, testRuntime(t, newGate()), stdio.WithMaxLineBytes(1000))
+	srv := testkit.StartStdio(t, testRuntime(t, newGate()), stdio.WithLimits(stdio.Limits{MaxLineBytes: 1000}))
 	// 999 bytes plus the newline is exactly the limit: served.
 	pad := strings.Repeat("x", 999-len(`{"jsonrpc":"2.0","method":"notifications/x","params":{"p":""}}`))
 	exact := fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/x","params":{"p":"%s"}}`, pad)
@@ -139,7 +139,7 @@ func TestNonASCIIOutputIsEscaped(t *testing.T) {
 func TestBlockedOutputEndsTheConnectionWithinTheWriteTimeout(t *testing.T) {
 	t.Cleanup(func() { testkit.VerifyNone(t) })
 	w := newBlockingWriter()
-	c, in := startPiped(t, context.Background(), testRuntime(t, newGate()), w, stdio.WithWriteTimeout(100*time.Millisecond))
+	c, in := startPiped(t, context.Background(), testRuntime(t, newGate()), w, stdio.WithLimits(stdio.Limits{WriteTimeout: 100 * time.Millisecond}))
 	writeLine(t, in, testkit.Request(1, "tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"text": "x"}}))
 	<-w.entered
 	err := waitDone(t, c)
@@ -148,7 +148,7 @@ func TestBlockedOutputEndsTheConnectionWithinTheWriteTimeout(t *testing.T) {
 		t.Fatal("released too early")
 	default: // the write is still blocked: the connection ended without it returning
 	}
-	if !errors.Is(err, actors.ErrWriteTimeout) || !errors.Is(err, actors.ErrOutputFailed) {
+	if !errors.Is(err, os.ErrDeadlineExceeded) || !errors.Is(err, stdio.ErrOutputFailed) {
 		t.Fatalf("Wait: %v, want a write timeout", err)
 	}
 	close(w.release)
@@ -173,7 +173,7 @@ func TestFailedWriteIsTerminalAndNeverRetried(t *testing.T) {
 	mustWait(t, g.entered)
 	writeLine(t, in, testkit.Request(3, "tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"text": "three"}}))
 	err := waitDone(t, c)
-	if !errors.Is(err, boom) || !errors.Is(err, actors.ErrOutputFailed) {
+	if !errors.Is(err, boom) || !errors.Is(err, stdio.ErrOutputFailed) {
 		t.Fatalf("Wait: %v, want the write's error", err)
 	}
 	if n := w.writes.Load(); n != 2 {
@@ -216,7 +216,7 @@ func TestEOFDoesNotWaitPastGraceForACancelledStubbornHandler(t *testing.T) {
 	g := newGate()
 	logs := newLogRecorder()
 	out := newFailingWriter(nil, 1<<30)
-	c, in := startPiped(t, context.Background(), testRuntime(t, g, dispatch.WithLogger(slog.New(logs))), out, stdio.WithGracePeriod(100*time.Millisecond))
+	c, in := startPiped(t, context.Background(), testRuntime(t, g, dispatch.WithLogger(slog.New(logs))), out, stdio.WithLimits(stdio.Limits{GracePeriod: 100 * time.Millisecond}))
 	writeLine(t, in, testkit.Request("s", "tools/call", map[string]any{"name": "stubborn"}))
 	mustWait(t, g.entered)
 	writeLine(t, in, testkit.Notification("notifications/cancelled", map[string]any{"requestId": "s"}))
@@ -261,7 +261,7 @@ func TestCancelledContextEndsWithinGraceDespiteStubbornHandler(t *testing.T) {
 	logs := newLogRecorder()
 	ctx, cancel := context.WithCancel(context.Background())
 	out := newFailingWriter(nil, 1<<30)
-	c, in := startPiped(t, ctx, testRuntime(t, g, dispatch.WithLogger(slog.New(logs))), out, stdio.WithGracePeriod(150*time.Millisecond))
+	c, in := startPiped(t, ctx, testRuntime(t, g, dispatch.WithLogger(slog.New(logs))), out, stdio.WithLimits(stdio.Limits{GracePeriod: 150 * time.Millisecond}))
 	writeLine(t, in, testkit.Request("s", "tools/call", map[string]any{"name": "stubborn"}))
 	mustWait(t, g.entered)
 	cancel()
@@ -315,7 +315,7 @@ func TestStopHandleAndAppSupervisor(t *testing.T) {
 	if err := sup.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if err := waitDone(t, c2); !errors.Is(err, actors.ErrConnStopped) {
+	if err := waitDone(t, c2); !errors.Is(err, stdio.ErrStopped) {
 		t.Fatalf("Wait after the supervisor closed: %v", err)
 	}
 	if n := sup.UnexpectedDeadLetters(); n != 0 {
@@ -344,7 +344,7 @@ func TestSupervisorLimits(t *testing.T) {
 
 func TestRequestTimeout(t *testing.T) {
 	g := newGate()
-	srv := testkit.StartStdio(t, testRuntime(t, g), stdio.WithRequestTimeout(50*time.Millisecond))
+	srv := testkit.StartStdio(t, testRuntime(t, g), stdio.WithLimits(stdio.Limits{RequestTimeout: 50 * time.Millisecond}))
 	r := srv.Client.Call(t, "tools/call", map[string]any{"name": "stubborn"})
 	if r.Error == nil || r.Error.Code != -32603 || r.Error.Message != "Request execution timed out" {
 		t.Fatalf("timed-out request: %s", r.Raw)
@@ -368,23 +368,24 @@ func TestRequestTimeout(t *testing.T) {
 func TestOptionsAreValidated(t *testing.T) {
 	rt := testRuntime(t, newGate())
 	for name, opt := range map[string]stdio.Option{
-		"write timeout":     stdio.WithWriteTimeout(0),
-		"max line":          stdio.WithMaxLineBytes(1),
-		"request timeout":   stdio.WithRequestTimeout(-time.Second),
-		"grace":             stdio.WithGracePeriod(0),
-		"max subscriptions": stdio.WithMaxSubscriptions(0),
-		"name":              stdio.WithName(""),
-		"input":             stdio.WithInput(nil),
-		"output":            stdio.WithOutput(nil),
-		"no prefix":         stdio.WithNotificationMethods("app/ping"),
-		"bare prefix":       stdio.WithNotificationMethods("notifications/"),
-		"progress":          stdio.WithNotificationMethods("notifications/progress"),
-		"cancelled":         stdio.WithNotificationMethods("notifications/cancelled"),
-		"list changed":      stdio.WithNotificationMethods("notifications/tools/list_changed"),
-		"space":             stdio.WithNotificationMethods("notifications/a b"),
+		"WithLimits: WriteTimeout must not be negative":     stdio.WithLimits(stdio.Limits{WriteTimeout: -time.Second}),
+		"WithLimits: MaxLineBytes must be at least 2":       stdio.WithLimits(stdio.Limits{MaxLineBytes: 1}),
+		"WithLimits: RequestTimeout must not be negative":   stdio.WithLimits(stdio.Limits{RequestTimeout: -time.Second}),
+		"WithLimits: GracePeriod must not be negative":      stdio.WithLimits(stdio.Limits{GracePeriod: -time.Second}),
+		"WithLimits: MaxSubscriptions must not be negative": stdio.WithLimits(stdio.Limits{MaxSubscriptions: -1}),
+		"WithName: empty name":                              stdio.WithName(""),
+		"WithInput: nil input":                              stdio.WithInput(nil),
+		"WithOutput: nil output":                            stdio.WithOutput(nil),
+		"WithSupervisor: nil supervisor":                    stdio.WithSupervisor(nil),
+		`WithNotificationMethods: notification method "app/ping" must start with "notifications/"`:                   stdio.WithNotificationMethods("app/ping"),
+		`WithNotificationMethods: notification method "notifications/" must start with "notifications/"`:             stdio.WithNotificationMethods("notifications/"),
+		`WithNotificationMethods: notification method "notifications/progress" is defined by the protocol`:           stdio.WithNotificationMethods("notifications/progress"),
+		`WithNotificationMethods: notification method "notifications/cancelled" is defined by the protocol`:          stdio.WithNotificationMethods("notifications/cancelled"),
+		`WithNotificationMethods: notification method "notifications/tools/list_changed" is defined by the protocol`: stdio.WithNotificationMethods("notifications/tools/list_changed"),
+		`WithNotificationMethods: notification method "notifications/a b" must be printable ASCII without spaces`:    stdio.WithNotificationMethods("notifications/a b"),
 	} {
-		if _, err := stdio.Start(context.Background(), rt, opt); err == nil {
-			t.Errorf("%s: Start accepted an invalid option", name)
+		if _, err := stdio.Start(context.Background(), rt, opt); err == nil || !strings.HasPrefix(err.Error(), "stdio: "+name) {
+			t.Errorf("Start with an invalid option: %v, want %q", err, "stdio: "+name)
 		}
 	}
 	if _, err := stdio.Start(context.Background(), nil); err == nil {

@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/snodo-go/snodo/actors"
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/supervisor"
@@ -79,7 +79,7 @@ func TestChaosOutputBlockedForeverUnderLoad(t *testing.T) {
 	inR, inW := io.Pipe()
 	c, err := stdio.Start(context.Background(), rt,
 		stdio.WithSupervisor(sup), stdio.WithInput(inR), stdio.WithOutput(w),
-		stdio.WithWriteTimeout(writeTimeout), stdio.WithNotificationMethods("notifications/chaos/tick"))
+		stdio.WithLimits(stdio.Limits{WriteTimeout: writeTimeout}), stdio.WithNotificationMethods("notifications/chaos/tick"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +124,7 @@ func TestChaosOutputBlockedForeverUnderLoad(t *testing.T) {
 		t.Fatal("the connection did not end")
 	}
 	ended := time.Since(jammed)
-	if err := c.Wait(); !errors.Is(err, actors.ErrWriteTimeout) || !errors.Is(err, actors.ErrOutputFailed) {
+	if err := c.Wait(); !errors.Is(err, os.ErrDeadlineExceeded) || !errors.Is(err, stdio.ErrOutputFailed) {
 		t.Fatalf("Wait: %v, want a write timeout", err)
 	}
 	// The bound: the write timeout, plus what the runtime needs to notice
@@ -269,9 +269,8 @@ func TestChaosOwnerDiesWithQueuedWork(t *testing.T) {
 	if s := out.String(); s != "" {
 		t.Fatalf("the dead connection wrote %q", s)
 	}
-	st := sup.Executor().Stats()
-	if st.Queued != 0 {
-		t.Fatalf("executor after the owner died: %+v", st)
+	if n := executorCount(t, sup, "queued"); n != 0 {
+		t.Fatalf("executor after the owner died: %d queued", n)
 	}
 	survivor.CloseInput()
 	if err := survivor.Wait(t); err != nil {

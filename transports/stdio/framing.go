@@ -1,5 +1,7 @@
 package stdio
 
+// Newline framing: the chunk-bounded line reader.
+
 import (
 	"bufio"
 	"bytes"
@@ -7,7 +9,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/snodo-go/snodo/actors"
+	"github.com/snodo-go/snodo/internal/tree"
 )
 
 // chunkSize is how much input is read at a time.
@@ -32,7 +34,7 @@ func newLineReader(r io.Reader, maxLine int) *lineReader {
 	return &lineReader{r: bufio.NewReaderSize(r, chunkSize), maxLine: maxLine}
 }
 
-// ReadFrame implements actors.FrameReader. Blank lines are skipped.
+// ReadFrame implements tree.FrameReader. Blank lines are skipped.
 func (l *lineReader) ReadFrame() ([]byte, error) {
 	for {
 		line, err := l.readLine()
@@ -69,7 +71,7 @@ func (l *lineReader) readLine() ([]byte, error) {
 					return nil, derr
 				}
 			}
-			return nil, fmt.Errorf("%w: line exceeds %d bytes", actors.ErrFrameTooLarge, l.maxLine)
+			return nil, fmt.Errorf("%w: line exceeds %d bytes", tree.ErrFrameTooLarge, l.maxLine)
 		}
 		if complete {
 			if line == nil {

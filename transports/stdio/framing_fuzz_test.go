@@ -7,7 +7,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/snodo-go/snodo/actors"
+	"github.com/snodo-go/snodo/internal/tree"
 )
 
 // tooLarge stands for a refused line in the expected and actual framings.
@@ -75,7 +75,7 @@ func frameAll(t *testing.T, r io.Reader, maxLine int) []string {
 	for {
 		f, err := l.ReadFrame()
 		switch {
-		case errors.Is(err, actors.ErrFrameTooLarge):
+		case errors.Is(err, tree.ErrFrameTooLarge):
 			out = append(out, tooLarge)
 		case errors.Is(err, io.EOF):
 			return out

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"testing/iotest"
 
-	"github.com/snodo-go/snodo/actors"
+	"github.com/snodo-go/snodo/internal/tree"
 )
 
 // readAll frames r and returns the frames read, with "TOO LARGE" standing
@@ -20,7 +20,7 @@ func readAll(t *testing.T, r io.Reader, maxLine int) []string {
 	for {
 		f, err := l.ReadFrame()
 		switch {
-		case errors.Is(err, actors.ErrFrameTooLarge):
+		case errors.Is(err, tree.ErrFrameTooLarge):
 			out = append(out, "TOO LARGE")
 		case errors.Is(err, io.EOF):
 			return out
@@ -90,10 +90,10 @@ func BenchmarkLineReader(b *testing.B) {
 		lineLen int
 		maxLine int
 	}{
-		{"256B", 256, DefaultMaxLineBytes},
-		{"16KiB", 16 << 10, DefaultMaxLineBytes},
-		{"1MiB", 1 << 20, DefaultMaxLineBytes},
-		{"3MB-refused", 3_000_000, DefaultMaxLineBytes},
+		{"256B", 256, defaultMaxLineBytes},
+		{"16KiB", 16 << 10, defaultMaxLineBytes},
+		{"1MiB", 1 << 20, defaultMaxLineBytes},
+		{"3MB-refused", 3_000_000, defaultMaxLineBytes},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			line := append(bytes.Repeat([]byte("x"), bc.lineLen-1), '\n')
@@ -111,7 +111,7 @@ func BenchmarkLineReader(b *testing.B) {
 					if errors.Is(err, io.EOF) {
 						break
 					}
-					if err != nil && !errors.Is(err, actors.ErrFrameTooLarge) {
+					if err != nil && !errors.Is(err, tree.ErrFrameTooLarge) {
 						b.Fatal(err)
 					}
 					held += cap(f)

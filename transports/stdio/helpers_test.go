@@ -4,10 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"strconv"
 	"testing"
 	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/supervisor"
+	"github.com/snodo-go/snodo/testkit"
 )
 
 // gate lets a test hold a tool call until it releases it.
@@ -61,6 +64,21 @@ func testRuntime(t testing.TB, g *gate, opts ...dispatch.Option) *dispatch.Runti
 		t.Fatal(err)
 	}
 	return rt
+}
+
+// executorCount reads one of the executor's counts (running, queued,
+// subscriptions) from the tree.
+func executorCount(t testing.TB, sup *supervisor.Supervisor, name string) int {
+	t.Helper()
+	n := testkit.Find(sup.Tree(), supervisor.KindExecutor)
+	if n == nil {
+		t.Fatal("no executor in the tree")
+	}
+	v, err := strconv.Atoi(n.Attrs[name])
+	if err != nil {
+		t.Fatalf("executor %s: %v", name, err)
+	}
+	return v
 }
 
 func mustWait(t *testing.T, ch <-chan string) string {

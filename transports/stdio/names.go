@@ -1,42 +1,25 @@
 package stdio
 
+// Connection names, held by the supervision tree a transport runs in.
+
 import (
-	"fmt"
-	"sync"
+	"github.com/snodo-go/snodo/internal/tree"
+	"github.com/snodo-go/snodo/supervisor"
 )
 
-// names maps the names given with WithName to running transports. A name
-// is claimed when its transport starts and released when it ends.
-var names = &registry{m: map[string]*Conn{}}
-
-type registry struct {
-	mu sync.Mutex
-	m  map[string]*Conn
-}
-
-func (r *registry) claim(name string, c *Conn) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if _, taken := r.m[name]; taken {
-		return fmt.Errorf("stdio: a transport named %q is already running", name)
+// Lookup returns the running transport that was given name with
+// [WithName] and runs in sup's tree ([WithSupervisor]).
+func Lookup(sup *supervisor.Supervisor, name string) (*Conn, bool) {
+	if sup == nil {
+		return nil, false
 	}
-	r.m[name] = c
-	return nil
-}
-
-func (r *registry) release(name string, c *Conn) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.m[name] == c {
-		delete(r.m, name)
+	v, ok := tree.SystemOf(sup).Named(nameKey(name))
+	if !ok {
+		return nil, false
 	}
-}
-
-// Lookup returns the running transport registered under name with
-// [WithName].
-func Lookup(name string) (*Conn, bool) {
-	names.mu.Lock()
-	defer names.mu.Unlock()
-	c, ok := names.m[name]
+	c, ok := v.(*Conn)
 	return c, ok
 }
+
+// nameKey is name's key among the names of the tree.
+func nameKey(name string) string { return "stdio/" + name }

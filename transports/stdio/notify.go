@@ -1,29 +1,30 @@
 package stdio
 
+// Application notifications: Conn.Notify and the kinds of its failures.
+
 import (
 	"context"
 	"errors"
 	"fmt"
 
-	"github.com/snodo-go/snodo/actors"
+	"github.com/snodo-go/snodo/internal/tree"
 	"github.com/snodo-go/snodo/jsonrpc"
 )
 
-// The kinds of failure [Notify] reports. Each is distinct: test with
+// The kinds of failure [Conn.Notify] reports. Each is distinct: test with
 // errors.Is; errors.As with *NotifyError gives the underlying reason.
 var (
-	// ErrClosed: the connection is gone (or no transport runs under the
-	// name), or it ended normally before the notification's turn came.
-	// Nothing was written.
+	// ErrClosed: the connection is gone, or it ended normally before the
+	// notification's turn came. Nothing was written.
 	ErrClosed = errors.New("stdio: connection closed")
 	// ErrTransportDown: the transport stopped abnormally (output failure,
 	// cancelled context, Stop, its supervisor closing) while the
 	// notification waited for its turn. Nothing was written.
 	ErrTransportDown = errors.New("stdio: transport stopped abnormally while the notification waited")
-	// ErrOutputFailed: the write carrying the notification failed or
-	// timed out. Part of it may have reached the client. As for a
-	// response, this is terminal: the connection ends and nothing more is
-	// written.
+	// ErrOutputFailed: the write carrying the notification (or, for the
+	// error Serve and Wait return, a response) failed or timed out. Part
+	// of it may have reached the client. This is terminal: the connection
+	// ends and nothing more is written.
 	ErrOutputFailed = errors.New("stdio: output failed")
 	// ErrOutcomeUnknown: the caller's context ended before the write
 	// finished. The notification may still be written afterwards (it is
@@ -34,12 +35,15 @@ var (
 	ErrInvalidNotification = errors.New("stdio: invalid notification")
 )
 
-// NotifyError is the error [Notify] returns: Kind is one of ErrClosed,
+// NotifyError is the error [Conn.Notify] returns: Kind is one of ErrClosed,
 // ErrTransportDown, ErrOutputFailed, ErrOutcomeUnknown or
 // ErrInvalidNotification; Reason says more, when there is more to say (the
 // write's error, why the transport stopped, the context's error).
 type NotifyError struct {
-	Kind   error
+	// Kind is one of ErrClosed, ErrTransportDown, ErrOutputFailed,
+	// ErrOutcomeUnknown or ErrInvalidNotification.
+	Kind error
+	// Reason is the underlying cause, or nil.
 	Reason error
 }
 
@@ -60,55 +64,29 @@ func (e *NotifyError) Unwrap() []error {
 	return []error{e.Kind, e.Reason}
 }
 
-// Target designates a running transport: a *Conn, or a [Name] resolved
-// when the notification is sent.
-type Target interface {
-	resolve() (*Conn, bool)
-}
-
-// Name designates the transport registered under a name with [WithName].
-type Name string
-
-func (n Name) resolve() (*Conn, bool) { return Lookup(string(n)) }
-
-func (c *Conn) resolve() (*Conn, bool) { return c, c != nil }
-
-// Notify sends the application notification {"jsonrpc","method","params"}
-// to the client of a running transport. method must be one of those given
-// with [WithNotificationMethods]; params must encode to a JSON object (nil
-// sends {}).
+// Notify sends the application notification
+// {"jsonrpc","method","params"} to the connection's client. method must be
+// one of those given with [WithNotificationMethods]; params must encode to
+// a JSON object (nil sends {}).
 //
 // The frame goes through the connection's writer, after the frames already
 // waiting there, so it never interleaves with a response; Notify returns
 // once it has been written. Nothing is buffered or retried: ctx bounds the
 // wait, and on failure the error's kind (see [NotifyError]) says whether
 // anything may have been written.
-func Notify(ctx context.Context, to Target, method string, params any) error {
-	if to == nil {
-		return &NotifyError{Kind: ErrClosed}
-	}
-	c, ok := to.resolve()
-	if !ok {
-		return &NotifyError{Kind: ErrClosed, Reason: fmt.Errorf("no transport is registered under %q", to)}
-	}
-	return c.Notify(ctx, method, params)
-}
-
-// Notify sends an application notification on this connection; see the
-// package-level [Notify].
 func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 	frame, err := c.encodeNotification(method, params)
 	if err != nil {
 		return &NotifyError{Kind: ErrInvalidNotification, Reason: err}
 	}
 	err = c.ac.Notify(ctx, frame)
-	var de *actors.DeliveryError
+	var de *tree.DeliveryError
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, actors.ErrConnClosed):
+	case errors.Is(err, tree.ErrConnClosed):
 		return &NotifyError{Kind: ErrClosed}
-	case errors.As(err, &de) && de.Kind == actors.ErrOutputFailed:
+	case errors.As(err, &de) && de.Kind == tree.ErrOutputFailed:
 		return &NotifyError{Kind: ErrOutputFailed, Reason: de.Reason}
 	case errors.As(err, &de):
 		return &NotifyError{Kind: ErrTransportDown, Reason: de.Reason}

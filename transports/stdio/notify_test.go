@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/snodo-go/snodo/actors"
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/testkit"
@@ -55,18 +55,34 @@ func notifyKind(t *testing.T, err error, want error) *stdio.NotifyError {
 
 func TestNotifySendsAllowedNotificationsThroughTheWriter(t *testing.T) {
 	ctx := context.Background()
-	c, client, in := startWithClient(t, ctx, testRuntime(t, newGate()), stdio.WithNotificationMethods(hint), stdio.WithName("notify-test"))
-	if got, ok := stdio.Lookup("notify-test"); !ok || got != c {
+	rt := testRuntime(t, newGate())
+	sup := quietSupervisor(t, rt)
+	c, client, in := startWithClient(t, ctx, rt, stdio.WithSupervisor(sup), stdio.WithNotificationMethods(hint), stdio.WithName("notify-test"))
+	if got, ok := stdio.Lookup(sup, "notify-test"); !ok || got != c {
 		t.Fatal("Lookup does not find the running transport")
 	}
-	if _, err := stdio.Start(ctx, testRuntime(t, newGate()), stdio.WithName("notify-test"), stdio.WithInput(strings.NewReader("")), stdio.WithOutput(io.Discard)); err == nil {
-		t.Fatal("a second transport took a name in use")
+	if _, err := stdio.Start(ctx, rt, stdio.WithSupervisor(sup), stdio.WithName("notify-test"), stdio.WithInput(strings.NewReader("")), stdio.WithOutput(io.Discard)); err == nil {
+		t.Fatal("a second transport took a name in use in the same tree")
 	}
-
-	if err := stdio.Notify(ctx, c, hint, map[string]any{"text": "caf\u00e9"}); err != nil {
+	// Names belong to a tree: another tree has none of them, and may
+	// use the same one.
+	other := quietSupervisor(t, rt)
+	if _, ok := stdio.Lookup(other, "notify-test"); ok {
+		t.Fatal("a name is visible from another supervision tree")
+	}
+	twin, err := stdio.Start(ctx, rt, stdio.WithSupervisor(other), stdio.WithName("notify-test"), stdio.WithInput(strings.NewReader("")), stdio.WithOutput(io.Discard))
+	if err != nil {
+		t.Fatalf("the same name in another tree: %v", err)
+	}
+	if err := waitDone(t, twin); err != nil {
 		t.Fatal(err)
 	}
-	if err := stdio.Notify(ctx, stdio.Name("notify-test"), hint, nil); err != nil {
+
+	if err := c.Notify(ctx, hint, map[string]any{"text": "caf\u00e9"}); err != nil {
+		t.Fatal(err)
+	}
+	found, _ := stdio.Lookup(sup, "notify-test")
+	if err := found.Notify(ctx, hint, nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := client.Await(ctx, func(f *testkit.Frame) bool {
@@ -86,11 +102,11 @@ func TestNotifySendsAllowedNotificationsThroughTheWriter(t *testing.T) {
 	}
 
 	// Invalid input writes nothing.
-	notifyKind(t, stdio.Notify(ctx, c, "notifications/app/other", nil), stdio.ErrInvalidNotification)
-	notifyKind(t, stdio.Notify(ctx, c, "notifications/progress", nil), stdio.ErrInvalidNotification)
-	notifyKind(t, stdio.Notify(ctx, c, hint, []int{1, 2}), stdio.ErrInvalidNotification)
-	notifyKind(t, stdio.Notify(ctx, c, hint, "text"), stdio.ErrInvalidNotification)
-	notifyKind(t, stdio.Notify(ctx, c, hint, map[string]any{"c": make(chan int)}), stdio.ErrInvalidNotification)
+	notifyKind(t, c.Notify(ctx, "notifications/app/other", nil), stdio.ErrInvalidNotification)
+	notifyKind(t, c.Notify(ctx, "notifications/progress", nil), stdio.ErrInvalidNotification)
+	notifyKind(t, c.Notify(ctx, hint, []int{1, 2}), stdio.ErrInvalidNotification)
+	notifyKind(t, c.Notify(ctx, hint, "text"), stdio.ErrInvalidNotification)
+	notifyKind(t, c.Notify(ctx, hint, map[string]any{"c": make(chan int)}), stdio.ErrInvalidNotification)
 	client.Call(t, "server/discover", nil) // a round trip: anything written before it has arrived
 	if n := len(client.Frames()); n != 3 {
 		t.Fatalf("%d frames after invalid notifications, want the 2 sent and one response", n)
@@ -100,10 +116,8 @@ func TestNotifySendsAllowedNotificationsThroughTheWriter(t *testing.T) {
 	if err := waitDone(t, c); err != nil {
 		t.Fatal(err)
 	}
-	notifyKind(t, stdio.Notify(ctx, c, hint, nil), stdio.ErrClosed)
-	notifyKind(t, stdio.Notify(ctx, stdio.Name("notify-test"), hint, nil), stdio.ErrClosed)
-	notifyKind(t, stdio.Notify(ctx, nil, hint, nil), stdio.ErrClosed)
-	if _, ok := stdio.Lookup("notify-test"); ok {
+	notifyKind(t, c.Notify(ctx, hint, nil), stdio.ErrClosed)
+	if _, ok := stdio.Lookup(sup, "notify-test"); ok {
 		t.Fatal("the name outlived its transport")
 	}
 }
@@ -112,7 +126,7 @@ func TestNotifyErrorsWhileOutputIsBlocked(t *testing.T) {
 	t.Cleanup(func() { testkit.VerifyNone(t) })
 	w := newBlockingWriter()
 	c, in := startPiped(t, context.Background(), testRuntime(t, newGate()), w,
-		stdio.WithWriteTimeout(time.Second), stdio.WithNotificationMethods(hint))
+		stdio.WithLimits(stdio.Limits{WriteTimeout: time.Second}), stdio.WithNotificationMethods(hint))
 	writeLine(t, in, testkit.Request(1, "tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"text": "x"}}))
 	<-w.entered
 
@@ -120,21 +134,21 @@ func TestNotifyErrorsWhileOutputIsBlocked(t *testing.T) {
 	// blocked write: the outcome is unknown.
 	short, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
 	defer cancel()
-	ne := notifyKind(t, stdio.Notify(short, c, hint, nil), stdio.ErrOutcomeUnknown)
+	ne := notifyKind(t, c.Notify(short, hint, nil), stdio.ErrOutcomeUnknown)
 	if !errors.Is(ne, context.DeadlineExceeded) {
 		t.Fatalf("the reason should be the caller's deadline: %v", ne)
 	}
 
 	// A caller still waiting when the blocked write times out: the
 	// transport went down while it waited; its frame was never written.
-	ne = notifyKind(t, stdio.Notify(context.Background(), c, hint, nil), stdio.ErrTransportDown)
-	if !errors.Is(ne, actors.ErrWriteTimeout) {
+	ne = notifyKind(t, c.Notify(context.Background(), hint, nil), stdio.ErrTransportDown)
+	if !errors.Is(ne, os.ErrDeadlineExceeded) {
 		t.Fatalf("the reason should be the write timeout: %v", ne)
 	}
-	if err := waitDone(t, c); !errors.Is(err, actors.ErrWriteTimeout) {
+	if err := waitDone(t, c); !errors.Is(err, os.ErrDeadlineExceeded) {
 		t.Fatalf("Wait: %v", err)
 	}
-	notifyKind(t, stdio.Notify(context.Background(), c, hint, nil), stdio.ErrClosed)
+	notifyKind(t, c.Notify(context.Background(), hint, nil), stdio.ErrClosed)
 	close(w.release)
 	if n := w.writes.Load(); n != 1 {
 		t.Fatalf("%d writes, want only the blocked one", n)
@@ -146,7 +160,7 @@ func TestNotifyOwnWriteFailing(t *testing.T) {
 		boom := errors.New("device gone")
 		w := newFailingWriter(boom, 0)
 		c, _ := startPiped(t, context.Background(), testRuntime(t, newGate()), w, stdio.WithNotificationMethods(hint))
-		ne := notifyKind(t, stdio.Notify(context.Background(), c, hint, nil), stdio.ErrOutputFailed)
+		ne := notifyKind(t, c.Notify(context.Background(), hint, nil), stdio.ErrOutputFailed)
 		if !errors.Is(ne, boom) {
 			t.Fatalf("reason: %v", ne)
 		}
@@ -158,12 +172,12 @@ func TestNotifyOwnWriteFailing(t *testing.T) {
 		t.Cleanup(func() { testkit.VerifyNone(t) })
 		w := newBlockingWriter()
 		c, _ := startPiped(t, context.Background(), testRuntime(t, newGate()), w,
-			stdio.WithWriteTimeout(50*time.Millisecond), stdio.WithNotificationMethods(hint))
-		ne := notifyKind(t, stdio.Notify(context.Background(), c, hint, nil), stdio.ErrOutputFailed)
-		if !errors.Is(ne, actors.ErrWriteTimeout) {
+			stdio.WithLimits(stdio.Limits{WriteTimeout: 50 * time.Millisecond}), stdio.WithNotificationMethods(hint))
+		ne := notifyKind(t, c.Notify(context.Background(), hint, nil), stdio.ErrOutputFailed)
+		if !errors.Is(ne, os.ErrDeadlineExceeded) {
 			t.Fatalf("reason: %v", ne)
 		}
-		if err := waitDone(t, c); !errors.Is(err, actors.ErrWriteTimeout) {
+		if err := waitDone(t, c); !errors.Is(err, os.ErrDeadlineExceeded) {
 			t.Fatalf("Wait: %v", err)
 		}
 		close(w.release)
@@ -185,11 +199,11 @@ func TestNotifyWaitingWhenTheTransportIsStopped(t *testing.T) {
 	w := newBlockingWriter()
 	ctx, cancel := context.WithCancel(context.Background())
 	c, in := startPiped(t, ctx, rt, w, stdio.WithSupervisor(sup),
-		stdio.WithWriteTimeout(time.Minute), stdio.WithNotificationMethods(hint))
+		stdio.WithLimits(stdio.Limits{WriteTimeout: time.Minute}), stdio.WithNotificationMethods(hint))
 	writeLine(t, in, testkit.Request(1, "tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"text": "x"}}))
 	<-w.entered
 	errc := make(chan error, 1)
-	go func() { errc <- stdio.Notify(context.Background(), c, hint, nil) }()
+	go func() { errc <- c.Notify(context.Background(), hint, nil) }()
 	// The notification waits behind the blocked write.
 	testkit.WaitTree(t, sup, func(n *supervisor.Node) bool {
 		wr := testkit.Find(n, supervisor.KindWriter)

@@ -1,5 +1,7 @@
 package stdio
 
+// The options of Serve and Start.
+
 import (
 	"errors"
 	"fmt"
@@ -13,22 +15,52 @@ import (
 	"github.com/snodo-go/snodo/supervisor"
 )
 
-// Defaults, used where the corresponding option is not given.
+// Limits bound one stdio transport. A zero field keeps its default, or
+// the value an earlier [WithLimits] gave it.
+type Limits struct {
+	// WriteTimeout bounds each write to the output. A write that blocks
+	// past it, or fails, ends the connection: bytes may already have
+	// reached the device, so nothing is retried and nothing more is
+	// written. Default 5 s.
+	WriteTimeout time.Duration
+	// MaxLineBytes bounds one inbound message, counting its newline. A
+	// longer line is answered with -32600 and no id (an id that cannot be
+	// read is left out, as the MCP schema requires) without being decoded,
+	// and the line after it is served normally. At most this much of one
+	// line is ever held in memory. Default 2,000,000; at least 2.
+	MaxLineBytes int
+	// RequestTimeout is each request's deadline (queue wait plus
+	// execution), in place of the supervision tree's
+	// (supervisor.Limits.RequestTimeout).
+	RequestTimeout time.Duration
+	// GracePeriod bounds how long the transport waits, once it is told to
+	// stop (or input has ended and every response is out), for handlers
+	// that have not returned yet. Handlers still running then are reported
+	// through the logger and abandoned; their results are discarded.
+	// Default 5 s.
+	GracePeriod time.Duration
+	// MaxSubscriptions bounds the subscriptions/listen streams open at
+	// once on the connection; a listen over it gets -32603. Each stream
+	// also takes a slot of the tree's subscription cap
+	// (supervisor.Limits.MaxSubscriptions); the private tree the
+	// transport makes without [WithSupervisor] is sized so that only this
+	// bound applies. An open stream is an actor under the connection with
+	// no goroutine of its own, and holds no execution slot. Default 32.
+	MaxSubscriptions int
+}
+
+// The defaults of Limits, stated in its field comments.
 const (
-	DefaultWriteTimeout     = 5 * time.Second
-	DefaultMaxLineBytes     = 2_000_000
-	DefaultGracePeriod      = 5 * time.Second
-	DefaultMaxSubscriptions = 32
+	defaultWriteTimeout     = 5 * time.Second
+	defaultMaxLineBytes     = 2_000_000
+	defaultGracePeriod      = 5 * time.Second
+	defaultMaxSubscriptions = 32
 )
 
 type options struct {
 	input               io.Reader
 	output              io.Writer
-	writeTimeout        time.Duration
-	maxLineBytes        int
-	requestTimeout      time.Duration
-	gracePeriod         time.Duration
-	maxSubscriptions    int
+	limits              Limits
 	notificationMethods []string
 	name                string
 	sup                 *supervisor.Supervisor
@@ -36,120 +68,99 @@ type options struct {
 
 func defaultOptions() options {
 	return options{
-		input:            os.Stdin,
-		output:           os.Stdout,
-		writeTimeout:     DefaultWriteTimeout,
-		maxLineBytes:     DefaultMaxLineBytes,
-		gracePeriod:      DefaultGracePeriod,
-		maxSubscriptions: DefaultMaxSubscriptions,
+		input:  os.Stdin,
+		output: os.Stdout,
+		limits: Limits{
+			WriteTimeout:     defaultWriteTimeout,
+			MaxLineBytes:     defaultMaxLineBytes,
+			GracePeriod:      defaultGracePeriod,
+			MaxSubscriptions: defaultMaxSubscriptions,
+		},
 	}
 }
 
-// Option configures Serve and Start. An invalid value makes them fail
-// before anything starts.
-type Option func(*options) error
+// Option configures [Serve] and [Start]. An invalid option makes them
+// fail, naming the option, before anything starts.
+type Option interface {
+	applyStdio(*options) error
+}
 
-// WithInput sets the input stream (default os.Stdin). It is never closed by
-// the transport.
+type option struct {
+	name  string
+	apply func(*options) error
+}
+
+func (o option) applyStdio(opts *options) error {
+	if err := o.apply(opts); err != nil {
+		return fmt.Errorf("%s: %w", o.name, err)
+	}
+	return nil
+}
+
+// WithInput sets the input stream (default os.Stdin). The transport never
+// closes it.
 func WithInput(r io.Reader) Option {
-	return func(o *options) error {
+	return option{"WithInput", func(o *options) error {
 		if r == nil {
-			return errors.New("stdio: nil input")
+			return errors.New("nil input")
 		}
 		o.input = r
 		return nil
-	}
+	}}
 }
 
-// WithOutput sets the output stream (default os.Stdout). It is never
-// closed by the transport.
+// WithOutput sets the output stream (default os.Stdout). The transport
+// never closes it.
 func WithOutput(w io.Writer) Option {
-	return func(o *options) error {
+	return option{"WithOutput", func(o *options) error {
 		if w == nil {
-			return errors.New("stdio: nil output")
+			return errors.New("nil output")
 		}
 		o.output = w
 		return nil
-	}
+	}}
 }
 
-// WithWriteTimeout bounds each write (default 5 s). A write that blocks
-// past it, or fails, ends the connection: bytes may already have reached
-// the device, so nothing is retried and nothing more is written.
-func WithWriteTimeout(d time.Duration) Option {
-	return func(o *options) error {
-		if d <= 0 {
-			return errors.New("stdio: write timeout must be positive")
+// WithLimits sets the transport's bounds; see [Limits] for each one and
+// its default.
+func WithLimits(l Limits) Option {
+	return option{"WithLimits", func(o *options) error {
+		switch {
+		case l.WriteTimeout < 0:
+			return errors.New("WriteTimeout must not be negative")
+		case l.MaxLineBytes < 0 || l.MaxLineBytes == 1:
+			return errors.New("MaxLineBytes must be at least 2")
+		case l.RequestTimeout < 0:
+			return errors.New("RequestTimeout must not be negative")
+		case l.GracePeriod < 0:
+			return errors.New("GracePeriod must not be negative")
+		case l.MaxSubscriptions < 0:
+			return errors.New("MaxSubscriptions must not be negative")
 		}
-		o.writeTimeout = d
+		merge(&o.limits.WriteTimeout, l.WriteTimeout)
+		merge(&o.limits.MaxLineBytes, l.MaxLineBytes)
+		merge(&o.limits.RequestTimeout, l.RequestTimeout)
+		merge(&o.limits.GracePeriod, l.GracePeriod)
+		merge(&o.limits.MaxSubscriptions, l.MaxSubscriptions)
 		return nil
+	}}
+}
+
+// merge sets *dst to v unless v is zero.
+func merge[T comparable](dst *T, v T) {
+	var zero T
+	if v != zero {
+		*dst = v
 	}
 }
 
-// WithMaxLineBytes bounds one inbound message, counting its newline
-// (default 2,000,000). A longer line is answered with -32600 and no id
-// (an id that cannot be read is left out, as the MCP schema requires)
-// without being decoded, and the line after it is served normally.
-func WithMaxLineBytes(n int) Option {
-	return func(o *options) error {
-		if n < 2 {
-			return errors.New("stdio: max line bytes must be at least 2")
-		}
-		o.maxLineBytes = n
-		return nil
-	}
-}
-
-// WithRequestTimeout sets each request's deadline (queue wait plus
-// execution), overriding the supervisor's (supervisor.Limits.RequestTimeout).
-func WithRequestTimeout(d time.Duration) Option {
-	return func(o *options) error {
-		if d <= 0 {
-			return errors.New("stdio: request timeout must be positive")
-		}
-		o.requestTimeout = d
-		return nil
-	}
-}
-
-// WithGracePeriod bounds how long the transport waits, once it is told to
-// stop (or input has ended and every response is out), for handlers that
-// have not returned yet (default 5 s). Handlers still running then are
-// reported through the logger and abandoned; their results are discarded.
-func WithGracePeriod(d time.Duration) Option {
-	return func(o *options) error {
-		if d <= 0 {
-			return errors.New("stdio: grace period must be positive")
-		}
-		o.gracePeriod = d
-		return nil
-	}
-}
-
-// WithMaxSubscriptions bounds the subscriptions/listen streams open at
-// once on the connection (default 32); a listen over it gets -32603. Each
-// stream also takes a slot of the executor's subscription cap, shared by
-// every transport of the tree (supervisor.Limits.MaxSubscriptions): the
-// private tree the transport creates without [WithSupervisor] is sized so
-// that only this bound applies. An open stream is an actor under
-// the connection with no goroutine of its own, and holds no execution
-// slot.
-func WithMaxSubscriptions(n int) Option {
-	return func(o *options) error {
-		if n <= 0 {
-			return errors.New("stdio: max subscriptions must be positive")
-		}
-		o.maxSubscriptions = n
-		return nil
-	}
-}
-
-// WithNotificationMethods lists the application notifications [Notify]
-// may send on the connection (default none). Each must start with
-// "notifications/" and must not be a notification the protocol defines,
-// such as notifications/progress or notifications/cancelled.
+// WithNotificationMethods lists the application notifications
+// [Conn.Notify] may send on the connection (default none). Each must
+// start with "notifications/" and must not be a notification the
+// protocol defines, such as notifications/progress or
+// notifications/cancelled.
 func WithNotificationMethods(methods ...string) Option {
-	return func(o *options) error {
+	return option{"WithNotificationMethods", func(o *options) error {
 		for _, m := range methods {
 			if err := checkNotificationMethod(m); err != nil {
 				return err
@@ -157,7 +168,7 @@ func WithNotificationMethods(methods ...string) Option {
 		}
 		o.notificationMethods = append(o.notificationMethods, methods...)
 		return nil
-	}
+	}}
 }
 
 // maxMethodBytes bounds an application notification's method name.
@@ -167,29 +178,30 @@ func checkNotificationMethod(m string) error {
 	const prefix = "notifications/"
 	switch {
 	case !strings.HasPrefix(m, prefix) || len(m) == len(prefix):
-		return fmt.Errorf("stdio: notification method %q must start with %q", m, prefix)
+		return fmt.Errorf("notification method %q must start with %q", m, prefix)
 	case len(m) > maxMethodBytes:
-		return fmt.Errorf("stdio: notification method %q is longer than %d bytes", m, maxMethodBytes)
+		return fmt.Errorf("notification method %q is longer than %d bytes", m, maxMethodBytes)
 	case dispatch.IsProtocolNotification(m):
-		return fmt.Errorf("stdio: notification method %q is defined by the protocol and cannot be sent by the application", m)
+		return fmt.Errorf("notification method %q is defined by the protocol and cannot be sent by the application", m)
 	case slices.ContainsFunc([]byte(m), func(b byte) bool { return b < 0x21 || b > 0x7e }):
-		return fmt.Errorf("stdio: notification method %q must be printable ASCII without spaces", m)
+		return fmt.Errorf("notification method %q must be printable ASCII without spaces", m)
 	}
 	return nil
 }
 
-// WithName registers the running transport under name, so other code can
-// reach it with [Lookup] or pass [Name](name) to [Notify]. The name is
-// released when the transport ends; starting a second transport under a
-// name in use fails.
+// WithName names the connection in its supervision tree: the tree shows
+// it as the connection's name attribute, and other code holding the
+// supervisor finds the handle with [Lookup]. The name is released when
+// the transport ends; starting a second transport under a name in use in
+// the same tree fails.
 func WithName(name string) Option {
-	return func(o *options) error {
+	return option{"WithName", func(o *options) error {
 		if name == "" {
-			return errors.New("stdio: empty name")
+			return errors.New("empty name")
 		}
 		o.name = name
 		return nil
-	}
+	}}
 }
 
 // WithSupervisor runs the connection as a child of an existing supervision
@@ -197,5 +209,11 @@ func WithName(name string) Option {
 // the transport does not close it. Without it the transport makes a
 // private tree from the Runtime and closes it when it ends.
 func WithSupervisor(s *supervisor.Supervisor) Option {
-	return func(o *options) error { o.sup = s; return nil }
+	return option{"WithSupervisor", func(o *options) error {
+		if s == nil {
+			return errors.New("nil supervisor")
+		}
+		o.sup = s
+		return nil
+	}}
 }

@@ -14,8 +14,8 @@
 // dispatch.WithSubscriptions) opens a stream that shares the connection
 // with everything else: requests keep being read and answered while
 // streams are open. Each stream is an actor under the connection with no
-// goroutine of its own and no execution slot; at most 32 are open at once
-// ([WithMaxSubscriptions]). When the server ends a stream (its source
+// goroutine of its own and no execution slot, and their number is bounded
+// ([Limits].MaxSubscriptions). When the server ends a stream (its source
 // completed, or input ended) it writes the final result and then
 // notifications/cancelled naming the listen request; a stream the client
 // cancels gets neither.
@@ -30,8 +30,8 @@
 //
 // [Serve] runs the transport in the calling goroutine. [Start] runs it in
 // the background, as a child of an application's supervision tree, and
-// returns a [Conn] handle, which is also what [Notify] and [Lookup] work
-// with.
+// returns a [Conn] handle, which sends application notifications
+// ([Conn.Notify]); [Lookup] finds a named one in a tree.
 package stdio
 
 import (
@@ -42,19 +42,21 @@ import (
 	"sync"
 	"time"
 
-	"github.com/snodo-go/snodo/actors"
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/internal/tree"
 	"github.com/snodo-go/snodo/supervisor"
 )
 
-// ErrStopped is why a transport ended when its handle's Stop was called.
+// ErrStopped is why a transport ended when it was told to: its handle's
+// Stop was called, or the supervision tree it runs in was closed (the
+// error says which).
 var ErrStopped = errors.New("stdio: transport stopped")
 
 // Conn is the handle of a running stdio transport: one connection, its
 // writer and its in-flight requests in the supervision tree. Its methods
 // are safe for concurrent use.
 type Conn struct {
-	ac      *actors.Conn
+	ac      tree.Conn
 	name    string
 	allowed map[string]bool
 	logger  *slog.Logger
@@ -63,7 +65,9 @@ type Conn struct {
 	writeTimeout time.Duration
 
 	sup     *supervisor.Supervisor // closed at the end when owned
+	sys     tree.System
 	ownsSup bool
+	unname  func() // releases the name, when there is one
 
 	stopOnce sync.Once
 	stopMu   sync.Mutex
@@ -79,8 +83,9 @@ type Conn struct {
 // once: running handlers are cancelled and Serve returns an error wrapping
 // ctx's error within the grace period, even if a handler ignores
 // cancellation. A failed or timed-out write ends the connection with an
-// error wrapping actors.ErrOutputFailed and the cause
-// (actors.ErrWriteTimeout, or the write's error).
+// error wrapping [ErrOutputFailed] and the cause: the write's error, or
+// for a write past the write timeout an error matching
+// os.ErrDeadlineExceeded.
 func Serve(ctx context.Context, rt *dispatch.Runtime, opts ...Option) error {
 	c, err := Start(ctx, rt, opts...)
 	if err != nil {
@@ -97,27 +102,20 @@ func Serve(ctx context.Context, rt *dispatch.Runtime, opts ...Option) error {
 func Start(ctx context.Context, rt *dispatch.Runtime, opts ...Option) (*Conn, error) {
 	o := defaultOptions()
 	for _, opt := range opts {
-		if err := opt(&o); err != nil {
-			return nil, err
+		if err := opt.applyStdio(&o); err != nil {
+			return nil, fmt.Errorf("stdio: %w", err)
 		}
 	}
 	if rt == nil {
 		return nil, errors.New("stdio: nil Runtime")
 	}
-	c := &Conn{name: o.name, logger: rt.Logger(), grace: o.gracePeriod, writeTimeout: o.writeTimeout, sup: o.sup, done: make(chan struct{})}
+	c := &Conn{name: o.name, logger: rt.Logger(), grace: o.limits.GracePeriod, writeTimeout: o.limits.WriteTimeout, sup: o.sup, done: make(chan struct{})}
 	c.allowed = make(map[string]bool, len(o.notificationMethods))
 	for _, m := range o.notificationMethods {
 		c.allowed[m] = true
 	}
-	if c.name != "" {
-		if err := names.claim(c.name, c); err != nil {
-			return nil, err
-		}
-	}
 	if err := c.start(rt, o); err != nil {
-		if c.name != "" {
-			names.release(c.name, c)
-		}
+		c.release()
 		c.closeOwned(false)
 		return nil, err
 	}
@@ -131,23 +129,30 @@ func (c *Conn) start(rt *dispatch.Runtime, o options) error {
 	if c.sup == nil {
 		// The private tree's shared subscription cap never binds before
 		// the connection's own.
-		sup, err := supervisor.New(rt, supervisor.WithLimits(supervisor.Limits{MaxSubscriptions: max(privateMaxSubscriptions, o.maxSubscriptions)}))
+		sup, err := supervisor.New(rt, supervisor.WithLimits(supervisor.Limits{MaxSubscriptions: max(privateMaxSubscriptions, o.limits.MaxSubscriptions)}))
 		if err != nil {
 			return err
 		}
 		c.sup, c.ownsSup = sup, true
 	}
-	c.logger = c.sup.System().Logger()
-	ac, err := c.sup.System().StartConn(actors.ConnConfig{
+	c.sys = tree.SystemOf(c.sup)
+	c.logger = c.sys.Logger()
+	if c.name != "" {
+		release, err := c.sys.Claim(nameKey(c.name), c)
+		if err != nil {
+			return fmt.Errorf("stdio: %w", err)
+		}
+		c.unname = release
+	}
+	ac, err := c.sys.StartConn(tree.ConnConfig{
 		Prefix:           "stdio",
 		Name:             c.name,
 		Runtime:          rt,
-		Executor:         c.sup.Executor(),
-		Input:            newLineReader(o.input, o.maxLineBytes),
+		Input:            newLineReader(o.input, o.limits.MaxLineBytes),
 		Output:           o.output,
-		WriteTimeout:     o.writeTimeout,
-		RequestTimeout:   o.requestTimeout,
-		MaxSubscriptions: o.maxSubscriptions,
+		WriteTimeout:     o.limits.WriteTimeout,
+		RequestTimeout:   o.limits.RequestTimeout,
+		MaxSubscriptions: o.limits.MaxSubscriptions,
 		Transport:        dispatch.TransportStdio,
 	})
 	if err != nil {
@@ -227,14 +232,33 @@ func (c *Conn) finish() {
 			"connection", c.ac.ID(), "id", h.ID, "method", h.Method, "running", time.Since(h.Started).Round(time.Millisecond).String())
 	}
 	cancel()
+	c.release()
 	c.closeOwned(len(abandoned) > 0)
-	if c.name != "" {
-		names.release(c.name, c)
-	}
-	if err := c.ac.Err(); err != nil {
-		c.err = fmt.Errorf("stdio: %w", err)
-	}
+	c.err = connError(c.ac.Err())
 	close(c.done)
+}
+
+// release gives the name back, if the transport holds one.
+func (c *Conn) release() {
+	if c.unname != nil {
+		c.unname()
+	}
+}
+
+// connError says why the connection ended, in this package's terms.
+func connError(err error) error {
+	var de *tree.DeliveryError
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, tree.ErrConnStopped):
+		return fmt.Errorf("%w: its supervision tree was closed", ErrStopped)
+	case errors.As(err, &de) && de.Kind == tree.ErrOutputFailed:
+		return fmt.Errorf("%w: %w", ErrOutputFailed, de.Reason)
+	case errors.Is(err, ErrStopped):
+		return err
+	}
+	return fmt.Errorf("stdio: %w", err)
 }
 
 // closeOwned closes the supervision tree the transport created. When
@@ -252,12 +276,12 @@ func (c *Conn) closeOwned(abandoned bool) {
 		}
 		return
 	}
-	if err := c.sup.System().Close(ctx); err != nil {
+	if err := c.sys.Close(ctx); err != nil {
 		c.logger.Warn("snodo: stdio shutdown", "error", err)
 	}
 	spent, stop := context.WithCancel(context.Background())
 	stop()
-	_ = c.sup.Executor().Close(spent)
+	_ = c.sys.Executor().Close(spent)
 }
 
 // privateMaxSubscriptions is the subscription cap of the private tree's

@@ -205,14 +205,14 @@ func TestListenDoesNotBlockTheConnection(t *testing.T) {
 		}
 	}
 	// Open streams hold no execution slot.
-	if st := srv.Sup.Executor().Stats(); st.Running != 0 || st.Subscriptions != 3 {
-		t.Fatalf("executor: %+v", st)
+	if running, subs := executorCount(t, srv.Sup, "running"), executorCount(t, srv.Sup, "subscriptions"); running != 0 || subs != 3 {
+		t.Fatalf("executor: %d running, %d subscriptions", running, subs)
 	}
 }
 
 func TestListenCapsAndSlotReturn(t *testing.T) {
 	hub := dispatch.NewHub(dispatch.HubOptions{})
-	srv := testkit.StartStdio(t, subRuntime(t, hub), stdio.WithMaxSubscriptions(2))
+	srv := testkit.StartStdio(t, subRuntime(t, hub), stdio.WithLimits(stdio.Limits{MaxSubscriptions: 2}))
 	srv.Send(t, listen(1, map[string]any{"toolsListChanged": true}))
 	srv.Send(t, listen(2, map[string]any{"toolsListChanged": true}))
 	awaitAck(t, srv.Client, "1")
@@ -230,8 +230,8 @@ func TestListenCapsAndSlotReturn(t *testing.T) {
 	if st := hub.Stats(); st.Listeners != 1 {
 		t.Fatalf("the cancelled stream's source is still attached: %+v", st)
 	}
-	if st := srv.Sup.Executor().Stats(); st.Subscriptions != 1 {
-		t.Fatalf("executor subscriptions after a cancel: %d", st.Subscriptions)
+	if n := executorCount(t, srv.Sup, "subscriptions"); n != 1 {
+		t.Fatalf("executor subscriptions after a cancel: %d", n)
 	}
 	srv.Send(t, listen(4, map[string]any{"toolsListChanged": true}))
 	awaitAck(t, srv.Client, "4")
@@ -411,8 +411,8 @@ func TestHubCompletionEndsStreamsWithResultThenCancelled(t *testing.T) {
 		t.Fatalf("final result: %s", got[2].Raw)
 	}
 	waitSubscriptions(t, srv.Sup, 0)
-	if st := srv.Sup.Executor().Stats(); st.Subscriptions != 0 {
-		t.Fatalf("slot not returned: %+v", st)
+	if n := executorCount(t, srv.Sup, "subscriptions"); n != 0 {
+		t.Fatalf("slot not returned: %d taken", n)
 	}
 	if st := hub.Stats(); st.Listeners != 0 {
 		t.Fatalf("source not closed: %+v", st)
@@ -437,8 +437,8 @@ func TestEOFCompletesOpenStreams(t *testing.T) {
 			t.Fatalf("stream %s at EOF: %d frames of %d", id, len(got), len(frames))
 		}
 	}
-	if st := srv.Sup.Executor().Stats(); st.Subscriptions != 0 {
-		t.Fatalf("slots not returned: %+v", st)
+	if n := executorCount(t, srv.Sup, "subscriptions"); n != 0 {
+		t.Fatalf("slots not returned: %d taken", n)
 	}
 	if st := hub.Stats(); st.Listeners != 0 {
 		t.Fatalf("sources not closed: %+v", st)
@@ -459,8 +459,8 @@ func TestOwnerDeathClosesStreamsAndReturnsSlots(t *testing.T) {
 	if err := srv.Wait(t); err == nil {
 		t.Fatal("a cancelled transport reported a clean end")
 	}
-	if st := srv.Sup.Executor().Stats(); st.Subscriptions != 0 {
-		t.Fatalf("slots not returned: %+v", st)
+	if n := executorCount(t, srv.Sup, "subscriptions"); n != 0 {
+		t.Fatalf("slots not returned: %d taken", n)
 	}
 	if st := hub.Stats(); st.Listeners != 0 {
 		t.Fatalf("sources not closed: %+v", st)
@@ -493,8 +493,8 @@ func TestListenSourceFailuresReachTheClientAsErrors(t *testing.T) {
 		t.Fatalf("after the failures: %s", r.Raw)
 	}
 	waitSubscriptions(t, srv.Sup, 0)
-	if st := srv.Sup.Executor().Stats(); st.Subscriptions != 0 {
-		t.Fatalf("slots not returned: %+v", st)
+	if n := executorCount(t, srv.Sup, "subscriptions"); n != 0 {
+		t.Fatalf("slots not returned: %d taken", n)
 	}
 }
 
@@ -512,7 +512,7 @@ func TestIdleStreamsAreCheap(t *testing.T) {
 	hub := dispatch.NewHub(dispatch.HubOptions{})
 	rt := subRuntime(t, hub)
 	sup := quietSupervisor(t, rt, supervisor.WithLimits(supervisor.Limits{MaxSubscriptions: n + 1}))
-	srv := testkit.StartStdioWith(t, sup, rt, stdio.WithMaxSubscriptions(n+1))
+	srv := testkit.StartStdioWith(t, sup, rt, stdio.WithLimits(stdio.Limits{MaxSubscriptions: n + 1}))
 	// One stream first, so everything created once per connection exists.
 	srv.Send(t, listen(-1, map[string]any{"toolsListChanged": true}))
 	awaitAck(t, srv.Client, "-1")

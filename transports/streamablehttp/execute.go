@@ -6,9 +6,9 @@ import (
 	"net/http"
 	"sync"
 
-	"github.com/snodo-go/snodo/actors"
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/internal/executor"
+	"github.com/snodo-go/snodo/internal/tree"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
 )
@@ -107,7 +107,7 @@ func (h *Handler) Execute(ctx context.Context, p *Prepared) (*Response, *StreamR
 		return h.executeListen(ctx, p)
 	}
 	call, rt := p.call, h.rt
-	spec := actors.RequestSpec{
+	spec := tree.RequestSpec{
 		ID:      call.Info.ID,
 		Method:  call.Info.Method,
 		Peer:    p.peer,

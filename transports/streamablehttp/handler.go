@@ -8,9 +8,9 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/snodo-go/snodo/actors"
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/internal/executor"
+	"github.com/snodo-go/snodo/internal/tree"
 	"github.com/snodo-go/snodo/supervisor"
 )
 
@@ -31,8 +31,9 @@ type Handler struct {
 
 	sup     *supervisor.Supervisor
 	ownsSup bool
+	sys     tree.System // sup's
 	exec    *executor.Executor
-	host    *actors.Host
+	host    tree.Host
 
 	sessions *sessionStore // nil: sessions off
 
@@ -86,7 +87,7 @@ func NewHandler(rt *dispatch.Runtime, opts ...Option) (*Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := h.start(actors.HostConfig{Prefix: "handler", Kind: actors.KindHandler}); err != nil {
+	if err := h.start(tree.HostConfig{Prefix: "handler", Kind: tree.KindHandler}); err != nil {
 		return nil, err
 	}
 	return h, nil
@@ -121,19 +122,19 @@ func newHandler(rt *dispatch.Runtime, o options, path string) (*Handler, error) 
 		}
 		h.ownsSup = true
 	}
-	h.exec = h.sup.Executor()
+	h.sys = tree.SystemOf(h.sup)
+	h.exec = h.sys.Executor()
 	return h, nil
 }
 
 // start puts the handler's node in the tree. On failure the supervision
 // tree the handler created is closed.
-func (h *Handler) start(hc actors.HostConfig) error {
-	hc.Executor = h.exec
+func (h *Handler) start(hc tree.HostConfig) error {
 	if hc.Attrs == nil {
 		hc.Attrs = h.describe
 	}
 	var err error
-	if h.host, err = h.sup.System().StartHost(hc); err != nil {
+	if h.host, err = h.sys.StartHost(hc); err != nil {
 		_ = h.closeSupervisor()
 		return fmt.Errorf("streamablehttp: %w", err)
 	}

@@ -202,7 +202,7 @@ func TestOverloadIs503(t *testing.T) {
 		g := newGate()
 		rt := testRuntime(t, g)
 		sup := limitedSupervisor(t, rt, supervisor.Limits{MaxConcurrency: 1, MaxQueue: -1})
-		ep := tg.start(t, rt, streamablehttp.WithSupervisor(sup))
+		ep := tg.startWith(t, sup, rt)
 		done := make(chan *testfixture.HTTPReply, 1)
 		go func() { done <- testfixture.PostMCP(t, nil, ep.url, call(1, "hold", nil), nil) }()
 		waitFor(t, g.entered)

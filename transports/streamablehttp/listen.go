@@ -6,8 +6,8 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/snodo-go/snodo/actors"
 	"github.com/snodo-go/snodo/internal/executor"
+	"github.com/snodo-go/snodo/internal/tree"
 )
 
 // executeListen opens a subscriptions/listen stream. The subscription
@@ -28,7 +28,7 @@ func (h *Handler) executeListen(ctx context.Context, p *Prepared) (*Response, *S
 		p.finish()
 		return &Response{Status: statusFor(call.Dialect.Era(), out.ErrorCode), ContentType: mediaJSON, Body: out.Frame}, nil
 	}
-	spec := &actors.StreamSpec{
+	spec := tree.StreamSpec{
 		ID: call.Info.ID, Method: call.Info.Method, Peer: p.peer,
 		Describe: st.Attrs, Release: p.release, Close: st.Close,
 	}

@@ -10,8 +10,8 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/snodo-go/snodo/actors"
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/internal/tree"
 )
 
 // Server is the native Streamable HTTP listener: it owns its
@@ -76,7 +76,7 @@ func Listen(rt *dispatch.Runtime, opts ...Option) (*Server, error) {
 		nl.Close()
 		return nil, err
 	}
-	s.srv.ErrorLog = slog.NewLogLogger(h.sup.System().Logger().Handler(), slog.LevelWarn)
+	s.srv.ErrorLog = slog.NewLogLogger(h.sys.Logger().Handler(), slog.LevelWarn)
 	h.boundAllWrites = true
 	s.h = h
 	var served http.Handler = h
@@ -85,9 +85,9 @@ func Listen(rt *dispatch.Runtime, opts ...Option) (*Server, error) {
 	}
 	s.srv.Handler = served
 	// The node's actor starts the accept loop, which waits for ready.
-	err = h.start(actors.HostConfig{
+	err = h.start(tree.HostConfig{
 		Prefix: "http",
-		Kind:   actors.KindListener,
+		Kind:   tree.KindListener,
 		Attrs:  s.describe,
 		Run:    s.acceptLoop,
 		Halt:   func() { _ = s.srv.Close() },
@@ -106,7 +106,7 @@ func (s *Server) acceptLoop() {
 	<-s.ready
 	err := s.srv.Serve(s.ln)
 	if err != nil && !errors.Is(err, http.ErrServerClosed) && !errors.Is(err, net.ErrClosed) {
-		s.h.sup.System().Logger().Error("snodo: HTTP listener stopped accepting", "addr", s.ln.Addr().String(), "error", err)
+		s.h.sys.Logger().Error("snodo: HTTP listener stopped accepting", "addr", s.ln.Addr().String(), "error", err)
 	}
 }
 

@@ -8,8 +8,8 @@ import (
 	"os"
 	"sync"
 
-	"github.com/snodo-go/snodo/actors"
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/internal/tree"
 	"github.com/snodo-go/snodo/jsonrpc"
 )
 
@@ -38,7 +38,7 @@ type Prepared struct {
 	mu       sync.Mutex
 	executed bool
 	finished bool
-	task     *actors.HostRequest
+	task     tree.Exchange
 }
 
 // Method returns the JSON-RPC method of the request ("GET" for a

@@ -4,9 +4,9 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/snodo-go/snodo/actors"
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/internal/executor"
+	"github.com/snodo-go/snodo/internal/tree"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
 )
@@ -100,7 +100,7 @@ func (h *Handler) executeGet(p *Prepared) (*Response, *StreamResponse) {
 		return errorResponse(http.StatusServiceUnavailable, jsonrpc.NullID, errSubscriptionCap), nil
 	}
 	p.release = release
-	task, err := h.host.BeginStream(&actors.StreamSpec{
+	task, err := h.host.BeginStream(tree.StreamSpec{
 		Method:   http.MethodGet,
 		Peer:     p.peer,
 		Describe: func() map[string]string { return map[string]string{"stream": "session"} },

@@ -71,7 +71,7 @@ func TestSubscriptionCapIs503AndSlotsReturn(t *testing.T) {
 	forEachTarget(t, func(t *testing.T, tg target) {
 		rt := testRuntime(t, nil)
 		sup := limitedSupervisor(t, rt, supervisor.Limits{MaxSubscriptions: 1})
-		ep := tg.start(t, rt, streamablehttp.WithSupervisor(sup))
+		ep := tg.startWith(t, sup, rt)
 		ctx, cancel := context.WithCancel(context.Background())
 		resp := openStream(t, ctx, ep.url, listenFrame(1))
 		nextEvent(t, testfixture.NewSSEReader(resp.Body), "subscriptions/listen")
@@ -231,7 +231,7 @@ func TestListenHoldsNoExecutionSlot(t *testing.T) {
 	forEachTarget(t, func(t *testing.T, tg target) {
 		rt := testRuntime(t, nil)
 		sup := limitedSupervisor(t, rt, supervisor.Limits{MaxConcurrency: 1, MaxQueue: -1})
-		ep := tg.start(t, rt, streamablehttp.WithSupervisor(sup))
+		ep := tg.startWith(t, sup, rt)
 		for i := range 3 {
 			resp := openStream(t, context.Background(), ep.url, listenFrame(i))
 			nextEvent(t, testfixture.NewSSEReader(resp.Body), "subscriptions/listen")

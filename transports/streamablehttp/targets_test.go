@@ -25,19 +25,32 @@ type endpoint struct {
 type target struct {
 	name  string
 	start func(t *testing.T, rt *dispatch.Runtime, opts ...streamablehttp.Option) *endpoint
+	// startWith starts the endpoint under sup, which the caller closes.
+	startWith func(t *testing.T, sup *supervisor.Supervisor, rt *dispatch.Runtime, opts ...streamablehttp.Option) *endpoint
 }
 
 // targets are the two ways in. Every shared test runs against both, with
 // the same expectations: the rules exist once.
 var targets = []target{
-	{"listener", startListener},
-	{"handler", startHandler},
+	{"listener", startListener, startListenerWith},
+	{"handler", startHandler, startHandlerWith},
 }
 
 func startListener(t *testing.T, rt *dispatch.Runtime, opts ...streamablehttp.Option) *endpoint {
 	t.Helper()
 	srv := testkit.StartHTTP(t, rt, opts...)
 	return &endpoint{url: srv.URL(), addr: srv.Addr().String(), sup: srv.Sup, kind: supervisor.KindListener, shutdown: srv.Shutdown}
+}
+
+func startListenerWith(t *testing.T, sup *supervisor.Supervisor, rt *dispatch.Runtime, opts ...streamablehttp.Option) *endpoint {
+	t.Helper()
+	srv := testkit.StartHTTPWith(t, sup, rt, opts...)
+	return &endpoint{url: srv.URL(), addr: srv.Addr().String(), sup: sup, kind: supervisor.KindListener, shutdown: srv.Shutdown}
+}
+
+func startHandlerWith(t *testing.T, sup *supervisor.Supervisor, rt *dispatch.Runtime, opts ...streamablehttp.Option) *endpoint {
+	t.Helper()
+	return startHandler(t, rt, append([]streamablehttp.Option{streamablehttp.WithSupervisor(sup)}, opts...)...)
 }
 
 // startHandler mounts a Handler at the root of a mux (so its own path

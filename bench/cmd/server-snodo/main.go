@@ -50,7 +50,7 @@ func main() {
 	if f.HTTP != "" {
 		err = serveHTTP(ctx, rt, sup, f.HTTP)
 	} else {
-		err = stdio.Serve(ctx, rt, stdio.WithSupervisor(sup), stdio.WithMaxSubscriptions(*maxSubs))
+		err = stdio.Serve(ctx, rt, stdio.WithSupervisor(sup), stdio.WithLimits(stdio.Limits{MaxSubscriptions: *maxSubs}))
 	}
 	if err != nil {
 		benchtool.Fatal(err)

@@ -1,0 +1,355 @@
+package actors
+
+// The connection actor: it keeps the books of one byte-stream connection
+// (requests and streams in flight, end of input) and decides when it is
+// finished.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync/atomic"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/internal/executor"
+	"github.com/snodo-go/snodo/internal/tree"
+	"github.com/snodo-go/snodo/jsonrpc"
+)
+
+// Messages of the connection actor. Those sent by goroutines it owns, by
+// executor callbacks or by Notify callers may arrive after it stopped, so
+// they skip dead-letter logging.
+type (
+	// admitted: the reader submitted a request to the executor.
+	admitted      struct{ entry *reqEntry }
+	cancelRequest struct{ id jsonrpc.ID }
+	readerEOF     struct{ err error }
+	stopConn      struct{ err error }
+	notifyFrame   struct{ f *writeFrame }
+)
+
+func (*admitted) IgnoreDeadLetterLogging()      {}
+func (*cancelRequest) IgnoreDeadLetterLogging() {}
+func (*readerEOF) IgnoreDeadLetterLogging()     {}
+func (*stopConn) IgnoreDeadLetterLogging()      {}
+func (*notifyFrame) IgnoreDeadLetterLogging()   {}
+func (*flushed) IgnoreDeadLetterLogging()       {}
+func (*writerFailed) IgnoreDeadLetterLogging()  {}
+
+// connActor owns one connection: its reader goroutine, its writer actor,
+// and a request actor per in-flight request. Reading, decoding, admission
+// and execution happen on other goroutines; the actor only keeps the
+// books (which requests are in flight, whether input has ended) and
+// decides when the connection is finished.
+type connActor struct {
+	s   *system
+	cfg tree.ConnConfig
+	h   *connHandle
+
+	// Set in Started, before the reader starts; read-only afterwards, so
+	// the reader and the workers may read them.
+	self   *actor.PID
+	ctx    context.Context
+	cancel context.CancelFunc
+	scope  *executor.Scope
+	writer *actor.PID
+
+	requests map[jsonrpc.ID]*reqEntry
+	spawner  requestSpawner
+	subs     map[jsonrpc.ID]*subEntry
+	// subCount counts the streams holding a slot of the connection's cap:
+	// the reader adds one before it sends openSubscription, a stream's
+	// release takes it back. Only the reader adds, so its check of the
+	// cap cannot race.
+	subCount atomic.Int32
+	// dying counts request actors told to stop whose Terminated has not
+	// arrived. The connection asks to be stopped only when it is zero:
+	// stopping it sends Stop to every child still listed, and a Stop that
+	// reaches a child already gone is a dead letter.
+	dying      map[string]bool
+	eof        bool
+	flushing   bool
+	finished   bool
+	released   bool
+	writerGone bool
+
+	// Session change notifications (conn_session.go).
+	sessWake    atomic.Bool // a sessionWake is on its way
+	sessWriting bool        // one is with the writer
+}
+
+func (c *connActor) describe() (tree.Kind, map[string]string) {
+	attrs := map[string]string{
+		"transport":        c.cfg.Transport.String(),
+		"requests":         itoa(len(c.requests)),
+		"subscriptions":    itoa(len(c.subs)),
+		"maxSubscriptions": itoa(c.cfg.MaxSubscriptions),
+	}
+	if c.cfg.Name != "" {
+		attrs["name"] = c.cfg.Name
+	}
+	if v := c.h.ProtocolVersion(); v != "" {
+		attrs["protocolVersion"] = v
+	}
+	if c.eof {
+		attrs["state"] = "draining"
+	}
+	return tree.KindConnection, attrs
+}
+
+func (c *connActor) Receive(ac actor.Context) {
+	switch m := ac.Message().(type) {
+	case *actor.Started:
+		c.self = ac.Self()
+		c.ctx, c.cancel = context.WithCancel(context.Background())
+		c.scope = c.s.exec.NewScope(c.ctx)
+		c.requests = map[jsonrpc.ID]*reqEntry{}
+		c.subs = map[jsonrpc.ID]*subEntry{}
+		c.dying = map[string]bool{}
+		w, err := ac.SpawnNamed(c.s.props(func() actor.Actor {
+			return newWriter(c.s, c.cfg.Output, c.cfg.WriteTimeout).withPumpExited(c.h.outputDone)
+		}), "writer")
+		if err != nil {
+			close(c.h.outputDone) // no writer, so nothing can be written
+			c.finish(ac, fmt.Errorf("actors: starting writer: %w", err))
+			return
+		}
+		c.writer = w
+		c.h.session.SetWake(c.sessionWaker())
+		go c.readLoop()
+	case *admitted:
+		c.record(ac, m.entry)
+	case *sessionWake:
+		c.sessWake.Store(false)
+		c.pumpSession()
+	case *sessionWritten:
+		c.sessWriting = false
+		if m.err == nil {
+			c.pumpSession()
+		}
+	case *cancelRequest:
+		if e, ok := c.requests[m.id]; ok {
+			delete(c.requests, m.id)
+			e.cancelled.Store(true)
+			e.ticket.Cancel()
+			c.stopRequest(ac, e)
+			c.checkDrained(ac)
+		} else if e, ok := c.subs[m.id]; ok {
+			// The client ends its stream: nothing more is written for it.
+			delete(c.subs, m.id)
+			e.cancelled.Store(true)
+			c.stopChild(ac, e.pid)
+			c.checkDrained(ac)
+		}
+	case *openSubscription:
+		c.openSubscription(ac, m.entry)
+	case *subscriptionDone:
+		if e, ok := c.subs[m.entry.id]; ok && e == m.entry {
+			delete(c.subs, m.entry.id)
+			c.stopChild(ac, e.pid)
+			c.checkDrained(ac)
+		}
+	case *requestDone:
+		if e, ok := c.requests[m.entry.id]; ok && e == m.entry {
+			delete(c.requests, m.entry.id)
+			c.stopRequest(ac, e)
+			c.checkDrained(ac)
+		}
+	case *notifyFrame:
+		if c.finished || c.writer == nil {
+			ack(m.f, tree.ErrConnClosed)
+			return
+		}
+		ac.Send(c.writer, m.f)
+	case *readerEOF:
+		c.eof = true
+		if m.err != nil && !errors.Is(m.err, io.EOF) {
+			c.s.logger.Warn("snodo: input failed; treating it as end of input", "connection", ac.Self().Id, "error", m.err)
+		}
+		// Open streams end gracefully: each writes its final result, and
+		// the connection finishes once they have.
+		for _, e := range c.subs {
+			ac.Send(e.pid, &completeSubscription{})
+		}
+		c.checkDrained(ac)
+	case *flushed:
+		if c.eof {
+			c.finish(ac, nil)
+		}
+	case *writerFailed:
+		c.finish(ac, &tree.DeliveryError{Kind: tree.ErrOutputFailed, Reason: m.err})
+	case *stopConn:
+		c.finish(ac, m.err)
+	case *actor.Terminated:
+		if c.writer != nil && m.Who.Id == c.writer.Id {
+			c.writerGone = true // nothing more may be sent to it
+			if !c.finished {
+				c.finish(ac, errors.New("actors: writer stopped unexpectedly"))
+			}
+			return
+		}
+		delete(c.dying, m.Who.Id)
+		c.release(ac)
+	case *actor.Stopping:
+		// Stopped by the parent: after finish, or because the tree is
+		// closing. The children's Terminated that follow are expected, and
+		// the parent needs no more asking.
+		if !c.finished {
+			c.h.setErr(tree.ErrConnStopped)
+		}
+		c.finished, c.released = true, true
+		c.h.stopped.Store(true)
+		c.cancelWork()
+	}
+}
+
+// cancelWork drops every job of the connection without delivery: the
+// scope is closed here rather than by its context's callback, so no job
+// can complete and be delivered in between. Then the context ends, which
+// cancels the handlers, stops the reader, and releases anything waiting
+// on the connection.
+func (c *connActor) cancelWork() {
+	if c.scope != nil {
+		c.scope.Close()
+	}
+	if c.cancel != nil {
+		c.cancel()
+	}
+	c.h.session.Close() // server-to-client requests still waiting fail
+}
+
+// record starts the request actor of a request the reader admitted,
+// unless the request has already been delivered (its worker can beat the
+// admitted message here) or the connection is finishing.
+func (c *connActor) record(ac actor.Context, e *reqEntry) {
+	if c.finished || e.done.Load() {
+		return
+	}
+	if old, ok := c.requests[e.id]; ok {
+		// The same id was reused after its first request was delivered
+		// but before that request's requestDone arrived.
+		c.stopRequest(ac, old)
+	}
+	e.pid = c.spawner.spawn(c.s, ac, &requestActor{s: c.s, entry: e})
+	c.requests[e.id] = e
+}
+
+// stopRequest stops a request actor the connection no longer tracks.
+func (c *connActor) stopRequest(ac actor.Context, e *reqEntry) { c.stopChild(ac, e.pid) }
+
+// stopChild stops a request or subscription actor the connection no
+// longer tracks. Once the connection has asked to be stopped it leaves
+// them all to that stop, which would otherwise race with this one.
+func (c *connActor) stopChild(ac actor.Context, pid *actor.PID) {
+	if c.released {
+		return
+	}
+	c.dying[pid.Id] = true
+	ac.Stop(pid)
+}
+
+// JSON-RPC errors of the execution layer.
+var (
+	errDuplicateID = jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request: a request with this id is already in flight")
+	errCapacity    = jsonrpc.NewError(jsonrpc.CodeInternalError, "Server execution capacity exhausted")
+	errTimedOut    = jsonrpc.NewError(jsonrpc.CodeInternalError, "Request execution timed out")
+	errWorker      = jsonrpc.NewError(jsonrpc.CodeInternalError, "Request worker failed")
+	errTooLarge    = jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request: message exceeds the maximum line length")
+)
+
+// deliver runs once per request that was not cancelled: on the worker's
+// goroutine for a completed or failed job, on the deadline timer's for a
+// timed-out one. On the worker it waits for the response's write, so the
+// job's executor slot stays taken until its response is out: output that
+// is slow slows the workers, not memory. The timer must not block, so a
+// timeout's error frame is sent without waiting.
+func (c *connActor) deliver(e *reqEntry, r executor.Result) {
+	switch r.Status {
+	case executor.Completed:
+		out, _ := r.Value.(dispatch.Outcome)
+		if out.NegotiatedVersion != "" {
+			// Recorded before the response is written, so a message the
+			// client sends after reading the response is served under it.
+			v := out.NegotiatedVersion
+			c.h.version.Store(&v)
+		}
+		if out.Frame != nil {
+			c.writeWait(out.Frame, &e.cancelled)
+		}
+	case executor.Failed:
+		c.writeWait(jsonrpc.EncodeError(e.id, errWorker), &e.cancelled)
+	case executor.TimedOut:
+		c.s.send(c.writer, &writeFrame{frame: jsonrpc.EncodeError(e.id, errTimedOut), cancelled: &e.cancelled})
+	}
+	e.done.Store(true)
+	c.s.send(c.self, &requestDone{entry: e})
+}
+
+// writeWait writes frame through the writer and waits for the write, or
+// for the connection to end. It reports whether the frame was written.
+func (c *connActor) writeWait(frame []byte, cancelled *atomic.Bool) bool {
+	ack := make(chan error, 1)
+	c.s.send(c.writer, &writeFrame{frame: frame, cancelled: cancelled, ack: ack})
+	select {
+	case err := <-ack:
+		return err == nil
+	case <-c.ctx.Done():
+		return false
+	}
+}
+
+// checkDrained asks the writer to flush once input has ended and no
+// request or stream is in flight.
+func (c *connActor) checkDrained(ac actor.Context) {
+	if c.eof && !c.flushing && !c.finished && len(c.requests) == 0 && len(c.subs) == 0 {
+		c.flushing = true
+		ac.Send(c.writer, &flush{})
+	}
+}
+
+// finish ends the connection: work is cancelled, the reader told to stop,
+// and the root asked to stop this actor (children report, parents stop).
+func (c *connActor) finish(ac actor.Context, err error) {
+	if c.finished {
+		return
+	}
+	c.finished = true
+	c.h.setErr(err)
+	c.h.stopped.Store(true)
+	c.cancelWork()
+	if c.writer != nil && !c.writerGone {
+		ac.Send(c.writer, &closeOutput{})
+	}
+	c.release(ac)
+}
+
+// release asks the root to stop the finished connection once no request
+// actor is still on its way out.
+func (c *connActor) release(ac actor.Context) {
+	if c.finished && !c.released && len(c.dying) == 0 {
+		c.released = true
+		ac.Send(ac.Parent(), &childFinished{pid: ac.Self()})
+	}
+}
+
+// openSubscription starts the actor of a stream the reader admitted,
+// unless the connection is finishing.
+func (c *connActor) openSubscription(ac actor.Context, e *subEntry) {
+	if c.finished {
+		e.free()
+		return
+	}
+	if old, ok := c.subs[e.id]; ok {
+		// Unreachable while the id is reserved; kept as a guard.
+		c.stopChild(ac, old.pid)
+	}
+	e.pid = ac.SpawnPrefix(c.s.props(func() actor.Actor {
+		return &connSubscriptionActor{s: c.s, rt: c.cfg.Runtime, ctx: c.ctx, writer: c.writer, conn: c.self, e: e}
+	}), "sub")
+	c.subs[e.id] = e
+	if c.eof {
+		ac.Send(e.pid, &completeSubscription{})
+	}
+}
