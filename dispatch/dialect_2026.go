@@ -55,6 +55,8 @@ var removed20260728 = map[string]bool{
 	"resources/subscribe": true, "resources/unsubscribe": true,
 }
 
+func (dialect20260728) hasMethod(method string) bool { _, ok := methods20260728[method]; return ok }
+
 func (d dialect20260728) Admit(rt *Runtime, req *Request) (*Call, *jsonrpc.Error) {
 	msg := req.Message
 	entry, known := methods20260728[msg.Method]

@@ -60,6 +60,8 @@ var methodsLegacy = map[string]methodRoute{
 	"resources/unsubscribe":    {opUnsubscribe, capSessionSubscribe},
 }
 
+func (legacyDialect) hasMethod(method string) bool { _, ok := methodsLegacy[method]; return ok }
+
 // serves reports whether the Runtime offers capability to a request with
 // or without a session.
 func (d legacyDialect) serves(rt *Runtime, session bool, capability string) bool {

@@ -114,11 +114,14 @@ var errNoDialect = jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request
 // the session-era dialect of the version it asks for (or the preferred
 // one), unless the message or the transport names a stateless revision,
 // whose dialect then answers it (initialize does not exist there). Any
-// other message that names no revision at all (no _meta version, no
-// transport claim, and no dialect claims it) is served by the preferred
-// session-era dialect: only the initialize-era revisions have messages
-// without a version, and the 2025-06-18 transport says a server that
-// cannot tell SHOULD assume an initialize-era revision.
+// other message that names no revision itself (no _meta version) and is
+// claimed by no dialect goes to the preferred dialect whose revision has
+// its method, initialize-era first (see unversioned): only those
+// revisions have messages without a version, and the 2025-06-18
+// transport says a server that cannot tell SHOULD assume one. A message
+// claimed only through the transport by a revision that does not have its
+// method (ping with a 2026-07-28 header) goes to an initialize-era
+// dialect that has it.
 func (r *registry) selectDialect(req *Request) (Dialect, *jsonrpc.Error) {
 	mv := metaProtocolVersion(req.Message.Params)
 	var best Dialect
@@ -133,9 +136,19 @@ func (r *registry) selectDialect(req *Request) (Dialect, *jsonrpc.Error) {
 			return d, nil
 		}
 	}
-	if bestMatch <= MatchFallback && mv == "" && versionClaim(req) == "" {
-		if d := r.firstSessionEra(); d != nil {
-			return d, nil
+	if mv == "" && req.Message.Method != "initialize" {
+		m := req.Message.Method
+		switch {
+		case bestMatch <= MatchFallback && versionClaim(req) == "":
+			if d := r.unversioned(m); d != nil {
+				return d, nil
+			}
+		case bestMatch == MatchClaim && best.Era() == EraStateless && !hasMethod(best, m):
+			// A claim from outside the message (a header) does not make it
+			// a message of a revision that does not have its method.
+			if d := r.firstWith(EraSession, m); d != nil {
+				return d, nil
+			}
 		}
 	}
 	if best == nil {
@@ -175,8 +188,39 @@ func (r *registry) checkRuntime(rt *Runtime) {
 	}
 }
 
-// firstSessionEra is the preferred session-era dialect, or nil.
-func (r *registry) firstSessionEra() Dialect {
+// methodTable is a built-in dialect that knows its revision's methods.
+type methodTable interface {
+	hasMethod(method string) bool
+}
+
+func hasMethod(d Dialect, method string) bool {
+	t, ok := d.(methodTable)
+	return ok && t.hasMethod(method)
+}
+
+// firstWith is the preferred dialect of the era whose revision has
+// method, or nil.
+func (r *registry) firstWith(era Era, method string) Dialect {
+	for _, d := range r.dialects {
+		if d.Era() == era && hasMethod(d, method) {
+			return d
+		}
+	}
+	return nil
+}
+
+// unversioned picks the dialect for a message that names no revision:
+// the preferred one whose revision has its method, initialize-era
+// revisions first (only they have messages without a version; a
+// server/discover without _meta is a 2026-07-28 request missing it), and
+// the preferred initialize-era one for a method no revision has.
+func (r *registry) unversioned(method string) Dialect {
+	if d := r.firstWith(EraSession, method); d != nil {
+		return d
+	}
+	if d := r.firstWith(EraStateless, method); d != nil {
+		return d
+	}
 	for _, d := range r.dialects {
 		if d.Era() == EraSession {
 			return d

@@ -40,6 +40,21 @@ func TestUnversionedMessages(t *testing.T) {
 		t.Fatalf("tools/list without a revision over HTTP: %s", f.Raw)
 	}
 
+	// A method only 2026-07-28 has is a 2026-07-28 request missing its
+	// _meta, on stdio as over HTTP.
+	rpcError(t, testkit.DispatchRequest(t, rt, legacyRequest(7, "server/discover", nil), onStdio(dispatch.NewSession())), jsonrpc.CodeInvalidParams)
+
+	// A 2026-07-28 header alone does not make a message of a method that
+	// revision removed a 2026-07-28 one (the official Go SDK's client sends
+	// its ping so); a method it has is still held to its rules.
+	claim2026 := func(r *dispatch.Request) {
+		r.Header, r.Transport = map[string][]string{"Mcp-Protocol-Version": {mcp.Version20260728}}, dispatch.TransportHTTP
+	}
+	if f := testkit.DispatchVersion(t, rt, mcp.Version20251125, legacyRequest(5, "ping", nil), claim2026); f.Error != nil || string(f.Result) != "{}" {
+		t.Fatalf("ping with only a 2026-07-28 header: %s", f.Raw)
+	}
+	rpcError(t, testkit.DispatchRequest(t, rt, legacyRequest(6, "tools/list", nil), claim2026), mcp.CodeHeaderMismatch)
+
 	// The 2026-07-28 answers stay as they are for requests that name it,
 	// on stdio and over HTTP (with that revision's headers).
 	for _, m := range []string{"ping", "logging/setLevel", "initialize", "resources/subscribe", "resources/unsubscribe"} {

@@ -58,7 +58,11 @@ func buildAll(targets map[string]string) error {
 	errs := make(chan error, len(targets))
 	for target, pkg := range targets {
 		wg.Go(func() {
-			cmd := exec.Command("go", "build", "-o", target, pkg)
+			args := []string{"build", "-o", target}
+			if raceBuild {
+				args = append(args, "-race")
+			}
+			cmd := exec.Command("go", append(args, pkg)...)
 			if out, err := cmd.CombinedOutput(); err != nil {
 				errs <- fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
 			}

@@ -26,7 +26,6 @@ type mcpGo struct {
 	stderr     *lockedBuffer
 	token      atomic.Int64
 	stopListen func() // the 2026-07-28 subscriptions/listen stream, once opened
-	listening  []string
 }
 
 // mcpGoHandlers answer the server's input requests.

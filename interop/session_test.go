@@ -257,21 +257,6 @@ func (f *frames) responsesTo(id string) []json.RawMessage {
 	return out
 }
 
-// sentNotifications counts the notifications sent with this method.
-func (f *frames) sentNotifications(method string) int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	n := 0
-	for _, raw := range f.sent {
-		for _, m := range decode(raw) {
-			if m.Method == method && len(m.ID) == 0 {
-				n++
-			}
-		}
-	}
-	return n
-}
-
 // waitSent returns once n requests with this method whose params contain
 // every fragment have been sent, or an error at the deadline.
 func (f *frames) waitSent(timeout time.Duration, n int, method string, fragments ...string) error {

@@ -38,47 +38,62 @@ type Middleware struct {
 	logger   *slog.Logger
 }
 
-// Option configures a Middleware.
-type Option func(*Middleware) error
+// Option configures a Middleware ([NewMiddleware]).
+type Option interface {
+	applyMiddleware(*Middleware) error
+}
+
+// option is an Option with its name, which NewMiddleware's error names.
+type option struct {
+	name  string
+	apply func(*Middleware) error
+}
+
+func (o option) applyMiddleware(m *Middleware) error {
+	if err := o.apply(m); err != nil {
+		return fmt.Errorf("oauth: %s: %w", o.name, err)
+	}
+	return nil
+}
 
 // WithRequiredScopes makes every request need scopes, whatever it
 // calls (403 insufficient_scope without them). The 401 challenge names
 // them, so a client asks for them first.
 func WithRequiredScopes(scopes ...string) Option {
-	return func(m *Middleware) error {
+	return option{"WithRequiredScopes", func(m *Middleware) error {
 		for _, s := range scopes {
 			if s == "" || strings.ContainsAny(s, " \"\\") {
-				return fmt.Errorf("oauth: scope %q is not a scope token", s)
+				return fmt.Errorf("scope %q is not a scope token", s)
 			}
 		}
 		m.required = append(m.required, scopes...)
 		return nil
-	}
+	}}
 }
 
 // WithMaxTokenBytes bounds an access token (default
 // [DefaultMaxTokenBytes]).
 func WithMaxTokenBytes(n int) Option {
-	return func(m *Middleware) error {
+	return option{"WithMaxTokenBytes", func(m *Middleware) error {
 		if n <= 0 {
-			return errors.New("oauth: max token bytes must be positive")
+			return errors.New("the bound must be positive")
 		}
 		m.maxToken = n
 		return nil
-	}
+	}}
 }
 
 // WithLogger logs each refusal at Debug (its status and reason, never the
 // token or a claim) and each unavailable authorization server at Warn.
 // Default: no logging.
 func WithLogger(l *slog.Logger) Option {
-	return func(m *Middleware) error {
+	return option{"WithLogger", func(m *Middleware) error {
 		if l == nil {
-			return errors.New("oauth: nil logger")
+			return errors.New("nil logger")
 		}
 		m.logger = l
 		return nil
-	}
+	}}
 }
 
 // NewMiddleware returns the middleware for the resource md describes,
@@ -93,7 +108,10 @@ func NewMiddleware(md ResourceMetadata, v Verifier, opts ...Option) (*Middleware
 	m := &Middleware{md: md, verifier: v, maxToken: DefaultMaxTokenBytes, logger: slog.New(slog.DiscardHandler)}
 	m.doc = m.md.Handler()
 	for _, o := range opts {
-		if err := o(m); err != nil {
+		if o == nil {
+			return nil, errors.New("oauth: nil option")
+		}
+		if err := o.applyMiddleware(m); err != nil {
 			return nil, err
 		}
 	}

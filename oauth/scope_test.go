@@ -218,3 +218,32 @@ func (r *recorder) last() seen {
 	}
 	return r.rs[len(r.rs)-1]
 }
+
+func TestMiddlewareOptionsAreChecked(t *testing.T) {
+	md := oauth.ResourceMetadata{Resource: testResource, AuthorizationServers: []string{"https://as.example"}}
+	v, _ := oauth.NewIntrospector(oauth.IntrospectionConfig{Issuer: "https://as.example", ClientID: "a", ClientSecret: "b", Audience: testResource})
+	for _, c := range []struct {
+		opt  oauth.Option
+		want string
+	}{
+		{oauth.WithRequiredScopes("a b"), "WithRequiredScopes"},
+		{oauth.WithMaxTokenBytes(0), "WithMaxTokenBytes"},
+		{oauth.WithLogger(nil), "WithLogger"},
+	} {
+		if _, err := oauth.NewMiddleware(md, v, c.opt); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v", c.want, err)
+		}
+	}
+	for _, bad := range []oauth.ResourceMetadata{
+		{Resource: "mcp.example.com", AuthorizationServers: md.AuthorizationServers},
+		{Resource: testResource},
+		{Resource: testResource, AuthorizationServers: md.AuthorizationServers, ScopesSupported: []string{"offline_access"}},
+	} {
+		if _, err := oauth.NewMiddleware(bad, v); err == nil {
+			t.Errorf("%+v accepted", bad)
+		}
+	}
+	if _, err := oauth.NewMiddleware(md, nil); err == nil {
+		t.Error("nil verifier accepted")
+	}
+}

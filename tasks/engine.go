@@ -91,9 +91,10 @@ type engine struct {
 	exec  *executor.Executor
 	scope *executor.Scope
 
-	mu     sync.Mutex
-	tasks  map[string]*task // the unfinished tasks this engine holds
-	closed bool
+	mu       sync.Mutex
+	tasks    map[string]*task // the unfinished tasks this engine holds
+	closed   bool             // close has run
+	refusing bool             // no new task: closing, or the tree stopped
 
 	stopSweep chan struct{}
 	swept     sync.WaitGroup
@@ -106,7 +107,7 @@ type task struct {
 	run       RunFunc
 	resumable bool
 	ticket    *executor.Ticket // the round running, if any
-	timer     *time.Timer    // the deadline
+	timer     *time.Timer      // the deadline
 	ended     bool
 }
 
@@ -146,7 +147,7 @@ func (e *engine) now() time.Time { return e.cfg.now().UTC().Round(0) }
 func (e *engine) create(ctx context.Context, c call) (taskstore.Record, error) {
 	e.mu.Lock()
 	switch {
-	case e.closed:
+	case e.closed || e.refusing:
 		e.mu.Unlock()
 		return taskstore.Record{}, errClosed
 	case len(e.tasks) >= e.cfg.maxTasks:

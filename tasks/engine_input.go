@@ -69,11 +69,11 @@ func (e *engine) update(ctx context.Context, principal, id string, responses map
 		return err
 	}
 	if t == nil {
-		return fmt.Errorf("%w: it is %s", errNotWaiting, rec.Status)
+		return fmt.Errorf("%w (it is %s)", errNotWaiting, rec.Status)
 	}
 	defer t.mu.Unlock()
 	if rec.Status != taskstore.StatusInputRequired {
-		return fmt.Errorf("%w: it is %s", errNotWaiting, rec.Status)
+		return fmt.Errorf("%w (it is %s)", errNotWaiting, rec.Status)
 	}
 	var pending, collected map[string]json.RawMessage
 	if err := json.Unmarshal(rec.InputRequests, &pending); err != nil {

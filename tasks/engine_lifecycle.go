@@ -74,6 +74,16 @@ func (e *engine) sweep() {
 	}
 }
 
+// refuse stops the engine from taking new tasks and cancels every round
+// running, at once and without waiting: the supervision tree is stopping.
+// close settles the tasks.
+func (e *engine) refuse() {
+	e.mu.Lock()
+	e.refusing = true
+	e.mu.Unlock()
+	e.scope.Close()
+}
+
 // close stops the engine: it refuses new tasks, cancels every running
 // round, marks each task that was running failed with ShutdownMessage
 // unless it can resume (then it stays working for the next process's
@@ -85,7 +95,7 @@ func (e *engine) close(ctx context.Context) error {
 		e.mu.Unlock()
 		return nil
 	}
-	e.closed = true
+	e.closed, e.refusing = true, true
 	held := make([]*task, 0, len(e.tasks))
 	for _, t := range e.tasks {
 		held = append(held, t)

@@ -134,8 +134,8 @@ func (s *Server) Done() <-chan struct{} { return s.h.host.Done() }
 // flight finish, asks open streams to complete (they send their final
 // result), and closes each connection once its response is sent;
 // requests that arrive meanwhile get 503. Once nothing is being served,
-// every connection still open (its next request not read yet) is answered
-// 503 and closed. At the drain timeout, or when ctx ends, it closes what
+// every connection still open (its next request not read yet) is closed
+// without a response: a 503 only answers a request that was read. At the drain timeout, or when ctx ends, it closes what
 // is left (cancelling its requests) and returns an error wrapping
 // context.DeadlineExceeded.
 func (s *Server) Shutdown(ctx context.Context) error { return s.shutdown(ctx, true) }
@@ -155,10 +155,10 @@ func (s *Server) shutdown(ctx context.Context, drain bool) error {
 			dctx, cancel := context.WithTimeout(ctx, s.h.o.drainTimeout)
 			defer cancel()
 			// Requests being served finish, streams complete; then the
-			// connections serving nothing get 503 and close.
+			// connections serving nothing are closed.
 			werr := s.ln.busy.wait(dctx)
 			if werr == nil {
-				s.ln.refuseUnread(s.h.o.writeTimeout)
+				s.ln.closeUnread()
 				werr = s.ln.open.wait(dctx)
 			}
 			if werr != nil {

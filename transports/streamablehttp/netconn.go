@@ -3,12 +3,9 @@ package streamablehttp
 import (
 	"net"
 	"net/http"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/snodo-go/snodo/jsonrpc"
 )
 
 // boundedListener is the native listener's net.Listener: it caps open
@@ -72,18 +69,13 @@ func (l *boundedListener) connState(c net.Conn, st http.ConnState) {
 	}
 }
 
-// shuttingDown is what a connection whose request has not been read gets
-// when the listener drains.
-var shuttingDown = func() []byte {
-	body := encodeError(jsonrpc.NullID, errShuttingDown)
-	return []byte("HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: " +
-		strconv.Itoa(len(body)) + "\r\n\r\n" + string(body))
-}()
-
-// refuseUnread answers every connection that is not serving a request
-// (new, or kept alive between requests) with 503 and closes it: its next
-// request, if one is on its way, is answered without being read.
-func (l *boundedListener) refuseUnread(writeTimeout time.Duration) {
+// closeUnread closes every connection that is not serving a request
+// (new, or kept alive between requests) without writing to it: nothing
+// was asked on it, so nothing is answered (as net/http's own Shutdown
+// does). A request already on its way was not read; its client sees the
+// connection close, as HTTP/1.1 allows for a server ending an idle
+// connection.
+func (l *boundedListener) closeUnread() {
 	l.mu.Lock()
 	conns := make([]*boundedConn, 0, len(l.conns))
 	for c := range l.conns {
@@ -92,11 +84,9 @@ func (l *boundedListener) refuseUnread(writeTimeout time.Duration) {
 	l.mu.Unlock()
 	for _, c := range conns {
 		// Holding the state lock keeps net/http from making the
-		// connection active (and answering it too) meanwhile.
+		// connection active meanwhile.
 		c.stateMu.Lock()
 		if c.state == http.StateNew || c.state == http.StateIdle {
-			_ = c.SetWriteDeadline(time.Now().Add(writeTimeout))
-			_, _ = c.Conn.Write(shuttingDown)
 			_ = c.Close()
 		}
 		c.stateMu.Unlock()

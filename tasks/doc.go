@@ -1,0 +1,26 @@
+// Package tasks serves the tasks extension of MCP
+// (io.modelcontextprotocol/tasks, SEP-2663): a tools/call that will take
+// a while answers at once with a task handle (resultType "task"), and the
+// client follows the task with tasks/get, answers the input it asks for
+// with tasks/update, and may stop it with tasks/cancel. tasks/list and
+// tasks/result, which the 2025-11-25 experimental tasks had, do not exist.
+//
+// A [Runner] holds the tasks of one server: their store
+// (taskstore.NewMemory by default; taskstore/boltstore keeps them across
+// restarts on one machine), the budget their work runs under (separate
+// from ordinary requests'), and which tools may or must run as tasks. It
+// is installed in the Runtime with [Runner.Option] and started under the
+// server's supervisor with [Runner.Start]:
+//
+//	runner, _ := tasks.New(tasks.WithTools(tasks.Tool{Name: "render", Support: tasks.Optional}))
+//	rt, _ := dispatch.New(impl, runner.Option(), dispatch.WithTool(...))
+//	sup, _ := supervisor.New(rt)
+//	_ = runner.Start(ctx, sup)
+//	defer runner.Close(ctx)
+//
+// Each task is visible in the supervision tree under the runner, owned by
+// no connection or request: a client that goes away leaves its tasks
+// running. A task ends with its work, a cancel, its deadline, or the
+// runner stopping; only the principal that created it can see or change
+// it.
+package tasks
