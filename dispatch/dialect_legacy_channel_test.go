@@ -99,3 +99,42 @@ func TestURLElicitationAt20250618(t *testing.T) {
 		t.Fatalf("sent to the client: %v", n)
 	}
 }
+
+// TestAbandonedClientRequestIsCancelled: when the request that asked the
+// client for input ends before the client answers (cancelled, or past
+// its deadline), the server tells the client with notifications/cancelled
+// naming the server-to-client request, so the client can stop asking its
+// user. A request that was answered is not cancelled.
+func TestAbandonedClientRequestIsCancelled(t *testing.T) {
+	rt := legacyRuntime(t, nil)
+	for _, v := range legacyVersions {
+		c, _ := initialize(t, rt, v, map[string]any{"elicitation": map[string]any{}})
+		c.notify("notifications/initialized")
+		client := &answeringClient{t: t, version: v, sess: c.sess, rec: testkit.NewRecorderFor(t, v),
+			asked: make(chan string, 1), answer: func(string, json.RawMessage) []byte { return nil }}
+		msg, err := jsonrpc.Decode(legacyRequest(9, "tools/call", map[string]any{"name": "ask"}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan dispatch.Outcome, 1)
+		go func() {
+			done <- rt.Dispatch(ctx, &dispatch.Request{Message: msg, Session: c.sess, Notifier: client, Transport: dispatch.TransportStdio})
+		}()
+		if m := <-client.asked; m != "elicitation/create" {
+			t.Fatalf("%s: asked %s", v, m)
+		}
+		cancel()
+		<-done
+		ns := client.rec.Notifications()
+		if len(ns) != 1 || ns[0].Method != "notifications/cancelled" {
+			t.Fatalf("%s: after the cancellation the client got %v", v, ns)
+		}
+		if id, ok := ns[0].Params["requestId"].(float64); !ok || id < 1 {
+			t.Fatalf("%s: notifications/cancelled names %v", v, ns[0].Params["requestId"])
+		}
+		if n := c.sess.Outstanding(); n != 0 {
+			t.Fatalf("%s: %d requests still outstanding", v, n)
+		}
+	}
+}

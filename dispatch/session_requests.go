@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"time"
 
 	"github.com/snodo-go/snodo/jsonrpc"
 )
@@ -111,10 +112,32 @@ func (s *Session) request(ctx context.Context, w Notifier, method string, params
 		}
 		return r.result, nil
 	case <-ctx.Done():
+		cancelClientRequest(ctx, w, id)
 		return nil, ctx.Err()
 	case <-done:
 		return nil, ErrSessionClosed
 	}
+}
+
+// abandonTimeout bounds the write of a notifications/cancelled for a
+// server-to-client request the server stopped waiting for.
+const abandonTimeout = time.Second
+
+// cancelClientRequest tells the client that the server no longer waits
+// for its answer to request id (the request that asked for it ended), so
+// it can stop asking its user. The write is best effort: the stream of
+// the request that ended may be gone already.
+func cancelClientRequest(ctx context.Context, w Notifier, id int64) {
+	frame, err := jsonrpc.EncodeNotification("notifications/cancelled", map[string]any{
+		"requestId": id,
+		"reason":    "The request that asked for this ended: " + ctx.Err().Error(),
+	})
+	if err != nil {
+		return
+	}
+	nctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), abandonTimeout)
+	defer cancel()
+	_ = w.Notify(nctx, frame)
 }
 
 // Deliver hands a client's JSON-RPC response (a message of kind

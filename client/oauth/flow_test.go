@@ -387,3 +387,30 @@ func writeCert(t *testing.T, s *httptest.Server) string {
 	}
 	return path
 }
+
+// TestLoginBeforeConnecting: Login authorizes up front, from the
+// well-known metadata, and the requests that follow need no other login.
+func TestLoginBeforeConnecting(t *testing.T) {
+	as := startAS(t, authserver.Config{})
+	p := startProtected(t, as, 0)
+	u := newUser()
+	flow, err := oauth.New(p.url, oauth.Config{OpenURL: u.open})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := flow.Login(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if tok, err := flow.Token(ctx); err != nil || tok == "" {
+		t.Fatalf("token %q %v", tok, err)
+	}
+	c := connect(t, p.url, flow)
+	if got, err := call(t, c, "echo"); err != nil || got != "read" {
+		t.Fatalf("echo: %q %v", got, err)
+	}
+	if n := u.logins.Load(); n != 1 {
+		t.Fatalf("%d logins, want 1", n)
+	}
+}
