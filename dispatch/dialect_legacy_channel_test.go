@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
-	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/testkit"
 )
 
@@ -110,7 +110,7 @@ func TestAbandonedClientRequestIsCancelled(t *testing.T) {
 	for _, v := range legacyVersions {
 		c, _ := initialize(t, rt, v, map[string]any{"elicitation": map[string]any{}})
 		c.notify("notifications/initialized")
-		client := &answeringClient{t: t, version: v, sess: c.sess, rec: testkit.NewRecorderFor(t, v),
+		client := &answeringClient{t: t, version: v, sess: c.sess, rec: testfixture.NewRecorderFor(t, v),
 			asked: make(chan string, 1), answer: func(string, json.RawMessage) []byte { return nil }}
 		msg, err := jsonrpc.Decode(legacyRequest(9, "tools/call", map[string]any{"name": "ask"}))
 		if err != nil {
