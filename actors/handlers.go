@@ -1,6 +1,7 @@
 package actors
 
-// The application handlers a connection has started, for a bounded shutdown.
+// The application handlers a connection has started, for a bounded
+// shutdown.
 
 import (
 	"context"

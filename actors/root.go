@@ -1,6 +1,7 @@
 package actors
 
-// The root supervisor: it starts the top-level actors and stops each once it reports.
+// The root supervisor: it starts the top-level actors and stops each once
+// it reports.
 
 import (
 	"github.com/asynkron/protoactor-go/actor"

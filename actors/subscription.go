@@ -1,6 +1,7 @@
 package actors
 
-// The subscription actors: one per open listen stream, on a connection or under an HTTP request.
+// The subscription actors: one per open listen stream, on a connection or
+// under an HTTP request.
 
 import (
 	"context"

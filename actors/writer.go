@@ -1,6 +1,7 @@
 package actors
 
-// The writer actor: the sole owner of a connection's output, and its pump goroutine.
+// The writer actor: the sole owner of a connection's output, and its pump
+// goroutine.
 
 import (
 	"context"
@@ -284,7 +285,12 @@ func runPump(s *system, writer *actor.PID, out io.Writer, jobs <-chan pumpJob, e
 		defer close(exited)
 	}
 	for j := range jobs {
-		_, err := out.Write(j.b)
+		n, err := out.Write(j.b)
+		if err == nil && n < len(j.b) { // mutation: writer-fails-short-write
+			// A writer that breaks io.Writer's contract took part of the
+			// frames: the output is cut, as io.Copy and bufio say.
+			err = io.ErrShortWrite
+		}
 		s.send(writer, &writeDone{gen: j.gen, err: err})
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/snodo-go/snodo/instrumentation"
+	"github.com/snodo-go/snodo/internal/guard"
 )
 
 // Overflow says what a Hub does when an event arrives for a listener
@@ -66,7 +67,7 @@ func NewHub(opts HubOptions) *Hub {
 	if opts.MaxBuffer <= 0 {
 		opts.MaxBuffer = DefaultHubBuffer
 	}
-	h := &Hub{maxBuffer: opts.MaxBuffer, overflow: opts.Overflow, sink: instrumentation.Guard(opts.Sink, nil),
+	h := &Hub{maxBuffer: opts.MaxBuffer, overflow: opts.Overflow, sink: guard.Sink(opts.Sink, nil),
 		listeners: map[*HubListener]struct{}{}, byURI: map[string]map[*HubListener]struct{}{}}
 	for i := range h.byKind {
 		h.byKind[i] = map[*HubListener]struct{}{}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/instrumentation"
+	"github.com/snodo-go/snodo/internal/tracectx"
 	"github.com/snodo-go/snodo/jsonrpc"
 )
 
@@ -14,7 +15,7 @@ import (
 // Runtime executes: DispatchStart before it runs, then DispatchStop with
 // its duration and outcome, or DispatchException when application code
 // panicked. The sink never sees arguments, results or principals, and a
-// panic in it is contained (see [instrumentation.Guard]). Give the same
+// panic in it is contained (see internal/guard). Give the same
 // sink to the supervisor (supervisor.WithInstrumentation) to hear about
 // the executor and subscriptions too.
 //
@@ -54,7 +55,7 @@ func (ri *RequestInfo) TraceContext() instrumentation.TraceContext {
 	if raw, ok := jsonrpc.Member(ri.Meta, "tracestate"); ok {
 		state, _ = jsonrpc.Unquote(raw)
 	}
-	return instrumentation.NewTraceContext(parent, state)
+	return tracectx.New(parent, state)
 }
 
 // executeInstrumented is Execute with events: the sink's context reaches

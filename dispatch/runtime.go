@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/snodo-go/snodo/instrumentation"
+	"github.com/snodo-go/snodo/internal/guard"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
 )
@@ -163,7 +164,7 @@ func New(info Implementation, opts ...Option) (*Runtime, error) {
 			return nil, err
 		}
 	}
-	rt.sink = instrumentation.Guard(rt.sink, rt.logger)
+	rt.sink = guard.Sink(rt.sink, rt.logger)
 	reg, err := newRegistry(b.versions, b.dialects)
 	if err != nil {
 		return nil, err

@@ -15,7 +15,7 @@
 //     registered, or panic values. They carry methods, registered component
 //     names, durations, outcomes, codes and counts.
 //   - A sink cannot break a request: every call into it is made through
-//     [Guard], which recovers a panic, reports it through the logger (the
+//     a guard, which recovers a panic, reports it through the logger (the
 //     first few times) and carries on as if the sink had returned.
 //   - Without a sink nothing is computed: the emitting code checks for a
 //     nil sink before it builds an event, so an uninstrumented server pays

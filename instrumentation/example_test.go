@@ -37,13 +37,3 @@ func ExampleSink() {
 	// Output:
 	// tools/call echo result true
 }
-
-func ExampleNewTraceContext() {
-	tc := instrumentation.NewTraceContext("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "rojo=00f067aa0ba902b7")
-	fmt.Println(tc.IsValid(), tc.TraceState)
-	bad := instrumentation.NewTraceContext("00-00000000000000000000000000000000-00f067aa0ba902b7-01", "rojo=1")
-	fmt.Println(bad.IsValid(), bad.TraceState == "")
-	// Output:
-	// true rojo=00f067aa0ba902b7
-	// false true
-}

@@ -97,6 +97,8 @@ const (
 	OutcomeCancelled
 )
 
+// String returns the outcome's name, as metric labels use it: "result",
+// "tool_error", "input_required", "error", "cancelled".
 func (o Outcome) String() string {
 	switch o {
 	case OutcomeResult:
@@ -153,6 +155,8 @@ const (
 	ExecutorFinished
 )
 
+// String returns the kind's name: "admitted", "rejected", "started",
+// "finished".
 func (k ExecutorEventKind) String() string {
 	switch k {
 	case ExecutorAdmitted:
@@ -170,6 +174,7 @@ func (k ExecutorEventKind) String() string {
 // ExecutorEvent describes one executor decision. Running and QueueDepth
 // are the executor's counts just after it.
 type ExecutorEvent struct {
+	// Kind says what the executor did.
 	Kind ExecutorEventKind
 	// Running is the number of jobs holding a slot.
 	Running int
@@ -205,6 +210,8 @@ const (
 	SubscriptionClosed
 )
 
+// String returns the kind's name: "opened", "published",
+// "overflowed", "closed".
 func (k SubscriptionEventKind) String() string {
 	switch k {
 	case SubscriptionOpened:
@@ -221,6 +228,7 @@ func (k SubscriptionEventKind) String() string {
 
 // SubscriptionEvent describes one subscription event.
 type SubscriptionEvent struct {
+	// Kind says what happened to the stream.
 	Kind SubscriptionEventKind
 	// Open is the number of subscription slots taken just after the
 	// event (on SubscriptionOpened and SubscriptionClosed, from the

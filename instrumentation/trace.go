@@ -2,8 +2,6 @@ package instrumentation
 
 // The W3C trace context a request carries in its _meta.
 
-import "strings"
-
 // TraceContext is a W3C Trace Context (https://www.w3.org/TR/trace-context/)
 // as a request carried it in its _meta ("traceparent" and "tracestate").
 // The zero value means the request carried none, or one that was not
@@ -20,85 +18,3 @@ type TraceContext struct {
 
 // IsValid reports whether t holds a traceparent.
 func (t TraceContext) IsValid() bool { return t.TraceParent != "" }
-
-// MaxTraceStateLen bounds the tracestate kept: the W3C rules require
-// carriers to propagate at least 512 characters and allow them to drop
-// longer values.
-const MaxTraceStateLen = 512
-
-// NewTraceContext validates a traceparent and tracestate pair and returns
-// the TraceContext to propagate; invalid parts are dropped.
-func NewTraceContext(traceparent, tracestate string) TraceContext {
-	if _, _, _, ok := ParseTraceParent(traceparent); !ok {
-		return TraceContext{}
-	}
-	t := TraceContext{TraceParent: traceparent}
-	if validTraceState(tracestate) {
-		t.TraceState = tracestate
-	}
-	return t
-}
-
-// ParseTraceParent parses a W3C traceparent: version, trace id, parent
-// (span) id and flags, in lowercase hex separated by dashes. It accepts
-// version 00 exactly and, as the rules ask, later versions with the same
-// prefix and more fields after a dash; version ff, all-zero ids and
-// upper-case hex are invalid.
-func ParseTraceParent(s string) (traceID [16]byte, spanID [8]byte, flags byte, ok bool) {
-	const n = 55 // 2+1+32+1+16+1+2
-	if len(s) < n || s[2] != '-' || s[35] != '-' || s[52] != '-' {
-		return traceID, spanID, 0, false
-	}
-	var version [1]byte
-	if !hexInto(version[:], s[0:2]) || version[0] == 0xff {
-		return traceID, spanID, 0, false
-	}
-	if version[0] == 0 && len(s) != n || version[0] != 0 && len(s) > n && s[n] != '-' {
-		return traceID, spanID, 0, false
-	}
-	var fl [1]byte
-	if !hexInto(traceID[:], s[3:35]) || !hexInto(spanID[:], s[36:52]) || !hexInto(fl[:], s[53:55]) {
-		return traceID, spanID, 0, false
-	}
-	if traceID == [16]byte{} || spanID == [8]byte{} {
-		return traceID, spanID, 0, false
-	}
-	return traceID, spanID, fl[0], true
-}
-
-// hexInto decodes lowercase hex into dst; len(src) must be 2*len(dst).
-func hexInto(dst []byte, src string) bool {
-	for i := range dst {
-		hi, ok1 := nibble(src[2*i])
-		lo, ok2 := nibble(src[2*i+1])
-		if !ok1 || !ok2 {
-			return false
-		}
-		dst[i] = hi<<4 | lo
-	}
-	return true
-}
-
-func nibble(c byte) (byte, bool) {
-	switch {
-	case c >= '0' && c <= '9':
-		return c - '0', true
-	case c >= 'a' && c <= 'f':
-		return c - 'a' + 10, true
-	}
-	return 0, false
-}
-
-// validTraceState keeps a tracestate that is short and plain enough to
-// propagate as is; its list members are the vendors' business.
-func validTraceState(s string) bool {
-	if s == "" || len(s) > MaxTraceStateLen || strings.TrimSpace(s) == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < 0x20 || s[i] > 0x7e {
-			return false
-		}
-	}
-	return true
-}

@@ -39,6 +39,7 @@ func inspector(t *testing.T, target []string, out any, args ...string) {
 // the native listener and the handler with sessions: tools/list,
 // tools/call, resources/read and prompts/get.
 func TestInspectorCLI(t *testing.T) {
+	t.Parallel()
 	type target struct {
 		name string
 		argv func(t *testing.T) []string

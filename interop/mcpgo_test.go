@@ -371,5 +371,6 @@ func mcpGoErr(err error) error {
 }
 
 func TestMCPGo(t *testing.T) {
+	t.Parallel()
 	runMatrix(t, clientSpec{name: "mcp-go", connect: connectMCPGo, defaultVersion: v20260728, modes: goModes})
 }

@@ -328,10 +328,12 @@ func (n *nodeClient) stop() error {
 // handshake, offering 2025-11-25), pinned to 2025-06-18, and version
 // negotiation "auto" (server/discover, 2026-07-28).
 func TestTypeScriptClientV2(t *testing.T) {
+	t.Parallel()
 	runMatrix(t, clientSpec{name: "ts-client-v2", connect: connectNode("v2"), defaultVersion: v20251125, modes: []string{"", v20250618, "auto"}})
 }
 
 // The v1 SDK has one mode: initialize offering 2025-11-25.
 func TestTypeScriptSDKV1(t *testing.T) {
+	t.Parallel()
 	runMatrix(t, clientSpec{name: "ts-sdk-v1", connect: connectNode("v1"), defaultVersion: v20251125, modes: []string{""}})
 }

@@ -53,6 +53,7 @@ func sdkServerHTTP(t *testing.T, stateful bool) string {
 // TestSnodoClientFixture makes the conformance calls against our own fixture on
 // each of its lanes, with every frame it sends checked against the schema.
 func TestSnodoClientFixture(t *testing.T) {
+	t.Parallel()
 	lanes := map[string]func(t *testing.T) client.Transport{
 		"stdio":   func(t *testing.T) client.Transport { return client.Command(bin.everything, "-transport", "stdio") },
 		"http":    func(t *testing.T) client.Transport { return client.HTTP(startHTTP(t, laneNative, false).URL) },
@@ -179,6 +180,7 @@ func sdkServerCases() []sdkServerCase {
 }
 
 func TestSnodoClientGoSDKServer(t *testing.T) {
+	t.Parallel()
 	for _, tc := range sdkServerCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel() // each case has its own server process
@@ -398,6 +400,7 @@ func (r *sessionRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
 // connection the client sends the session the server issued on every
 // request, and DELETE on Close, after which the server no longer knows it.
 func TestSnodoClientSessionDeletedOnClose(t *testing.T) {
+	t.Parallel()
 	url := sdkServerHTTP(t, true)
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	defer tr.CloseIdleConnections()

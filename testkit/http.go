@@ -24,7 +24,7 @@ type HTTPServer struct {
 // under a new supervisor. When the test ends the listener and the
 // supervisor are closed, and the test fails if a message reached a
 // stopped actor.
-func StartHTTP(t testing.TB, rt *dispatch.Runtime, opts ...streamablehttp.Option) *HTTPServer {
+func StartHTTP(t testing.TB, rt *dispatch.Runtime, opts ...streamablehttp.ListenerOption) *HTTPServer {
 	t.Helper()
 	sup, err := supervisor.New(rt)
 	if err != nil {
@@ -36,9 +36,9 @@ func StartHTTP(t testing.TB, rt *dispatch.Runtime, opts ...streamablehttp.Option
 
 // StartHTTPWith is StartHTTP under an existing supervisor, which the
 // caller closes.
-func StartHTTPWith(t testing.TB, sup *supervisor.Supervisor, rt *dispatch.Runtime, opts ...streamablehttp.Option) *HTTPServer {
+func StartHTTPWith(t testing.TB, sup *supervisor.Supervisor, rt *dispatch.Runtime, opts ...streamablehttp.ListenerOption) *HTTPServer {
 	t.Helper()
-	srv, err := streamablehttp.Listen(rt, append([]streamablehttp.Option{streamablehttp.WithSupervisor(sup)}, opts...)...)
+	srv, err := streamablehttp.Listen(rt, append([]streamablehttp.ListenerOption{streamablehttp.WithSupervisor(sup)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}

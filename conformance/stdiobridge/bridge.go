@@ -9,8 +9,12 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/mcp"
-	"github.com/snodo-go/snodo/transports/streamablehttp"
 )
+
+// keepAliveInterval is how long an event stream may stay silent before
+// the bridge writes a keepalive comment: the library's own default
+// (streamablehttp.Limits.KeepAlive).
+const keepAliveInterval = 15 * time.Second
 
 // bridge is the HTTP side: it relays each POST to a stdio server.
 //
@@ -176,7 +180,7 @@ func (b *bridge) relay(w http.ResponseWriter, r *http.Request, c *child, x *exch
 					prepare(w.Header(), nil)
 				}
 				sse = startSSE(w)
-				t := time.NewTicker(streamablehttp.DefaultKeepAlive)
+				t := time.NewTicker(keepAliveInterval)
 				defer t.Stop()
 				keepalive = t.C
 			}

@@ -20,7 +20,11 @@ const drainTimeout = 5 * time.Second
 
 // serveListener serves rt on the library's native listener.
 func serveListener(ctx context.Context, rt *dispatch.Runtime, cfg config, stdin io.Reader, stdout io.Writer, logger *slog.Logger) error {
-	srv, err := streamablehttp.Listen(rt, append(sessionOptions(cfg), streamablehttp.WithAddr(cfg.addr))...)
+	opts := []streamablehttp.ListenerOption{streamablehttp.WithAddr(cfg.addr)}
+	if cfg.sessions {
+		opts = append(opts, sessions())
+	}
+	srv, err := streamablehttp.Listen(rt, opts...)
 	if err != nil {
 		return err
 	}
@@ -37,7 +41,11 @@ func serveListener(ctx context.Context, rt *dispatch.Runtime, cfg config, stdin 
 // serveHandler mounts the library's http.Handler in a plain net/http
 // server, as an application would.
 func serveHandler(ctx context.Context, rt *dispatch.Runtime, cfg config, stdin io.Reader, stdout io.Writer, logger *slog.Logger) error {
-	h, err := streamablehttp.NewHandler(rt, sessionOptions(cfg)...)
+	var opts []streamablehttp.HandlerOption
+	if cfg.sessions {
+		opts = append(opts, sessions())
+	}
+	h, err := streamablehttp.NewHandler(rt, opts...)
 	if err != nil {
 		return err
 	}
@@ -72,13 +80,10 @@ func serveHandler(ctx context.Context, rt *dispatch.Runtime, cfg config, stdin i
 	return errors.Join(herr, serr)
 }
 
-// sessionOptions turns on initialize-era sessions (Mcp-Session-Id) for
+// sessions turns on initialize-era sessions (Mcp-Session-Id), for
 // -sessions.
-func sessionOptions(cfg config) []streamablehttp.Option {
-	if !cfg.sessions {
-		return nil
-	}
-	return []streamablehttp.Option{streamablehttp.WithSessions(streamablehttp.SessionConfig{})}
+func sessions() streamablehttp.Option {
+	return streamablehttp.WithSessions(streamablehttp.SessionConfig{})
 }
 
 // announce prints the ready line the conformance runner waits for.

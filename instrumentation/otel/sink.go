@@ -1,9 +1,12 @@
 package otel
 
-// The Sink that turns events into OpenTelemetry spans and metrics.
+// The sink that turns events into OpenTelemetry spans and metrics, and
+// the options of New.
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strconv"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -43,25 +46,63 @@ type config struct {
 	propagator propagation.TextMapPropagator
 }
 
-// Option configures a Sink.
-type Option func(*config)
+// Option configures [New]. An invalid option makes New fail, naming the
+// option.
+type Option interface {
+	applyOtel(*config) error
+}
+
+type option struct {
+	name  string
+	apply func(*config) error
+}
+
+func (o option) applyOtel(c *config) error {
+	if err := o.apply(c); err != nil {
+		return fmt.Errorf("%s: %w", o.name, err)
+	}
+	return nil
+}
 
 // WithTracerProvider sets where spans go. Default: the global provider
 // (otel.GetTracerProvider) at the time New is called.
-func WithTracerProvider(tp trace.TracerProvider) Option { return func(c *config) { c.tp = tp } }
+func WithTracerProvider(tp trace.TracerProvider) Option {
+	return option{"WithTracerProvider", func(c *config) error {
+		if tp == nil {
+			return errors.New("nil TracerProvider")
+		}
+		c.tp = tp
+		return nil
+	}}
+}
 
-// WithMeterProvider sets where metrics go. Default: the global provider.
-func WithMeterProvider(mp metric.MeterProvider) Option { return func(c *config) { c.mp = mp } }
+// WithMeterProvider sets where metrics go. Default: the global provider
+// (otel.GetMeterProvider) at the time New is called.
+func WithMeterProvider(mp metric.MeterProvider) Option {
+	return option{"WithMeterProvider", func(c *config) error {
+		if mp == nil {
+			return errors.New("nil MeterProvider")
+		}
+		c.mp = mp
+		return nil
+	}}
+}
 
 // WithPropagator sets how the request's _meta trace context is read.
 // Default: W3C Trace Context (propagation.TraceContext).
 func WithPropagator(p propagation.TextMapPropagator) Option {
-	return func(c *config) { c.propagator = p }
+	return option{"WithPropagator", func(c *config) error {
+		if p == nil {
+			return errors.New("nil TextMapPropagator")
+		}
+		c.propagator = p
+		return nil
+	}}
 }
 
-// Sink is an instrumentation.Sink that records OpenTelemetry spans and
-// metrics. It is safe for concurrent use.
-type Sink struct {
+// sink records OpenTelemetry spans and metrics. It is safe for
+// concurrent use.
+type sink struct {
 	tracer     trace.Tracer
 	propagator propagation.TextMapPropagator
 
@@ -75,13 +116,14 @@ type Sink struct {
 	subscriptions metric.Int64Counter
 }
 
-var _ instrumentation.Sink = (*Sink)(nil)
-
-// New returns a Sink recording to the configured providers.
-func New(opts ...Option) (*Sink, error) {
+// New returns an instrumentation.Sink that records OpenTelemetry spans
+// and metrics to the configured providers. It is safe for concurrent use.
+func New(opts ...Option) (instrumentation.Sink, error) {
 	c := config{propagator: propagation.TraceContext{}}
 	for _, o := range opts {
-		o(&c)
+		if err := o.applyOtel(&c); err != nil {
+			return nil, fmt.Errorf("otel: %w", err)
+		}
 	}
 	if c.tp == nil {
 		c.tp = otelglobal.GetTracerProvider()
@@ -90,7 +132,7 @@ func New(opts ...Option) (*Sink, error) {
 		c.mp = otelglobal.GetMeterProvider()
 	}
 	m := c.mp.Meter(ScopeName)
-	s := &Sink{tracer: c.tp.Tracer(ScopeName), propagator: c.propagator}
+	s := &sink{tracer: c.tp.Tracer(ScopeName), propagator: c.propagator}
 	var err error
 	// Buckets suited to request latencies, 1 ms to 5 min.
 	buckets := metric.WithExplicitBucketBoundaries(0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300)
@@ -161,7 +203,7 @@ func spanName(c instrumentation.Call) string {
 }
 
 // DispatchStart starts the call's span.
-func (s *Sink) DispatchStart(ctx context.Context, e instrumentation.DispatchStart) context.Context {
+func (s *sink) DispatchStart(ctx context.Context, e instrumentation.DispatchStart) context.Context {
 	if e.Trace.IsValid() {
 		carrier := propagation.MapCarrier{"traceparent": e.Trace.TraceParent}
 		if e.Trace.TraceState != "" {
@@ -176,7 +218,7 @@ func (s *Sink) DispatchStart(ctx context.Context, e instrumentation.DispatchStar
 }
 
 // DispatchStop ends the call's span and records its duration.
-func (s *Sink) DispatchStop(ctx context.Context, e instrumentation.DispatchStop) {
+func (s *sink) DispatchStop(ctx context.Context, e instrumentation.DispatchStop) {
 	span := trace.SpanFromContext(ctx)
 	var errType string
 	switch e.Outcome {
@@ -200,7 +242,7 @@ func (s *Sink) DispatchStop(ctx context.Context, e instrumentation.DispatchStop)
 }
 
 // DispatchException ends the call's span as failed by a panic.
-func (s *Sink) DispatchException(ctx context.Context, e instrumentation.DispatchException) {
+func (s *sink) DispatchException(ctx context.Context, e instrumentation.DispatchException) {
 	span := trace.SpanFromContext(ctx)
 	span.SetAttributes(keyErrorType.String(e.Kind), keyPanicType.String(e.PanicType))
 	span.SetStatus(codes.Error, "application code panicked")
@@ -210,7 +252,7 @@ func (s *Sink) DispatchException(ctx context.Context, e instrumentation.Dispatch
 }
 
 // Executor records the executor's gauges and counters.
-func (s *Sink) Executor(e instrumentation.ExecutorEvent) {
+func (s *sink) Executor(e instrumentation.ExecutorEvent) {
 	ctx := context.Background()
 	s.running.Record(ctx, int64(e.Running))
 	s.queueDepth.Record(ctx, int64(e.QueueDepth))
@@ -225,7 +267,7 @@ func (s *Sink) Executor(e instrumentation.ExecutorEvent) {
 }
 
 // Subscription records subscription gauges and counters.
-func (s *Sink) Subscription(e instrumentation.SubscriptionEvent) {
+func (s *sink) Subscription(e instrumentation.SubscriptionEvent) {
 	ctx := context.Background()
 	switch e.Kind {
 	case instrumentation.SubscriptionOpened, instrumentation.SubscriptionClosed:

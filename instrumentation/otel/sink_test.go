@@ -15,6 +15,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/instrumentation"
 	snodootel "github.com/snodo-go/snodo/instrumentation/otel"
 	"github.com/snodo-go/snodo/internal/executor"
 	"github.com/snodo-go/snodo/testkit"
@@ -26,7 +27,7 @@ type fixture struct {
 	spans  *tracetest.SpanRecorder
 	reader *sdkmetric.ManualReader
 	tp     *sdktrace.TracerProvider
-	sink   *snodootel.Sink
+	sink   instrumentation.Sink
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -188,5 +189,17 @@ func TestExecutorAndSubscriptionMetrics(t *testing.T) {
 	}
 	if hist := m["snodo.executor.queue.wait"].Data.(metricdata.Histogram[float64]); hist.DataPoints[0].Count != 2 {
 		t.Fatalf("queue waits recorded %d, want 2", hist.DataPoints[0].Count)
+	}
+}
+
+func TestNewRefusesNilProviders(t *testing.T) {
+	for want, opt := range map[string]snodootel.Option{
+		"otel: WithTracerProvider: nil TracerProvider": snodootel.WithTracerProvider(nil),
+		"otel: WithMeterProvider: nil MeterProvider":   snodootel.WithMeterProvider(nil),
+		"otel: WithPropagator: nil TextMapPropagator":  snodootel.WithPropagator(nil),
+	} {
+		if _, err := snodootel.New(opt); err == nil || err.Error() != want {
+			t.Errorf("New: %v, want %q", err, want)
+		}
 	}
 }

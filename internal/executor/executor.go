@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/instrumentation"
+	"github.com/snodo-go/snodo/internal/guard"
 )
 
 // Defaults of the zero Config fields. supervisor.Limits documents them
@@ -120,7 +121,7 @@ func New(cfg Config) *Executor {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	cfg.Sink = instrumentation.Guard(cfg.Sink, cfg.Logger)
+	cfg.Sink = guard.Sink(cfg.Sink, cfg.Logger)
 	return &Executor{cfg: cfg, logger: cfg.Logger, sink: cfg.Sink, handoff: make(chan *job), quit: make(chan struct{})}
 }
 

@@ -170,7 +170,7 @@ var jsonErrorCodes = map[int][]int64{
 // declared length.
 func FuzzAdmission(f *testing.F) {
 	rt := testRuntime(f, nil)
-	h, err := streamablehttp.NewHandler(rt, streamablehttp.WithPath("/mcp"), streamablehttp.WithAllowedHosts("localhost", "127.0.0.1", "::1"), streamablehttp.WithMaxBodyBytes(4096))
+	h, err := streamablehttp.NewHandler(rt, streamablehttp.WithPath("/mcp"), streamablehttp.WithAllowedHosts("localhost", "127.0.0.1", "::1"), streamablehttp.WithLimits(streamablehttp.Limits{MaxBodyBytes: 4096}))
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -68,7 +68,7 @@ func TestChaosSlowLorisCrowd(t *testing.T) {
 	// opened, and a loaded machine with the race detector takes seconds.
 	const headTimeout = streamablehttp.DefaultHeadTimeout
 	srv := testkit.StartHTTP(t, chaosRuntime(t, testfixture.NewProbe()),
-		streamablehttp.WithHeadTimeout(headTimeout), streamablehttp.WithReadTimeout(time.Minute))
+		streamablehttp.WithListenerLimits(streamablehttp.ListenerLimits{HeadTimeout: headTimeout}), streamablehttp.WithListenerLimits(streamablehttp.ListenerLimits{ReadTimeout: time.Minute}))
 	conns := make([]net.Conn, crowd)
 	dialed := make([]time.Time, crowd)
 	for i := range conns {
@@ -132,7 +132,7 @@ func TestChaosSlowLorisCrowd(t *testing.T) {
 // throughout, and the count of connections returns to what it was.
 func TestChaosConnectionFlood(t *testing.T) {
 	const capacity, flood = 32, 400
-	srv := testkit.StartHTTP(t, chaosRuntime(t, testfixture.NewProbe()), streamablehttp.WithMaxConnections(capacity))
+	srv := testkit.StartHTTP(t, chaosRuntime(t, testfixture.NewProbe()), streamablehttp.WithListenerLimits(streamablehttp.ListenerLimits{MaxConnections: capacity}))
 	// The bystander holds one kept-alive connection from before the flood.
 	others := startBystander(t, srv.URL())
 	testkit.WaitTree(t, srv.Sup, func(n *supervisor.Node) bool { return attr(listenerNode(n), "connections") == 1 })
@@ -411,7 +411,7 @@ func TestChaosStalledReaderHitsTheWriteTimeout(t *testing.T) {
 				}
 			}
 		}))
-	h := newHandler(t, rt, streamablehttp.WithPath("/mcp"), streamablehttp.WithWriteTimeout(writeTimeout))
+	h := newHandler(t, rt, streamablehttp.WithPath("/mcp"), streamablehttp.WithLimits(streamablehttp.Limits{WriteTimeout: writeTimeout}))
 	ts := httptest.NewUnstartedServer(h)
 	ts.Listener = smallBuffers{ts.Listener}
 	ts.Start()

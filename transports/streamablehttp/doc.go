@@ -20,6 +20,12 @@
 //     plain [Request] value, so any other server (fasthttp, a serverless
 //     runtime) can host MCP the same way.
 //
+// The options of both ([Option]: the path, Origin and Host rules,
+// [Limits], sessions, the principal, the supervision tree) are accepted
+// by NewHandler and Listen alike; those of the native listener alone
+// ([ListenerOption]: its address or net.Listener, [ListenerLimits],
+// middleware) do not compile as a [HandlerOption].
+//
 // Whichever way a request arrives, the checks run in this order, each with
 // its status: path (404), method (405, Allow: POST; GET and DELETE are
 // allowed with sessions on), draining (503),

@@ -1,5 +1,8 @@
 package streamablehttp
 
+// Execution: a prepared request runs under the host as one exchange,
+// answered as JSON or as an event stream.
+
 import (
 	"context"
 	"errors"
@@ -111,7 +114,7 @@ func (h *Handler) Execute(ctx context.Context, p *Prepared) (*Response, *StreamR
 		ID:      call.Info.ID,
 		Method:  call.Info.Method,
 		Peer:    p.peer,
-		Timeout: h.o.requestTimeout,
+		Timeout: h.o.limits.RequestTimeout,
 		Run:     func(ctx context.Context) any { return rt.Execute(ctx, call) },
 		Done:    p.x.deliver,
 	}

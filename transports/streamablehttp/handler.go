@@ -1,5 +1,7 @@
 package streamablehttp
 
+// The Handler: its construction, its node in the tree, drain and close.
+
 import (
 	"context"
 	"errors"
@@ -69,15 +71,12 @@ type Handler struct {
 // that keeps its stream open but stops reading is noticed only when a
 // write blocks past the write timeout, and a body sent in small frames is
 // checked against the body timeout each time a read returns.
-func NewHandler(rt *dispatch.Runtime, opts ...Option) (*Handler, error) {
+func NewHandler(rt *dispatch.Runtime, opts ...HandlerOption) (*Handler, error) {
 	o := defaultOptions()
 	for _, opt := range opts {
-		if err := opt(&o); err != nil {
-			return nil, err
+		if err := opt.applyHandler(&o); err != nil {
+			return nil, fmt.Errorf("streamablehttp: %w", err)
 		}
-	}
-	if o.listenerOnlyOption != "" {
-		return nil, fmt.Errorf("streamablehttp: %s applies to the native listener only; a Handler runs in the application's server", o.listenerOnlyOption)
 	}
 	path := ""
 	if o.pathSet {
@@ -99,9 +98,6 @@ func newHandler(rt *dispatch.Runtime, o options, path string) (*Handler, error) 
 	if rt == nil {
 		return nil, errors.New("streamablehttp: nil Runtime")
 	}
-	if o.maxSubscriptions > 0 && o.sup != nil {
-		return nil, errors.New("streamablehttp: WithMaxSubscriptions sizes the private supervision tree; set supervisor.Limits.MaxSubscriptions on the one given with WithSupervisor instead")
-	}
 	origins, err := parseHostRules(o.originHosts)
 	if err != nil {
 		return nil, err
@@ -117,7 +113,7 @@ func newHandler(rt *dispatch.Runtime, o options, path string) (*Handler, error) 
 	}
 	h.sup = o.sup
 	if h.sup == nil {
-		if h.sup, err = supervisor.New(rt, supervisor.WithLimits(supervisor.Limits{MaxSubscriptions: o.maxSubscriptions})); err != nil {
+		if h.sup, err = supervisor.New(rt); err != nil {
 			return nil, err
 		}
 		h.ownsSup = true
@@ -187,7 +183,7 @@ func (h *Handler) Close() error {
 		}
 		h.host.Finish()
 		<-h.host.Done()
-		ctx, cancel := context.WithTimeout(context.Background(), h.o.gracePeriod)
+		ctx, cancel := context.WithTimeout(context.Background(), h.o.limits.GracePeriod)
 		defer cancel()
 		if err := h.active.wait(ctx); err != nil {
 			h.closeErr = fmt.Errorf("streamablehttp: requests still in the handler: %w", err)
@@ -201,7 +197,7 @@ func (h *Handler) closeSupervisor() error {
 	if !h.ownsSup {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), h.o.gracePeriod)
+	ctx, cancel := context.WithTimeout(context.Background(), h.o.limits.GracePeriod)
 	defer cancel()
 	return h.sup.Close(ctx)
 }

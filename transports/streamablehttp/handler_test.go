@@ -5,6 +5,9 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -31,7 +34,7 @@ func mount(t *testing.T, h *streamablehttp.Handler, mux *http.ServeMux) *httptes
 	return ts
 }
 
-func newHandler(t testing.TB, rt *dispatch.Runtime, opts ...streamablehttp.Option) *streamablehttp.Handler {
+func newHandler(t testing.TB, rt *dispatch.Runtime, opts ...streamablehttp.HandlerOption) *streamablehttp.Handler {
 	t.Helper()
 	h, err := streamablehttp.NewHandler(rt, opts...)
 	if err != nil {
@@ -82,7 +85,7 @@ func TestHandlerInAMuxBehindAuthentication(t *testing.T) {
 }
 
 func TestHandlerBodyTimeoutIs408(t *testing.T) {
-	h := newHandler(t, testRuntime(t, nil), streamablehttp.WithBodyTimeout(200*time.Millisecond))
+	h := newHandler(t, testRuntime(t, nil), streamablehttp.WithLimits(streamablehttp.Limits{BodyTimeout: 200 * time.Millisecond}))
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
 	ts := mount(t, h, mux)
@@ -137,22 +140,60 @@ func TestHandlersSharingASupervisorShareTheSubscriptionCap(t *testing.T) {
 	}
 }
 
-func TestNewHandlerRefusesListenerOnlyOptions(t *testing.T) {
-	rt := testRuntime(t, nil)
-	for _, opt := range []streamablehttp.Option{
-		streamablehttp.WithAddr("127.0.0.1:0"), streamablehttp.WithMaxConnections(1), streamablehttp.WithHeadTimeout(time.Second),
-		streamablehttp.WithReadTimeout(time.Second), streamablehttp.WithMaxHeaderBytes(1), streamablehttp.WithIdleTimeout(time.Second),
-		streamablehttp.WithDrainTimeout(time.Second), streamablehttp.WithHTTPMiddleware(func(h http.Handler) http.Handler { return h }),
-	} {
-		if h, err := streamablehttp.NewHandler(rt, opt); err == nil {
-			_ = h.Close()
-			t.Fatal("a listener-only option was accepted")
+// The options of the native listener alone are not HandlerOptions:
+// passing one to NewHandler is a compile error, one per line of
+// testdata/listeneronly, and the options of both compile there.
+func TestListenerOnlyOptionsDoNotCompileOnAHandler(t *testing.T) {
+	out, err := exec.Command("go", "build", "-o", os.DevNull, "./testdata/listeneronly").CombinedOutput()
+	if err == nil {
+		t.Fatal("a listener-only option compiled as a HandlerOption")
+	}
+	const refusal = "does not implement streamablehttp.HandlerOption"
+	var refused []string
+	for _, line := range strings.Split(string(out), "\n") {
+		if strings.Contains(line, refusal) {
+			_, after, _ := strings.Cut(line, "streamablehttp.With")
+			name, _, _ := strings.Cut(after, "(")
+			refused = append(refused, "With"+name)
+		} else if strings.Contains(line, "main.go:") {
+			t.Errorf("unexpected compile error: %s", line)
 		}
 	}
-	sup := limitedSupervisor(t, rt, supervisor.Limits{})
-	if h, err := streamablehttp.NewHandler(rt, streamablehttp.WithSupervisor(sup), streamablehttp.WithMaxSubscriptions(3)); err == nil {
-		_ = h.Close()
-		t.Fatal("WithMaxSubscriptions was accepted with a shared supervisor")
+	want := []string{"WithAddr", "WithListener", "WithListenerLimits", "WithHTTPMiddleware"}
+	if !slices.Equal(refused, want) {
+		t.Fatalf("refused %v, want %v:\n%s", refused, want, out)
+	}
+}
+
+func TestOptionsAreValidated(t *testing.T) {
+	rt := testRuntime(t, nil)
+	for want, opt := range map[string]streamablehttp.Option{
+		"WithPath: path must start with /":                  streamablehttp.WithPath("mcp"),
+		"WithAllowedHosts: at least one host is needed":     streamablehttp.WithAllowedHosts(),
+		"WithLimits: MaxBodyBytes must not be negative":     streamablehttp.WithLimits(streamablehttp.Limits{MaxBodyBytes: -1}),
+		"WithLimits: RequestTimeout must not be negative":   streamablehttp.WithLimits(streamablehttp.Limits{RequestTimeout: -time.Second}),
+		"WithSupervisor: nil supervisor":                    streamablehttp.WithSupervisor(nil),
+		"WithPrincipal: nil principal function":             streamablehttp.WithPrincipal(nil),
+		"WithSessions: session limits must not be negative": streamablehttp.WithSessions(streamablehttp.SessionConfig{MaxSessions: -1}),
+	} {
+		if h, err := streamablehttp.NewHandler(rt, opt); err == nil || err.Error() != "streamablehttp: "+want {
+			if h != nil {
+				_ = h.Close()
+			}
+			t.Errorf("NewHandler: %v, want %q", err, "streamablehttp: "+want)
+		}
+		if s, err := streamablehttp.Listen(rt, opt); err == nil || err.Error() != "streamablehttp: "+want {
+			if s != nil {
+				_ = s.Close()
+			}
+			t.Errorf("Listen: %v, want %q", err, "streamablehttp: "+want)
+		}
+	}
+	if s, err := streamablehttp.Listen(rt, streamablehttp.WithListenerLimits(streamablehttp.ListenerLimits{DrainTimeout: -1})); err == nil || err.Error() != "streamablehttp: WithListenerLimits: DrainTimeout must not be negative" {
+		if s != nil {
+			_ = s.Close()
+		}
+		t.Errorf("Listen: %v", err)
 	}
 }
 

@@ -151,7 +151,7 @@ func TestHostileHeads(t *testing.T) {
 	forEachTarget(t, func(t *testing.T, tg target) {
 		// A short body timeout bounds how long a refused head's unsent
 		// body is waited for; statusOf checks the connection closes.
-		ep := tg.start(t, testRuntime(t, nil), streamablehttp.WithBodyTimeout(300*time.Millisecond))
+		ep := tg.start(t, testRuntime(t, nil), streamablehttp.WithLimits(streamablehttp.Limits{BodyTimeout: 300 * time.Millisecond}))
 		others := startBystander(t, ep.url)
 		for _, tc := range cases {
 			status, body := statusOf(t, ep.addr, tc.raw)
@@ -200,7 +200,7 @@ func TestRefusedHeadDoesNotWaitForItsBody(t *testing.T) {
 		{"over the body limit", []string{"Content-Length: 200000"}, 413},
 	}
 	forEachTarget(t, func(t *testing.T, tg target) {
-		ep := tg.start(t, testRuntime(t, nil), streamablehttp.WithMaxBodyBytes(100_000), streamablehttp.WithBodyTimeout(200*time.Millisecond))
+		ep := tg.start(t, testRuntime(t, nil), streamablehttp.WithLimits(streamablehttp.Limits{MaxBodyBytes: 100_000}), streamablehttp.WithLimits(streamablehttp.Limits{BodyTimeout: 200 * time.Millisecond}))
 		for _, tc := range cases {
 			raw := rawRequest("/mcp", frame, tc.extra...) + "\r\n"
 			if tc.name == "wrong media type" {
@@ -327,7 +327,7 @@ func TestHugeValuesInsideTheBodyLimit(t *testing.T) {
 		// An eighth of the default limit keeps the test quick under the
 		// race detector; the bounds do not depend on the limit's size.
 		const limit = streamablehttp.DefaultMaxBodyBytes / 8
-		ep := tg.start(t, testRuntime(t, nil), streamablehttp.WithMaxBodyBytes(limit))
+		ep := tg.start(t, testRuntime(t, nil), streamablehttp.WithLimits(streamablehttp.Limits{MaxBodyBytes: limit}))
 		others := startBystander(t, ep.url)
 		frame := call(1, "echo", map[string]any{"text": "x"})
 		envelope := func(args string) []byte {

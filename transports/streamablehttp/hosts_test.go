@@ -11,6 +11,7 @@ import (
 
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/internal/testfixture"
+	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/testkit"
 	"github.com/snodo-go/snodo/transports/streamablehttp"
 )
@@ -190,7 +191,8 @@ func TestDuplicateIDsAreScopedToOnePeer(t *testing.T) {
 }
 
 func TestDiscardReturnsTheSubscriptionSlot(t *testing.T) {
-	h := newHandler(t, testRuntime(t, nil), streamablehttp.WithMaxSubscriptions(1))
+	rt := testRuntime(t, nil)
+	h := newHandler(t, rt, streamablehttp.WithSupervisor(limitedSupervisor(t, rt, supervisor.Limits{MaxSubscriptions: 1})))
 	t.Cleanup(func() { _ = h.Close() })
 	p, resp := h.Prepare(plainRequest(listenFrame(1), ""))
 	if p == nil {

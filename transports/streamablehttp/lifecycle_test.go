@@ -94,7 +94,7 @@ func TestWithoutProgressTheAnswerIsJSON(t *testing.T) {
 func TestKeepaliveCommentsOnAQuietStream(t *testing.T) {
 	forEachTarget(t, func(t *testing.T, tg target) {
 		g := newGate()
-		ep := tg.start(t, testRuntime(t, g), streamablehttp.WithKeepAlive(10*time.Millisecond))
+		ep := tg.start(t, testRuntime(t, g), streamablehttp.WithLimits(streamablehttp.Limits{KeepAlive: 10 * time.Millisecond}))
 		resp := openStream(t, context.Background(), ep.url, progressCall(1, "progress-hold"))
 		checkSSEHeaders(t, resp.Header)
 		sr := testfixture.NewSSEReader(resp.Body)
@@ -220,7 +220,7 @@ func TestOverloadIs503(t *testing.T) {
 func TestTimeoutAfterTheStreamStartedIsTheFinalEvent(t *testing.T) {
 	forEachTarget(t, func(t *testing.T, tg target) {
 		g := newGate()
-		ep := tg.start(t, testRuntime(t, g), streamablehttp.WithRequestTimeout(100*time.Millisecond))
+		ep := tg.start(t, testRuntime(t, g), streamablehttp.WithLimits(streamablehttp.Limits{RequestTimeout: 100 * time.Millisecond}))
 		reply := testfixture.PostMCP(t, nil, ep.url, progressCall(4, "progress-hold"), nil)
 		if reply.Status != 200 || reply.Header.Get("Content-Type") != "text/event-stream" || len(reply.Frames) != 2 {
 			t.Fatalf("%d %s", reply.Status, reply.Body)

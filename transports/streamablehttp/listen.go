@@ -1,5 +1,8 @@
 package streamablehttp
 
+// subscriptions/listen over HTTP: the stream runs no job and is driven by
+// the request's goroutine.
+
 import (
 	"context"
 	"errors"
@@ -76,9 +79,9 @@ func (s *StreamResponse) nextListen(ctx context.Context) ([]byte, error) {
 			return sseEvent(frame), nil
 		}
 		if s.timer == nil {
-			s.timer = time.NewTimer(s.h.o.keepAlive)
+			s.timer = time.NewTimer(s.h.o.limits.KeepAlive)
 		} else {
-			s.timer.Reset(s.h.o.keepAlive)
+			s.timer.Reset(s.h.o.limits.KeepAlive)
 		}
 		select {
 		case <-s.wake:

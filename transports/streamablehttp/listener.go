@@ -1,5 +1,7 @@
 package streamablehttp
 
+// The native listener: Listen, its net/http server, its drain.
+
 import (
 	"context"
 	"errors"
@@ -39,11 +41,11 @@ type Server struct {
 // [WithAddr] says otherwise) and starts serving rt in the background.
 // Stop it with [Server.Shutdown] or [Server.Close], or by closing the
 // supervisor it runs under.
-func Listen(rt *dispatch.Runtime, opts ...Option) (*Server, error) {
+func Listen(rt *dispatch.Runtime, opts ...ListenerOption) (*Server, error) {
 	o := defaultOptions()
 	for _, opt := range opts {
-		if err := opt(&o); err != nil {
-			return nil, err
+		if err := opt.applyListener(&o); err != nil {
+			return nil, fmt.Errorf("streamablehttp: %w", err)
 		}
 	}
 	if rt == nil {
@@ -57,17 +59,17 @@ func Listen(rt *dispatch.Runtime, opts ...Option) (*Server, error) {
 		}
 	}
 	s := &Server{
-		ln:    newBoundedListener(nl, o.maxConnections, o.readTimeout),
+		ln:    newBoundedListener(nl, o.listener.MaxConnections, o.listener.ReadTimeout),
 		done:  make(chan struct{}),
 		ready: make(chan struct{}),
 		url:   "http://" + nl.Addr().String() + o.path,
 	}
 	// net/http adds 4 KiB of read-ahead slack to MaxHeaderBytes; take it
 	// off so the whole head is bounded by the option.
-	maxHeader := max(o.maxHeaderBytes-4096, 1024)
+	maxHeader := max(o.listener.MaxHeaderBytes-4096, 1024)
 	s.srv = &http.Server{
-		ReadHeaderTimeout: o.headTimeout,
-		IdleTimeout:       o.idleTimeout,
+		ReadHeaderTimeout: o.listener.HeadTimeout,
+		IdleTimeout:       o.listener.IdleTimeout,
 		MaxHeaderBytes:    maxHeader,
 		ConnState:         s.ln.connState,
 	}
@@ -152,7 +154,7 @@ func (s *Server) shutdown(ctx context.Context, drain bool) error {
 		s.srv.SetKeepAlivesEnabled(false) // also closes idle connections
 		_ = s.ln.Close()
 		if drain {
-			dctx, cancel := context.WithTimeout(ctx, s.h.o.drainTimeout)
+			dctx, cancel := context.WithTimeout(ctx, s.h.o.listener.DrainTimeout)
 			defer cancel()
 			// Requests being served finish, streams complete; then the
 			// connections serving nothing are closed.
@@ -192,7 +194,7 @@ func (s *Server) stop() error {
 // Shutdown's result: nil after a clean drain. It returns at once if the listener cannot bind.
 // When the supervisor the listener runs under is closed first, Serve
 // returns as soon as the listener has stopped.
-func Serve(ctx context.Context, rt *dispatch.Runtime, opts ...Option) error {
+func Serve(ctx context.Context, rt *dispatch.Runtime, opts ...ListenerOption) error {
 	s, err := Listen(rt, opts...)
 	if err != nil {
 		return err

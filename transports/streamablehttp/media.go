@@ -1,5 +1,7 @@
 package streamablehttp
 
+// Media types: Content-Type and Accept.
+
 import (
 	"strings"
 )

@@ -1,5 +1,8 @@
 package streamablehttp
 
+// The listener's connections: the cap, per-read deadlines, and refusing
+// unread requests at a drain.
+
 import (
 	"net"
 	"net/http"

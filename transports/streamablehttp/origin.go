@@ -1,5 +1,7 @@
 package streamablehttp
 
+// Origin and Host rules.
+
 import (
 	"fmt"
 	"net"

@@ -1,5 +1,8 @@
 package streamablehttp
 
+// Prepare: the transport's head and body rules and the dispatch admission,
+// before anything runs.
+
 import (
 	"errors"
 	"io"
@@ -136,7 +139,7 @@ func (h *Handler) checkHead(req *Request) *Response {
 		return errorResponse(http.StatusNotAcceptable, jsonrpc.NullID, errAccept)
 	case len(req.TransferEncoding) > 0 || req.Header["Transfer-Encoding"] != nil || req.ContentLength < 0:
 		return errorResponse(http.StatusLengthRequired, jsonrpc.NullID, errLength)
-	case req.ContentLength > h.o.maxBodyBytes:
+	case req.ContentLength > h.o.limits.MaxBodyBytes:
 		return errorResponse(http.StatusRequestEntityTooLarge, jsonrpc.NullID, errTooLarge)
 	}
 	return nil

@@ -59,7 +59,7 @@ func (w *recordingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter
 // late writes, under httptest.
 func startRecordedHandler(t *testing.T, rt *dispatch.Runtime, l *lateWrites, opts ...streamablehttp.Option) *endpoint {
 	t.Helper()
-	h, err := streamablehttp.NewHandler(rt, append([]streamablehttp.Option{streamablehttp.WithPath("/mcp")}, opts...)...)
+	h, err := streamablehttp.NewHandler(rt, append([]streamablehttp.HandlerOption{streamablehttp.WithPath("/mcp")}, handlerOptions(opts)...)...)
 	if err != nil {
 		t.Fatal(err)
 	}

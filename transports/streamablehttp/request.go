@@ -1,5 +1,7 @@
 package streamablehttp
 
+// Request and Response: an exchange as any HTTP server can describe it.
+
 import (
 	"context"
 	"errors"

@@ -1,5 +1,7 @@
 package streamablehttp
 
+// ServeHTTP: net/http on top of Prepare and Execute.
+
 import (
 	"io"
 	"net/http"
@@ -28,7 +30,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			// bounds that too, so a client that never sends the body
 			// cannot hold the connection.
 			w.Header()["Connection"] = connectionClose
-			setReadDeadline(w, time.Now().Add(h.o.bodyTimeout))
+			setReadDeadline(w, time.Now().Add(h.o.limits.BodyTimeout))
 		}
 		h.write(w, resp)
 		return
@@ -57,7 +59,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// The body must be complete within the body timeout. The read
 		// deadline interrupts a blocked read; the reader also checks the
 		// clock after each read, for servers without read deadlines.
-		deadline := time.Now().Add(h.o.bodyTimeout)
+		deadline := time.Now().Add(h.o.limits.BodyTimeout)
 		setReadDeadline(w, deadline)
 		req.Body = &deadlineReader{r: r.Body, deadline: deadline}
 	}
@@ -112,7 +114,7 @@ func (h *Handler) write(w http.ResponseWriter, resp *Response) {
 		hd["Content-Length"] = []string{strconv.Itoa(len(resp.Body))}
 	}
 	if h.boundAllWrites {
-		setWriteDeadline(w, time.Now().Add(h.o.writeTimeout))
+		setWriteDeadline(w, time.Now().Add(h.o.limits.WriteTimeout))
 	}
 	w.WriteHeader(resp.Status)
 	if len(resp.Body) > 0 {
@@ -128,7 +130,7 @@ func (h *Handler) writeStream(w http.ResponseWriter, r *http.Request, s *StreamR
 		hd[k] = v
 	}
 	rc := http.NewResponseController(w)
-	_ = rc.SetWriteDeadline(time.Now().Add(h.o.writeTimeout))
+	_ = rc.SetWriteDeadline(time.Now().Add(h.o.limits.WriteTimeout))
 	w.WriteHeader(http.StatusOK)
 	if err := rc.Flush(); err != nil {
 		s.Close()
@@ -139,7 +141,7 @@ func (h *Handler) writeStream(w http.ResponseWriter, r *http.Request, s *StreamR
 		if err != nil {
 			return // the final event was written, or the request ended
 		}
-		_ = rc.SetWriteDeadline(time.Now().Add(h.o.writeTimeout))
+		_ = rc.SetWriteDeadline(time.Now().Add(h.o.limits.WriteTimeout))
 		if _, err := w.Write(chunk); err != nil {
 			s.Close()
 			return

@@ -1,5 +1,8 @@
 package streamablehttp
 
+// Initialize-era sessions on the wire: the Mcp-Session-Id header, the GET
+// stream, DELETE.
+
 import (
 	"net/http"
 	"strings"

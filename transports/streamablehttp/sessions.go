@@ -1,5 +1,8 @@
 package streamablehttp
 
+// The initialize-era session store: WithSessions and the sessions'
+// lifetimes.
+
 import (
 	"crypto/rand"
 	"encoding/base64"
@@ -12,10 +15,10 @@ import (
 	"github.com/snodo-go/snodo/jsonrpc"
 )
 
-// Session defaults.
+// The defaults of SessionConfig, stated in its field comments.
 const (
-	DefaultSessionIdleTimeout = 10 * time.Minute
-	DefaultMaxSessions        = 1024
+	defaultSessionIdleTimeout = 10 * time.Minute
+	defaultMaxSessions        = 1024
 )
 
 // SessionConfig configures the sessions initialize-era clients
@@ -51,19 +54,19 @@ type SessionConfig struct {
 // clients are served without a session: no logging/setLevel and no
 // server-to-client requests. 2026-07-28 requests never use sessions.
 func WithSessions(cfg SessionConfig) Option {
-	return func(o *options) error {
+	return option{"WithSessions", func(o *options) error {
 		if cfg.IdleTimeout < 0 || cfg.MaxSessions < 0 {
-			return errors.New("streamablehttp: session limits must not be negative")
+			return errors.New("session limits must not be negative")
 		}
 		if cfg.IdleTimeout == 0 {
-			cfg.IdleTimeout = DefaultSessionIdleTimeout
+			cfg.IdleTimeout = defaultSessionIdleTimeout
 		}
 		if cfg.MaxSessions == 0 {
-			cfg.MaxSessions = DefaultMaxSessions
+			cfg.MaxSessions = defaultMaxSessions
 		}
 		o.sessions = &cfg
 		return nil
-	}
+	}}
 }
 
 // sessionStore holds the live sessions of a Handler.

@@ -233,7 +233,7 @@ func TestServerToClientRequestOverHTTP(t *testing.T) {
 // ends.
 func TestDeleteEndsOutstandingRequests(t *testing.T) {
 	forEachTarget(t, func(t *testing.T, tg target) {
-		ep := tg.start(t, legacyRuntime(t), sessionsOn, streamablehttp.WithKeepAlive(10*time.Millisecond))
+		ep := tg.start(t, legacyRuntime(t), sessionsOn, streamablehttp.WithLimits(streamablehttp.Limits{KeepAlive: 10 * time.Millisecond}))
 		s := testfixture.OpenHTTPSession(t, ep.url, mcp.Version20251125, map[string]any{"elicitation": map[string]any{}})
 		ctx, cancel := context.WithTimeout(context.Background(), testkit.DefaultTimeout)
 		defer cancel()
@@ -299,7 +299,7 @@ func TestDeleteEndsOutstandingRequests(t *testing.T) {
 
 func TestIdleSessionsExpire(t *testing.T) {
 	ep := startListener(t, legacyRuntime(t), streamablehttp.WithSessions(streamablehttp.SessionConfig{IdleTimeout: 40 * time.Millisecond}),
-		streamablehttp.WithKeepAlive(10*time.Millisecond))
+		streamablehttp.WithLimits(streamablehttp.Limits{KeepAlive: 10 * time.Millisecond}))
 	// A session with its GET stream open is in use: several keepalives
 	// (each 10 ms apart) outlast the idle timeout and it is still there.
 	held := testfixture.OpenHTTPSession(t, ep.url, mcp.Version20251125, nil)

@@ -1,5 +1,7 @@
 package streamablehttp
 
+// HTTP statuses for JSON-RPC outcomes.
+
 import (
 	"net/http"
 

@@ -79,8 +79,8 @@ var statusCases = []statusCase{
 	{name: "no content length", raw: func(path string) string {
 		return rawRequest(path, discover(1)) + "\r\n"
 	}, status: 411, code: -32600},
-	{name: "body over the limit", opts: []streamablehttp.Option{streamablehttp.WithMaxBodyBytes(64)}, frame: call(1, "echo", map[string]any{"text": strings.Repeat("x", 100)}), status: 413, code: -32600},
-	{name: "body at the limit", opts: []streamablehttp.Option{streamablehttp.WithMaxBodyBytes(int64(len(discover(1))))}, status: 200},
+	{name: "body over the limit", opts: []streamablehttp.Option{streamablehttp.WithLimits(streamablehttp.Limits{MaxBodyBytes: 64})}, frame: call(1, "echo", map[string]any{"text": strings.Repeat("x", 100)}), status: 413, code: -32600},
+	{name: "body at the limit", opts: []streamablehttp.Option{streamablehttp.WithLimits(streamablehttp.Limits{MaxBodyBytes: int64(len(discover(1)))})}, status: 200},
 
 	// JSON and envelope.
 	{name: "invalid JSON", frame: []byte(`{"jsonrpc":"2.0","id":1,`), status: 400, code: -32700},
@@ -127,7 +127,7 @@ var statusCases = []statusCase{
 	{name: "unknown tool", frame: call(1, "nope", nil), status: 400, code: -32602},
 	{name: "application error code", frame: call(1, "fail", nil), status: 200, code: -31999},
 	{name: "handler panic", frame: call(1, "panic", nil), status: 500, code: -32603},
-	{name: "request timeout", opts: []streamablehttp.Option{streamablehttp.WithRequestTimeout(50 * time.Millisecond)}, frame: call(1, "hold", nil), status: 504, code: -32603},
+	{name: "request timeout", opts: []streamablehttp.Option{streamablehttp.WithLimits(streamablehttp.Limits{RequestTimeout: 50 * time.Millisecond})}, frame: call(1, "hold", nil), status: 504, code: -32603},
 }
 
 func TestStatusCodes(t *testing.T) {

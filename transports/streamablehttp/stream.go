@@ -1,5 +1,8 @@
 package streamablehttp
 
+// StreamResponse: an answer written as an event stream, pulled one event
+// at a time.
+
 import (
 	"context"
 	"errors"
@@ -81,9 +84,9 @@ func (s *StreamResponse) Next(ctx context.Context) ([]byte, error) {
 		return sseEvent(f), nil
 	}
 	if s.timer == nil {
-		s.timer = time.NewTimer(s.h.o.keepAlive)
+		s.timer = time.NewTimer(s.h.o.limits.KeepAlive)
 	} else {
-		s.timer.Reset(s.h.o.keepAlive)
+		s.timer.Reset(s.h.o.limits.KeepAlive)
 	}
 	select {
 	case ev := <-s.p.x.events:
@@ -148,9 +151,9 @@ func (s *StreamResponse) nextSession(ctx context.Context) ([]byte, error) {
 			return sseEvent(frame), nil
 		}
 		if s.timer == nil {
-			s.timer = time.NewTimer(s.h.o.keepAlive)
+			s.timer = time.NewTimer(s.h.o.limits.KeepAlive)
 		} else {
-			s.timer.Reset(s.h.o.keepAlive)
+			s.timer.Reset(s.h.o.limits.KeepAlive)
 		}
 		select {
 		case <-hs.wake:

@@ -29,7 +29,7 @@ func subscriptionsOpen(n int) func(*supervisor.Node) bool {
 func TestListenStreamOpensAtOnceAndHoldsASubscriptionActor(t *testing.T) {
 	forEachTarget(t, func(t *testing.T, tg target) {
 		g := newGate()
-		ep := tg.start(t, testRuntime(t, g), streamablehttp.WithKeepAlive(10*time.Millisecond))
+		ep := tg.start(t, testRuntime(t, g), streamablehttp.WithLimits(streamablehttp.Limits{KeepAlive: 10 * time.Millisecond}))
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		resp := openStream(t, ctx, ep.url, listenFrame("L1"))

@@ -38,13 +38,13 @@ var targets = []target{
 
 func startListener(t *testing.T, rt *dispatch.Runtime, opts ...streamablehttp.Option) *endpoint {
 	t.Helper()
-	srv := testkit.StartHTTP(t, rt, opts...)
+	srv := testkit.StartHTTP(t, rt, listenerOptions(opts)...)
 	return &endpoint{url: srv.URL(), addr: srv.Addr().String(), sup: srv.Sup, kind: supervisor.KindListener, shutdown: srv.Shutdown}
 }
 
 func startListenerWith(t *testing.T, sup *supervisor.Supervisor, rt *dispatch.Runtime, opts ...streamablehttp.Option) *endpoint {
 	t.Helper()
-	srv := testkit.StartHTTPWith(t, sup, rt, opts...)
+	srv := testkit.StartHTTPWith(t, sup, rt, listenerOptions(opts)...)
 	return &endpoint{url: srv.URL(), addr: srv.Addr().String(), sup: sup, kind: supervisor.KindListener, shutdown: srv.Shutdown}
 }
 
@@ -57,7 +57,7 @@ func startHandlerWith(t *testing.T, sup *supervisor.Supervisor, rt *dispatch.Run
 // rule answers other paths) and serves it with httptest.
 func startHandler(t *testing.T, rt *dispatch.Runtime, opts ...streamablehttp.Option) *endpoint {
 	t.Helper()
-	h, err := streamablehttp.NewHandler(rt, append([]streamablehttp.Option{streamablehttp.WithPath("/mcp")}, opts...)...)
+	h, err := streamablehttp.NewHandler(rt, append([]streamablehttp.HandlerOption{streamablehttp.WithPath("/mcp")}, handlerOptions(opts)...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,6 +76,23 @@ func startHandler(t *testing.T, rt *dispatch.Runtime, opts ...streamablehttp.Opt
 		}
 	})
 	return &endpoint{url: ts.URL + "/mcp", addr: ts.Listener.Addr().String(), sup: h.Supervisor(), kind: supervisor.KindHandler, shutdown: h.Shutdown}
+}
+
+// listenerOptions and handlerOptions pass options of both to one.
+func listenerOptions(opts []streamablehttp.Option) []streamablehttp.ListenerOption {
+	out := make([]streamablehttp.ListenerOption, len(opts))
+	for i, o := range opts {
+		out[i] = o
+	}
+	return out
+}
+
+func handlerOptions(opts []streamablehttp.Option) []streamablehttp.HandlerOption {
+	out := make([]streamablehttp.HandlerOption, len(opts))
+	for i, o := range opts {
+		out[i] = o
+	}
+	return out
 }
 
 // forEachTarget runs f as a subtest against both targets.

@@ -1,16 +1,14 @@
-package instrumentation_test
+package tracectx
 
 import (
 	"strings"
 	"testing"
-
-	"github.com/snodo-go/snodo/instrumentation"
 )
 
 const validParent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
 
 func TestParseTraceParent(t *testing.T) {
-	trace, span, flags, ok := instrumentation.ParseTraceParent(validParent)
+	trace, span, flags, ok := Parse(validParent)
 	if !ok || trace[0] != 0x4b || trace[15] != 0x36 || span[0] != 0x00 || span[7] != 0xb7 || flags != 1 {
 		t.Fatalf("parse of a valid traceparent: %x %x %x %v", trace, span, flags, ok)
 	}
@@ -31,25 +29,25 @@ func TestParseTraceParent(t *testing.T) {
 		validParent[:53] + "0g": false,
 	}
 	for in, want := range cases {
-		if _, _, _, ok := instrumentation.ParseTraceParent(in); ok != want {
-			t.Errorf("ParseTraceParent(%q) ok = %v, want %v", in, ok, want)
+		if _, _, _, ok := Parse(in); ok != want {
+			t.Errorf("Parse(%q) ok = %v, want %v", in, ok, want)
 		}
 	}
 }
 
 func TestNewTraceContext(t *testing.T) {
-	tc := instrumentation.NewTraceContext(validParent, "rojo=00f067aa0ba902b7,congo=t61rcWkgMzE")
+	tc := New(validParent, "rojo=00f067aa0ba902b7,congo=t61rcWkgMzE")
 	if !tc.IsValid() || tc.TraceState != "rojo=00f067aa0ba902b7,congo=t61rcWkgMzE" {
 		t.Fatalf("valid pair: %+v", tc)
 	}
-	if tc := instrumentation.NewTraceContext("nope", "rojo=1"); tc.IsValid() || tc.TraceState != "" {
+	if tc := New("nope", "rojo=1"); tc.IsValid() || tc.TraceState != "" {
 		t.Fatalf("an invalid traceparent kept something: %+v", tc)
 	}
-	long := strings.Repeat("a", instrumentation.MaxTraceStateLen+1)
-	if tc := instrumentation.NewTraceContext(validParent, long); !tc.IsValid() || tc.TraceState != "" {
+	long := strings.Repeat("a", MaxStateLen+1)
+	if tc := New(validParent, long); !tc.IsValid() || tc.TraceState != "" {
 		t.Fatalf("an over-long tracestate was kept: %+v", tc)
 	}
-	if tc := instrumentation.NewTraceContext(validParent, "a=\u00e9"); tc.TraceState != "" {
+	if tc := New(validParent, "a=\u00e9"); tc.TraceState != "" {
 		t.Fatalf("a non-ASCII tracestate was kept: %+v", tc)
 	}
 }

@@ -1,4 +1,4 @@
-package instrumentation_test
+package guard
 
 import (
 	"bytes"
@@ -34,7 +34,7 @@ func (marker) DispatchStart(ctx context.Context, _ instrumentation.DispatchStart
 
 func TestGuardContainsEveryPanic(t *testing.T) {
 	var logs bytes.Buffer
-	g := instrumentation.Guard(panicky{}, slog.New(slog.NewTextHandler(&logs, nil)))
+	g := Sink(panicky{}, slog.New(slog.NewTextHandler(&logs, nil)))
 	ctx := context.WithValue(context.Background(), ctxKey{}, "original")
 	for range 5 {
 		if got := g.DispatchStart(ctx, instrumentation.DispatchStart{}); got != ctx {
@@ -55,11 +55,11 @@ func TestGuardContainsEveryPanic(t *testing.T) {
 }
 
 func TestGuardPassesThrough(t *testing.T) {
-	if instrumentation.Guard(nil, nil) != nil {
-		t.Fatal("Guard(nil) is not nil")
+	if Sink(nil, nil) != nil {
+		t.Fatal("Sink(nil) is not nil")
 	}
-	g := instrumentation.Guard(marker{}, nil)
-	if instrumentation.Guard(g, nil) != g {
+	g := Sink(marker{}, nil)
+	if Sink(g, nil) != g {
 		t.Fatal("guarding a guarded sink wrapped it again")
 	}
 	got := g.DispatchStart(context.Background(), instrumentation.DispatchStart{})

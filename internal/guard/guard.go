@@ -1,6 +1,6 @@
-package instrumentation
-
-// Guard: a sink whose panics are contained.
+// Package guard contains an instrumentation sink's panics, so that a
+// sink cannot break a request: the runtime guards every sink it is given.
+package guard
 
 import (
 	"context"
@@ -8,18 +8,18 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"sync/atomic"
+
+	"github.com/snodo-go/snodo/instrumentation"
 )
 
-// Guard returns a Sink that calls s and contains its panics: a method
+// Sink returns a Sink that calls s and contains its panics: a method
 // that panics is treated as having returned (DispatchStart then returns
 // the context it was given), and the panic is logged through logger with
 // its stack the 1st, 2nd, 4th, 8th... time, so a sink that always panics
-// cannot flood the log. Guard(nil, _) is nil, and guarding a guarded sink
-// returns it unchanged. A nil logger means slog.Default().
-//
-// The runtime guards every sink it is given; call Guard yourself only to
-// share one guarded sink (and its panic count) between components.
-func Guard(s Sink, logger *slog.Logger) Sink {
+// cannot flood the log. Sink(nil, _) is nil, and guarding a guarded sink
+// returns it unchanged (so a sink shared by the Runtime and its tree
+// shares one panic count). A nil logger means slog.Default().
+func Sink(s instrumentation.Sink, logger *slog.Logger) instrumentation.Sink {
 	if s == nil {
 		return nil
 	}
@@ -33,7 +33,7 @@ func Guard(s Sink, logger *slog.Logger) Sink {
 }
 
 type guarded struct {
-	s      Sink
+	s      instrumentation.Sink
 	logger *slog.Logger
 	panics atomic.Int64
 }
@@ -51,7 +51,7 @@ func (g *guarded) contain(method string) {
 	}
 }
 
-func (g *guarded) DispatchStart(ctx context.Context, e DispatchStart) (out context.Context) {
+func (g *guarded) DispatchStart(ctx context.Context, e instrumentation.DispatchStart) (out context.Context) {
 	out = ctx
 	defer g.contain("DispatchStart")
 	if c := g.s.DispatchStart(ctx, e); c != nil {
@@ -60,22 +60,22 @@ func (g *guarded) DispatchStart(ctx context.Context, e DispatchStart) (out conte
 	return out
 }
 
-func (g *guarded) DispatchStop(ctx context.Context, e DispatchStop) {
+func (g *guarded) DispatchStop(ctx context.Context, e instrumentation.DispatchStop) {
 	defer g.contain("DispatchStop")
 	g.s.DispatchStop(ctx, e)
 }
 
-func (g *guarded) DispatchException(ctx context.Context, e DispatchException) {
+func (g *guarded) DispatchException(ctx context.Context, e instrumentation.DispatchException) {
 	defer g.contain("DispatchException")
 	g.s.DispatchException(ctx, e)
 }
 
-func (g *guarded) Executor(e ExecutorEvent) {
+func (g *guarded) Executor(e instrumentation.ExecutorEvent) {
 	defer g.contain("Executor")
 	g.s.Executor(e)
 }
 
-func (g *guarded) Subscription(e SubscriptionEvent) {
+func (g *guarded) Subscription(e instrumentation.SubscriptionEvent) {
 	defer g.contain("Subscription")
 	g.s.Subscription(e)
 }

@@ -1,0 +1,7 @@
+package streamablehttp
+
+// Defaults the external tests size their inputs by.
+const (
+	DefaultHeadTimeout  = defaultHeadTimeout
+	DefaultMaxBodyBytes = defaultMaxBodyBytes
+)
