@@ -84,7 +84,7 @@ func TestFaultBodyFailsMidway(t *testing.T) {
 // A body that stalls past the body timeout gets 408.
 func TestFaultBodyStallPastTheBodyTimeout(t *testing.T) {
 	const timeout = 50 * time.Millisecond
-	h := newHandler(t, testRuntime(t, nil), streamablehttp.WithBodyTimeout(timeout))
+	h := newHandler(t, testRuntime(t, nil), streamablehttp.WithLimits(streamablehttp.Limits{BodyTimeout: timeout}))
 	t.Cleanup(func() { _ = h.Close() })
 	var once sync.Once
 	rec := serveBody(t, h, call(1, "echo", map[string]any{"text": "late"}), func(b []byte) io.Reader {
