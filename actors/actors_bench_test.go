@@ -15,6 +15,7 @@ import (
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/internal/executor"
 	"github.com/snodo-go/snodo/internal/tree"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 func benchSystem(b *testing.B) *system {
@@ -165,16 +166,16 @@ func (w *lineCounter) Write(p []byte) (int, error) {
 
 func echoRuntime(b *testing.B) *dispatch.Runtime {
 	b.Helper()
-	rt, err := dispatch.New(dispatch.Implementation{Name: "bench", Version: "1.0.0"},
+	rt, err := dispatch.New(mcp.Implementation{Name: "bench", Version: "1.0.0"},
 		dispatch.WithLogger(slog.New(slog.DiscardHandler)),
-		dispatch.WithTool(dispatch.Tool{Name: "echo"}, func(_ context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		dispatch.WithTool(mcp.Tool{Name: "echo"}, func(_ context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			var a struct {
 				Text string `json:"text"`
 			}
 			if err := json.Unmarshal(req.Arguments, &a); err != nil {
 				return nil, err
 			}
-			return dispatch.TextResult(a.Text), nil
+			return mcp.TextResult(a.Text), nil
 		}),
 	)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/snodo-go/snodo/internal/executor"
 	"github.com/snodo-go/snodo/internal/tree"
 	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 // sessionDialect is a stand-in for an initialize-era revision: it serves
@@ -82,7 +83,7 @@ func (l lines) ReadFrame() ([]byte, error) {
 // dialect selection is shared with HTTP's MCP-Protocol-Version header.
 func TestNegotiatedVersionAppliesToLaterMessages(t *testing.T) {
 	logger := slog.New(slog.DiscardHandler)
-	rt, err := dispatch.New(dispatch.Implementation{Name: "t", Version: "1"}, dispatch.WithLogger(logger), dispatch.WithDialect(sessionDialect{}))
+	rt, err := dispatch.New(mcp.Implementation{Name: "t", Version: "1"}, dispatch.WithLogger(logger), dispatch.WithDialect(sessionDialect{}))
 	if err != nil {
 		t.Fatal(err)
 	}

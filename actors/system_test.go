@@ -15,6 +15,7 @@ import (
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/internal/executor"
 	"github.com/snodo-go/snodo/internal/tree"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 // chanReader is a FrameReader fed by a test.
@@ -100,11 +101,11 @@ func waitTree(t *testing.T, s *system, cond func(*tree.Node) bool) *tree.Node {
 func TestTreeDuringAndAfterABurst(t *testing.T) {
 	quiet := slog.New(slog.DiscardHandler)
 	release := make(chan struct{})
-	rt, err := dispatch.New(dispatch.Implementation{Name: "t", Version: "1"}, dispatch.WithLogger(quiet),
-		dispatch.WithTool(dispatch.Tool{Name: "hold"}, func(ctx context.Context, _ *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+	rt, err := dispatch.New(mcp.Implementation{Name: "t", Version: "1"}, dispatch.WithLogger(quiet),
+		dispatch.WithTool(mcp.Tool{Name: "hold"}, func(ctx context.Context, _ *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			select {
 			case <-release:
-				return dispatch.TextResult("done"), nil
+				return mcp.TextResult("done"), nil
 			case <-ctx.Done():
 				return nil, ctx.Err()
 			}
@@ -214,7 +215,7 @@ func TestTreeDuringAndAfterABurst(t *testing.T) {
 
 func TestCloseStopsLiveConnections(t *testing.T) {
 	quiet := slog.New(slog.NewTextHandler(testWriter{t}, nil))
-	rt, err := dispatch.New(dispatch.Implementation{Name: "t", Version: "1"}, dispatch.WithLogger(quiet))
+	rt, err := dispatch.New(mcp.Implementation{Name: "t", Version: "1"}, dispatch.WithLogger(quiet))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/snodo-go/snodo/instrumentation"
 	"github.com/snodo-go/snodo/internal/executor"
 	"github.com/snodo-go/snodo/internal/tree"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 // gatedWriter is an output the test controls: each Write reports its
@@ -99,10 +100,10 @@ func (f *finishedEvents) wait(t *testing.T, want string) {
 // response is certainly waiting when the cancellation arrives.
 func TestWriterDropsAFrameCancelledWhileItWaits(t *testing.T) {
 	quiet := slog.New(slog.DiscardHandler)
-	rt, err := dispatch.New(dispatch.Implementation{Name: "t", Version: "1"}, dispatch.WithLogger(quiet),
-		dispatch.WithTool(dispatch.Tool{Name: "echo", InputSchema: json.RawMessage(`{"type":"object"}`)},
-			func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
-				return dispatch.TextResult("done"), nil
+	rt, err := dispatch.New(mcp.Implementation{Name: "t", Version: "1"}, dispatch.WithLogger(quiet),
+		dispatch.WithTool(mcp.Tool{Name: "echo", InputSchema: json.RawMessage(`{"type":"object"}`)},
+			func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
+				return mcp.TextResult("done"), nil
 			}))
 	if err != nil {
 		t.Fatal(err)

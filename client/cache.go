@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 // Cache bounds.
@@ -137,18 +138,17 @@ func (c *Client) cachePut(r *request, raw json.RawMessage) {
 	if c.cache == nil {
 		return
 	}
-	var hints CacheHints
-	if ttl, ok := jsonrpc.Member(raw, "ttlMs"); !ok || jsonrpc.Unmarshal(ttl, &hints.TTLMs) != nil || hints.TTLMs == nil {
+	var ttlMs *int64
+	if ttl, ok := jsonrpc.Member(raw, "ttlMs"); !ok || jsonrpc.Unmarshal(ttl, &ttlMs) != nil || ttlMs == nil {
 		return
 	}
 	scope, _ := jsonrpc.Member(raw, "cacheScope")
-	hints.CacheScope, _ = jsonrpc.Unquote(scope)
 	pub, priv := c.cacheKeys(r)
 	key := priv
-	if hints.CacheScope == "public" {
+	if s, _ := jsonrpc.Unquote(scope); mcp.CacheScope(s) == mcp.CachePublic {
 		key = pub
 	}
-	c.cache.put(key, append(json.RawMessage(nil), raw...), time.Duration(*hints.TTLMs)*time.Millisecond)
+	c.cache.put(key, append(json.RawMessage(nil), raw...), time.Duration(*ttlMs)*time.Millisecond)
 }
 
 // invalidate drops the cached results a change notification concerns.

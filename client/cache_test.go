@@ -6,6 +6,7 @@ import (
 
 	"github.com/snodo-go/snodo/client"
 	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 // cachingServer answers lists and reads with cache hints: tools/list
@@ -74,7 +75,7 @@ func TestCacheHonoursHints(t *testing.T) {
 	}
 
 	// Change notifications on a listen stream drop what they concern.
-	sub, err := c.Listen(ctx, client.SubscriptionFilter{ToolsListChanged: true, ResourceSubscriptions: []string{"file:///a"}})
+	sub, err := c.Listen(ctx, mcp.SubscriptionFilter{ToolsListChanged: true, ResourceSubscriptions: []string{"file:///a"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ type CallOption func(*request)
 
 // WithProgress asks the server for progress notifications and passes each
 // to fn, on the goroutine that made the call, before the call returns.
-func WithProgress(fn func(Progress)) CallOption {
+func WithProgress(fn func(mcp.Progress)) CallOption {
 	return func(r *request) { r.progress = fn }
 }
 
@@ -77,18 +77,18 @@ func decodeResult(method string, raw []byte, v any) error {
 // Discover returns the server's discovery result. On an initialize-era
 // connection it is built from the initialize result, with the negotiated
 // revision as the only supported one.
-func (c *Client) Discover(ctx context.Context) (*DiscoverResult, error) {
+func (c *Client) Discover(ctx context.Context) (*mcp.DiscoverResult, error) {
 	if _, version, err := c.state(); err != nil {
 		return nil, err
 	} else if !stateless(version) {
 		s := c.Server()
-		return &DiscoverResult{SupportedVersions: s.SupportedVersions, Capabilities: s.Capabilities, Instructions: s.Instructions}, nil
+		return &mcp.DiscoverResult{SupportedVersions: s.SupportedVersions, Capabilities: s.Capabilities, Instructions: s.Instructions}, nil
 	}
 	raw, err := c.call(ctx, &request{method: "server/discover", cacheable: true})
 	if err != nil {
 		return nil, err
 	}
-	var res DiscoverResult
+	var res mcp.DiscoverResult
 	if err := decodeResult("server/discover", raw, &res); err != nil {
 		return nil, err
 	}
@@ -99,12 +99,12 @@ func (c *Client) Discover(ctx context.Context) (*DiscoverResult, error) {
 // Tools whose x-mcp-header annotations are invalid are left out, as the
 // protocol asks of clients. What it learns of each tool's annotations is
 // used to mirror arguments in HTTP headers on later calls.
-func (c *Client) ListTools(ctx context.Context) ([]Tool, error) {
-	var all []Tool
+func (c *Client) ListTools(ctx context.Context) ([]mcp.Tool, error) {
+	var all []mcp.Tool
 	err := c.paginate(ctx, "tools/list", func(raw []byte) (string, error) {
 		var page struct {
-			Tools      []Tool  `json:"tools"`
-			NextCursor *string `json:"nextCursor"`
+			Tools      []mcp.Tool `json:"tools"`
+			NextCursor *string    `json:"nextCursor"`
 		}
 		if err := decodeResult("tools/list", raw, &page); err != nil {
 			return "", err
@@ -126,12 +126,12 @@ func (c *Client) ListTools(ctx context.Context) ([]Tool, error) {
 }
 
 // ListResources returns every resource, following pages up to the bound.
-func (c *Client) ListResources(ctx context.Context) ([]Resource, error) {
-	var all []Resource
+func (c *Client) ListResources(ctx context.Context) ([]mcp.Resource, error) {
+	var all []mcp.Resource
 	err := c.paginate(ctx, "resources/list", func(raw []byte) (string, error) {
 		var page struct {
-			Resources  []Resource `json:"resources"`
-			NextCursor *string    `json:"nextCursor"`
+			Resources  []mcp.Resource `json:"resources"`
+			NextCursor *string        `json:"nextCursor"`
 		}
 		if err := decodeResult("resources/list", raw, &page); err != nil {
 			return "", err
@@ -144,12 +144,12 @@ func (c *Client) ListResources(ctx context.Context) ([]Resource, error) {
 
 // ListResourceTemplates returns every resource template, following pages
 // up to the bound.
-func (c *Client) ListResourceTemplates(ctx context.Context) ([]ResourceTemplate, error) {
-	var all []ResourceTemplate
+func (c *Client) ListResourceTemplates(ctx context.Context) ([]mcp.ResourceTemplate, error) {
+	var all []mcp.ResourceTemplate
 	err := c.paginate(ctx, "resources/templates/list", func(raw []byte) (string, error) {
 		var page struct {
-			ResourceTemplates []ResourceTemplate `json:"resourceTemplates"`
-			NextCursor        *string            `json:"nextCursor"`
+			ResourceTemplates []mcp.ResourceTemplate `json:"resourceTemplates"`
+			NextCursor        *string                `json:"nextCursor"`
 		}
 		if err := decodeResult("resources/templates/list", raw, &page); err != nil {
 			return "", err
@@ -161,12 +161,12 @@ func (c *Client) ListResourceTemplates(ctx context.Context) ([]ResourceTemplate,
 }
 
 // ListPrompts returns every prompt, following pages up to the bound.
-func (c *Client) ListPrompts(ctx context.Context) ([]Prompt, error) {
-	var all []Prompt
+func (c *Client) ListPrompts(ctx context.Context) ([]mcp.Prompt, error) {
+	var all []mcp.Prompt
 	err := c.paginate(ctx, "prompts/list", func(raw []byte) (string, error) {
 		var page struct {
-			Prompts    []Prompt `json:"prompts"`
-			NextCursor *string  `json:"nextCursor"`
+			Prompts    []mcp.Prompt `json:"prompts"`
+			NextCursor *string      `json:"nextCursor"`
 		}
 		if err := decodeResult("prompts/list", raw, &page); err != nil {
 			return "", err
@@ -235,7 +235,7 @@ func cacheArgCursor(first bool, cursor string) string {
 // tool's schema are mirrored as Mcp-Param-* headers. The client learns the
 // annotations from ListTools; a call to a tool it has not listed that the
 // server refuses with a header mismatch is retried once after listing.
-func (c *Client) CallTool(ctx context.Context, name string, arguments any, opts ...CallOption) (*CallToolResult, error) {
+func (c *Client) CallTool(ctx context.Context, name string, arguments any, opts ...CallOption) (*mcp.CallToolResult, error) {
 	var args json.RawMessage
 	if arguments != nil {
 		b, err := jsonrpc.Marshal(arguments)
@@ -275,7 +275,7 @@ func (c *Client) CallTool(ctx context.Context, name string, arguments any, opts 
 	if err != nil {
 		return nil, err
 	}
-	var res CallToolResult
+	var res mcp.CallToolResult
 	if err := decodeResult("tools/call", raw, &res); err != nil {
 		return nil, err
 	}
@@ -285,14 +285,14 @@ func (c *Client) CallTool(ctx context.Context, name string, arguments any, opts 
 // ReadResource reads a resource. Results the server marks cacheable are
 // served from the cache until they expire or the server announces a
 // change.
-func (c *Client) ReadResource(ctx context.Context, uri string, opts ...CallOption) (*ReadResourceResult, error) {
+func (c *Client) ReadResource(ctx context.Context, uri string, opts ...CallOption) (*mcp.ReadResourceResult, error) {
 	r := newRequest("resources/read", map[string]any{"uri": uri}, opts)
 	r.name, r.cacheable, r.cacheArg = uri, true, uri
 	raw, err := c.call(ctx, r)
 	if err != nil {
 		return nil, err
 	}
-	var res ReadResourceResult
+	var res mcp.ReadResourceResult
 	if err := decodeResult("resources/read", raw, &res); err != nil {
 		return nil, err
 	}
@@ -300,7 +300,7 @@ func (c *Client) ReadResource(ctx context.Context, uri string, opts ...CallOptio
 }
 
 // GetPrompt gets a prompt with its arguments.
-func (c *Client) GetPrompt(ctx context.Context, name string, arguments map[string]string, opts ...CallOption) (*GetPromptResult, error) {
+func (c *Client) GetPrompt(ctx context.Context, name string, arguments map[string]string, opts ...CallOption) (*mcp.GetPromptResult, error) {
 	params := map[string]any{"name": name}
 	if arguments != nil {
 		params["arguments"] = maps.Clone(arguments)
@@ -311,7 +311,7 @@ func (c *Client) GetPrompt(ctx context.Context, name string, arguments map[strin
 	if err != nil {
 		return nil, err
 	}
-	var res GetPromptResult
+	var res mcp.GetPromptResult
 	if err := decodeResult("prompts/get", raw, &res); err != nil {
 		return nil, err
 	}
@@ -321,7 +321,7 @@ func (c *Client) GetPrompt(ctx context.Context, name string, arguments map[strin
 // Complete asks for completions of an argument of a prompt or resource
 // template. resolved are the values of arguments already chosen (may be
 // nil).
-func (c *Client) Complete(ctx context.Context, ref Reference, argument, value string, resolved map[string]string, opts ...CallOption) (*CompleteResult, error) {
+func (c *Client) Complete(ctx context.Context, ref mcp.Reference, argument, value string, resolved map[string]string, opts ...CallOption) (*mcp.CompleteResult, error) {
 	params := map[string]any{"ref": ref, "argument": map[string]any{"name": argument, "value": value}}
 	if len(resolved) > 0 {
 		params["context"] = map[string]any{"arguments": maps.Clone(resolved)}
@@ -330,7 +330,7 @@ func (c *Client) Complete(ctx context.Context, ref Reference, argument, value st
 	if err != nil {
 		return nil, err
 	}
-	var res CompleteResult
+	var res mcp.CompleteResult
 	if err := decodeResult("completion/complete", raw, &res); err != nil {
 		return nil, err
 	}

@@ -70,7 +70,7 @@ func New(ctx context.Context, t Transport, opts ...Option) (*Client, error) {
 		return nil, errors.New("client: nil transport")
 	}
 	cfg := config{
-		info:           Implementation{Name: "snodo-go", Version: "0"},
+		info:           mcp.Implementation{Name: "snodo-go", Version: "0"},
 		versions:       mcp.Versions(),
 		requestTimeout: DefaultRequestTimeout,
 		probeTimeout:   DefaultProbeTimeout,
@@ -176,7 +176,7 @@ type request struct {
 	// name is the raw value mirrored in Mcp-Name.
 	name         string
 	paramHeaders map[string]string
-	progress     func(Progress)
+	progress     func(mcp.Progress)
 	// version overrides the negotiated revision (the probe; initialize
 	// sends none).
 	version    string
@@ -349,7 +349,7 @@ func decodeRPCError(raw []byte) error {
 }
 
 // onNotification handles a notification that arrived within an exchange.
-func (c *Client) onNotification(msg *jsonrpc.Message, token jsonrpc.ID, progress func(Progress)) {
+func (c *Client) onNotification(msg *jsonrpc.Message, token jsonrpc.ID, progress func(mcp.Progress)) {
 	if msg.Method == "notifications/progress" {
 		if progress == nil || !token.IsValid() {
 			return
@@ -358,7 +358,7 @@ func (c *Client) onNotification(msg *jsonrpc.Message, token jsonrpc.ID, progress
 		if got, err := jsonrpc.ParseID(raw); err != nil || got != token {
 			return
 		}
-		var p Progress
+		var p mcp.Progress
 		if err := unmarshal(msg.Params, &p); err == nil {
 			progress(p)
 		}
@@ -397,7 +397,7 @@ func (c *Client) inbound(msg *jsonrpc.Message) {
 		switch msg.Method {
 		case "notifications/message":
 			if c.cfg.onLog != nil {
-				var m LogMessage
+				var m mcp.LogMessage
 				if unmarshal(msg.Params, &m) == nil {
 					c.cfg.onLog(m)
 				}

@@ -3,6 +3,7 @@ package client_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -31,12 +32,12 @@ func connect(t *testing.T, tr client.Transport, opts ...client.Option) *client.C
 	return c
 }
 
-func textOf(t *testing.T, res *client.CallToolResult) string {
+func textOf(t *testing.T, res *mcp.CallToolResult) string {
 	t.Helper()
-	if len(res.Content) != 1 || res.Content[0].Type != "text" {
+	if _, ok := res.Content[0].(*mcp.TextContent); len(res.Content) != 1 || !ok {
 		t.Fatalf("want one text block, got %+v", res.Content)
 	}
-	return res.Content[0].Text
+	return mcp.TextOf(res.Content)
 }
 
 // TestSameCallsEveryTransport makes the same calls on every transport to
@@ -45,9 +46,9 @@ func TestSameCallsEveryTransport(t *testing.T) {
 	for _, tr := range ourTransports() {
 		t.Run(tr.name, func(t *testing.T) {
 			var log frameLog
-			var logs []client.LogMessage
+			var logs []mcp.LogMessage
 			c := testkit.Connect(t, tr.make(t), client.WithTrace(log.trace), elicitAda(),
-				client.WithLogMessages("info", func(m client.LogMessage) { logs = append(logs, m) }))
+				client.WithLogMessages("info", func(m mcp.LogMessage) { logs = append(logs, m) }))
 			ctx := context.Background()
 			if v := c.ProtocolVersion(); v != mcp.Version20260728 {
 				t.Fatalf("negotiated %q", v)
@@ -127,7 +128,7 @@ func TestSameCallsEveryTransport(t *testing.T) {
 			if err != nil || textOf(t, res) != "logged" {
 				t.Fatalf("log: %+v %v", res, err)
 			}
-			if len(logs) != 1 || logs[0].Level != "info" || !strings.Contains(string(logs[0].Data), "loud") {
+			if len(logs) != 1 || logs[0].Level != "info" || !strings.Contains(fmt.Sprint(logs[0].Data), "loud") {
 				t.Fatalf("log messages %+v", logs)
 			}
 
@@ -142,7 +143,7 @@ func TestSameCallsEveryTransport(t *testing.T) {
 			}
 			for range 2 {
 				rr, err := c.ReadResource(ctx, "file:///notes/beta.md")
-				if err != nil || len(rr.Contents) != 1 || rr.Contents[0].Text != "# beta" || rr.Contents[0].MimeType != "text/markdown" {
+				if err != nil || len(rr.Contents) != 1 || rr.Contents[0].Text != "# beta" || rr.Contents[0].MIMEType != "text/markdown" {
 					t.Fatalf("read %+v %v", rr, err)
 				}
 			}
@@ -160,17 +161,17 @@ func TestSameCallsEveryTransport(t *testing.T) {
 				t.Fatalf("prompts %+v %v", prompts, err)
 			}
 			gp, err := c.GetPrompt(ctx, "greet", map[string]string{"who": "Grace"})
-			if err != nil || len(gp.Messages) != 1 || gp.Messages[0].Role != "user" || gp.Messages[0].Content.Text != "Say hello to Grace" {
+			if err != nil || len(gp.Messages) != 1 || gp.Messages[0].Role != "user" || mcp.TextOf([]mcp.Content{gp.Messages[0].Content}) != "Say hello to Grace" {
 				t.Fatalf("prompt %+v %v", gp, err)
 			}
 			if _, err := c.GetPrompt(ctx, "greet", nil); !errors.As(err, &je) || je.Code != jsonrpc.CodeInvalidParams {
 				t.Fatalf("missing argument: %v", err)
 			}
-			cr, err := c.Complete(ctx, client.PromptRef("greet"), "who", "A", nil)
+			cr, err := c.Complete(ctx, mcp.Reference{Type: mcp.RefPrompt, Name: "greet"}, "who", "A", nil)
 			if err != nil || !slices.Equal(cr.Completion.Values, []string{"Ada", "Alan"}) {
 				t.Fatalf("prompt completion %+v %v", cr, err)
 			}
-			cr, err = c.Complete(ctx, client.ResourceRef("file:///notes/{name}.md"), "name", "g", nil)
+			cr, err = c.Complete(ctx, mcp.Reference{Type: mcp.RefResource, URI: "file:///notes/{name}.md"}, "name", "g", nil)
 			if err != nil || !slices.Equal(cr.Completion.Values, []string{"gamma"}) {
 				t.Fatalf("template completion %+v %v", cr, err)
 			}
@@ -182,9 +183,9 @@ func TestProgressEveryTransport(t *testing.T) {
 	for _, tr := range ourTransports() {
 		t.Run(tr.name, func(t *testing.T) {
 			c := testkit.Connect(t, tr.make(t))
-			var got []client.Progress
+			var got []mcp.Progress
 			res, err := c.CallTool(context.Background(), "progress", map[string]any{"n": 3},
-				client.WithProgress(func(p client.Progress) { got = append(got, p) }))
+				client.WithProgress(func(p mcp.Progress) { got = append(got, p) }))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -117,7 +117,7 @@ func TestHTTPResponseTooLarge(t *testing.T) {
 		t.Fatalf("JSON body: want ErrFrameTooLarge, got %v", err)
 	}
 	// An event stream is bounded as a whole too.
-	if _, err := c.CallTool(context.Background(), "progress", map[string]any{"n": 40}, client.WithProgress(func(client.Progress) {})); !errors.Is(err, client.ErrFrameTooLarge) {
+	if _, err := c.CallTool(context.Background(), "progress", map[string]any{"n": 40}, client.WithProgress(func(mcp.Progress) {})); !errors.Is(err, client.ErrFrameTooLarge) {
 		t.Fatalf("event stream: want ErrFrameTooLarge, got %v", err)
 	}
 }

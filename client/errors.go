@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/snodo-go/snodo/mcp"
 )
 
 // Errors a Client returns. Protocol errors from the server are
@@ -71,7 +73,7 @@ func (e *HTTPError) Error() string {
 // application may answer it itself and retry with [WithInputResponses].
 type InputRequiredError struct {
 	// Requests are the server's input requests, by key.
-	Requests map[string]InputRequest
+	Requests map[string]mcp.InputRequest
 	// RequestState is the opaque state to echo on the retry.
 	RequestState string
 	// Missing names the methods no handler is registered for.

@@ -115,7 +115,7 @@ func TestHTTPKeepsConnectionsAlive(t *testing.T) {
 		if _, err := c.CallTool(ctx, "echo", map[string]any{"text": "x"}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := c.CallTool(ctx, "progress", map[string]any{"n": 2}, client.WithProgress(func(client.Progress) {})); err != nil {
+		if _, err := c.CallTool(ctx, "progress", map[string]any{"n": 2}, client.WithProgress(func(mcp.Progress) {})); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -10,62 +10,44 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 // Multi round-trip requests (2026-07-28) and server-to-client requests
 // (initialize era) ask the same questions: elicitation, sampling, roots.
 // The application answers them through the handlers it registered.
 
-const (
-	methodElicit = "elicitation/create"
-	methodSample = "sampling/createMessage"
-	methodRoots  = "roots/list"
-)
-
 // fulfil asks the handler for one input request and returns its result.
 // It returns errNoHandler when none is registered for the method.
-func (c *Client) fulfil(ctx context.Context, req InputRequest) (any, error) {
-	switch req.Method {
-	case methodElicit:
+func (c *Client) fulfil(ctx context.Context, req mcp.InputRequest) (any, error) {
+	switch p := req.(type) {
+	case *mcp.ElicitRequest:
 		if c.cfg.elicit == nil {
 			return nil, errNoHandler
 		}
-		var p ElicitRequest
-		if len(req.Params) > 0 {
-			if err := unmarshal(req.Params, &p); err != nil {
-				return nil, fmt.Errorf("client: elicitation request: %w", err)
-			}
-		}
-		res, err := c.cfg.elicit(ctx, &p)
+		res, err := c.cfg.elicit(ctx, p)
 		if err == nil && res == nil {
 			err = errors.New("client: elicitation handler returned no result")
 		}
 		return res, err
-	case methodSample:
+	case *mcp.CreateMessageRequest:
 		if c.cfg.sample == nil {
 			return nil, errNoHandler
 		}
-		var p CreateMessageRequest
-		if len(req.Params) > 0 {
-			if err := unmarshal(req.Params, &p); err != nil {
-				return nil, fmt.Errorf("client: sampling request: %w", err)
-			}
-		}
-		p.Raw = req.Params
-		res, err := c.cfg.sample(ctx, &p)
+		res, err := c.cfg.sample(ctx, p)
 		if err == nil && res == nil {
 			err = errors.New("client: sampling handler returned no result")
 		}
 		return res, err
-	case methodRoots:
+	case *mcp.ListRootsRequest:
 		if c.cfg.roots == nil {
 			return nil, errNoHandler
 		}
 		roots, err := c.cfg.roots(ctx)
 		if roots == nil {
-			roots = []Root{}
+			roots = []mcp.Root{}
 		}
-		return map[string]any{"roots": roots}, err
+		return &mcp.ListRootsResult{Roots: roots}, err
 	}
 	return nil, errNoHandler
 }
@@ -78,7 +60,7 @@ func (c *Client) answer(ctx context.Context, conn Conn, version string, msg *jso
 	if msg.Method == "ping" {
 		frame = jsonrpc.AppendResult(nil, msg.ID, []byte("{}"))
 	} else {
-		res, err := c.fulfil(ctx, InputRequest{Method: msg.Method, Params: msg.Params})
+		res, err := c.answerRequest(ctx, msg)
 		switch {
 		case errors.Is(err, errNoHandler):
 			frame = jsonrpc.EncodeError(msg.ID, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "Method not found: "+msg.Method))
@@ -96,10 +78,19 @@ func (c *Client) answer(ctx context.Context, conn Conn, version string, msg *jso
 	}
 }
 
-// inputRequired is the part of an InputRequiredResult the client reads.
-type inputRequired struct {
-	InputRequests map[string]InputRequest `json:"inputRequests"`
-	RequestState  *string                 `json:"requestState"`
+// answerRequest decodes a server-to-client request and asks the
+// application's handler for the answer.
+func (c *Client) answerRequest(ctx context.Context, msg *jsonrpc.Message) (any, error) {
+	switch msg.Method {
+	case "elicitation/create", "sampling/createMessage", "roots/list":
+	default:
+		return nil, errNoHandler
+	}
+	req, err := mcp.DecodeInputRequest(msg.Method, msg.Params)
+	if err != nil {
+		return nil, fmt.Errorf("client: %w", err)
+	}
+	return c.fulfil(ctx, req)
 }
 
 // resultType returns a result's resultType ("" when absent, which means
@@ -154,7 +145,7 @@ func (c *Client) call(ctx context.Context, r *request) (json.RawMessage, error) 
 		default:
 			return nil, fmt.Errorf("%w: %s may not ask for input", ErrUnexpectedResult, r.method)
 		}
-		var ir inputRequired
+		var ir mcp.InputRequiredResult
 		if err := unmarshal(raw, &ir); err != nil {
 			return nil, fmt.Errorf("%w: %s: %v", ErrUnexpectedResult, r.method, err)
 		}
@@ -167,19 +158,15 @@ func (c *Client) call(ctx context.Context, r *request) (json.RawMessage, error) 
 			res, err := c.fulfil(ctx, ir.InputRequests[key])
 			switch {
 			case errors.Is(err, errNoHandler):
-				missing = append(missing, ir.InputRequests[key].Method)
+				missing = append(missing, ir.InputRequests[key].Method())
 			case err != nil:
-				return nil, fmt.Errorf("client: %s: answering %s: %w", r.method, ir.InputRequests[key].Method, err)
+				return nil, fmt.Errorf("client: %s: answering %s: %w", r.method, ir.InputRequests[key].Method(), err)
 			default:
 				responses[key] = res
 			}
 		}
 		if len(missing) > 0 {
-			e := &InputRequiredError{Requests: ir.InputRequests, Missing: slices.Compact(slices.Sorted(slices.Values(missing)))}
-			if ir.RequestState != nil {
-				e.RequestState = *ir.RequestState
-			}
-			return nil, e
+			return nil, &InputRequiredError{Requests: ir.InputRequests, RequestState: ir.RequestState, Missing: slices.Compact(slices.Sorted(slices.Values(missing)))}
 		}
 		if len(ir.InputRequests) == 0 {
 			// Only requestState: the server asks for a plain retry (for
@@ -199,8 +186,8 @@ func (c *Client) call(ctx context.Context, r *request) (json.RawMessage, error) 
 		if len(responses) > 0 {
 			next.params["inputResponses"] = responses
 		}
-		if ir.RequestState != nil {
-			next.params["requestState"] = *ir.RequestState
+		if ir.RequestState != "" {
+			next.params["requestState"] = ir.RequestState
 		}
 		next.inputRound = true
 		r = &next

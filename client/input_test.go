@@ -8,11 +8,12 @@ import (
 
 	"github.com/snodo-go/snodo/client"
 	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 func elicitAda() client.Option {
-	return client.WithElicitation(func(_ context.Context, req *client.ElicitRequest) (*client.ElicitResult, error) {
-		return &client.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada", "asked": req.Message}}, nil
+	return client.WithElicitation(func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada", "asked": req.Message}}, nil
 	}, true)
 }
 
@@ -32,8 +33,8 @@ func TestInputRequiredAnswered(t *testing.T) {
 		param(m, "requestState", &state)
 		f.reply(m.ID, complete(map[string]any{"content": []any{map[string]any{"type": "text", "text": state + " " + string(responses["who"]) + " " + string(responses["where"])}}}))
 	}))
-	c := connect(t, tr, elicitAda(), client.WithRoots(func(context.Context) ([]client.Root, error) {
-		return []client.Root{{URI: "file:///w"}}, nil
+	c := connect(t, tr, elicitAda(), client.WithRoots(func(context.Context) ([]mcp.Root, error) {
+		return []mcp.Root{{URI: "file:///w"}}, nil
 	}))
 	res, err := c.CallTool(context.Background(), "ask", nil)
 	if err != nil {
@@ -94,7 +95,7 @@ func TestInputRequiredWithoutHandler(t *testing.T) {
 	if !errors.As(err, &ire) {
 		t.Fatalf("want *InputRequiredError, got %v", err)
 	}
-	if ire.RequestState != "st" || len(ire.Missing) != 1 || ire.Missing[0] != "sampling/createMessage" || ire.Requests["model"].Method != "sampling/createMessage" {
+	if ire.RequestState != "st" || len(ire.Missing) != 1 || ire.Missing[0] != "sampling/createMessage" || ire.Requests["model"].Method() != "sampling/createMessage" {
 		t.Fatalf("%+v", ire)
 	}
 	res, err := c.ReadResource(context.Background(), "u:x", client.WithInputResponses(map[string]any{"model": map[string]any{"role": "assistant"}}, ire.RequestState))

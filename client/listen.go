@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 // DefaultListenBuffer is how many events a Subscription holds for its
@@ -62,12 +63,12 @@ func WithBuffer(n int) ListenOption {
 // place.
 type Subscription struct {
 	c        *Client
-	filter   SubscriptionFilter
+	filter   mcp.SubscriptionFilter
 	capacity int
 	cancel   context.CancelFunc
 	legacy   bool
 
-	ack   SubscriptionFilter
+	ack   mcp.SubscriptionFilter
 	acked chan struct{}
 	done  chan struct{} // closed when the stream has ended
 	wake  chan struct{} // capacity 1: an event or the end arrived
@@ -87,7 +88,7 @@ type Subscription struct {
 // the connection. ctx bounds the wait for the server's acknowledgement
 // only; the subscription lasts until Close, or until the server or the
 // connection ends it.
-func (c *Client) Listen(ctx context.Context, filter SubscriptionFilter, opts ...ListenOption) (*Subscription, error) {
+func (c *Client) Listen(ctx context.Context, filter mcp.SubscriptionFilter, opts ...ListenOption) (*Subscription, error) {
 	_, version, err := c.state()
 	if err != nil {
 		return nil, err
@@ -164,7 +165,7 @@ func (s *Subscription) pump(ctx context.Context, p *pending) {
 			switch msg.Method {
 			case "notifications/subscriptions/acknowledged":
 				var a struct {
-					Notifications SubscriptionFilter `json:"notifications"`
+					Notifications mcp.SubscriptionFilter `json:"notifications"`
 				}
 				_ = unmarshal(msg.Params, &a)
 				s.ack = a.Notifications
@@ -220,7 +221,7 @@ func (s *Subscription) Done() <-chan struct{} { return s.done }
 
 // Acknowledged returns the part of the filter the server agreed to
 // honour.
-func (s *Subscription) Acknowledged() SubscriptionFilter { return s.ack }
+func (s *Subscription) Acknowledged() mcp.SubscriptionFilter { return s.ack }
 
 // Dropped returns how many events were dropped in total.
 func (s *Subscription) Dropped() int64 {
@@ -316,7 +317,7 @@ func (s *Subscription) Close() error {
 
 // matches reports whether an event belongs on an initialize-era
 // subscription.
-func (f SubscriptionFilter) matches(ev Event) bool {
+func matches(f mcp.SubscriptionFilter, ev Event) bool {
 	switch ev.Method {
 	case "notifications/tools/list_changed":
 		return f.ToolsListChanged
@@ -340,7 +341,7 @@ func (c *Client) publish(ev Event) {
 	c.subsMu.Lock()
 	defer c.subsMu.Unlock()
 	for s := range c.subs {
-		if s.ack.matches(ev) {
+		if matches(s.ack, ev) {
 			s.push(ev)
 		}
 	}
@@ -352,7 +353,7 @@ func (c *Client) publish(ev Event) {
 func (c *Client) listenLegacy(ctx context.Context, s *Subscription) (*Subscription, error) {
 	s.legacy = true
 	caps := c.Server().Capabilities
-	var ack SubscriptionFilter
+	var ack mcp.SubscriptionFilter
 	if caps.Tools != nil && caps.Tools.ListChanged {
 		ack.ToolsListChanged = s.filter.ToolsListChanged
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/snodo-go/snodo/client"
 	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/testkit"
 )
 
@@ -25,7 +26,7 @@ func TestListenOverflow(t *testing.T) {
 	}))
 	c := connect(t, tr)
 	ctx := context.Background()
-	sub, err := c.Listen(ctx, client.SubscriptionFilter{ResourceSubscriptions: []string{"u:r"}}, client.WithBuffer(2))
+	sub, err := c.Listen(ctx, mcp.SubscriptionFilter{ResourceSubscriptions: []string{"u:r"}}, client.WithBuffer(2))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +63,7 @@ func TestListenCloseCancels(t *testing.T) {
 		}
 	}))
 	c := connect(t, tr)
-	sub, err := c.Listen(context.Background(), client.SubscriptionFilter{ToolsListChanged: true, PromptsListChanged: true})
+	sub, err := c.Listen(context.Background(), mcp.SubscriptionFilter{ToolsListChanged: true, PromptsListChanged: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +95,7 @@ func TestListenEndedByServer(t *testing.T) {
 		}
 	}))
 	c := connect(t, tr)
-	sub, err := c.Listen(context.Background(), client.SubscriptionFilter{})
+	sub, err := c.Listen(context.Background(), mcp.SubscriptionFilter{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +110,7 @@ func TestListenRefused(t *testing.T) {
 		f.fail(m.ID, jsonrpc.CodeMethodNotFound, "Method not found", nil)
 	}))
 	c := connect(t, tr)
-	_, err := c.Listen(context.Background(), client.SubscriptionFilter{ToolsListChanged: true})
+	_, err := c.Listen(context.Background(), mcp.SubscriptionFilter{ToolsListChanged: true})
 	if !errors.Is(err, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound}) {
 		t.Fatalf("want -32601, got %v", err)
 	}
@@ -122,7 +123,7 @@ func TestListenOnOurServer(t *testing.T) {
 	for _, tr := range ourTransports() {
 		t.Run(tr.name, func(t *testing.T) {
 			c := testkit.Connect(t, tr.make(t))
-			sub, err := c.Listen(context.Background(), client.SubscriptionFilter{ToolsListChanged: true})
+			sub, err := c.Listen(context.Background(), mcp.SubscriptionFilter{ToolsListChanged: true})
 			if err != nil {
 				if !errors.Is(err, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound}) {
 					t.Fatalf("want -32601 or a subscription, got %v", err)

@@ -147,14 +147,14 @@ func supportedFromError(e *jsonrpc.Error) []string {
 	return out
 }
 
-func (c *Client) probe(ctx context.Context, version string) (*DiscoverResult, error) {
+func (c *Client) probe(ctx context.Context, version string) (*mcp.DiscoverResult, error) {
 	pctx, cancel := context.WithTimeout(ctx, c.cfg.probeTimeout)
 	defer cancel()
 	raw, err := c.roundTrip(pctx, &request{method: "server/discover", version: version, noTimeout: true})
 	if err != nil {
 		return nil, err
 	}
-	var res DiscoverResult
+	var res mcp.DiscoverResult
 	if err := decodeResult("server/discover", raw, &res); err != nil {
 		return nil, err
 	}
@@ -162,8 +162,8 @@ func (c *Client) probe(ctx context.Context, version string) (*DiscoverResult, er
 }
 
 // established records a stateless connection.
-func (c *Client) established(version string, res *DiscoverResult) {
-	info, _ := res.Meta.ServerInfoMeta()
+func (c *Client) established(version string, res *mcp.DiscoverResult) {
+	info, _ := serverInfoOf(res.Meta)
 	c.mu.Lock()
 	c.version = version
 	c.server = ServerInfo{
@@ -212,10 +212,10 @@ func (c *Client) handshake(ctx context.Context, version string) error {
 		return err
 	}
 	var res struct {
-		ProtocolVersion string             `json:"protocolVersion"`
-		Capabilities    ServerCapabilities `json:"capabilities"`
-		ServerInfo      Implementation     `json:"serverInfo"`
-		Instructions    string             `json:"instructions"`
+		ProtocolVersion string                 `json:"protocolVersion"`
+		Capabilities    mcp.ServerCapabilities `json:"capabilities"`
+		ServerInfo      mcp.Implementation     `json:"serverInfo"`
+		Instructions    string                 `json:"instructions"`
 	}
 	if err := decodeResult("initialize", raw, &res); err != nil {
 		return err
@@ -241,4 +241,22 @@ func (c *Client) handshake(ctx context.Context, version string) error {
 		}
 	}
 	return nil
+}
+
+// serverInfoOf reads the server's identity from a result's _meta, when
+// it is there and well formed.
+func serverInfoOf(meta map[string]any) (mcp.Implementation, bool) {
+	v, ok := meta[mcp.MetaServerInfo]
+	if !ok {
+		return mcp.Implementation{}, false
+	}
+	raw, err := jsonrpc.Marshal(v)
+	if err != nil {
+		return mcp.Implementation{}, false
+	}
+	var info mcp.Implementation
+	if unmarshal(raw, &info) != nil {
+		return mcp.Implementation{}, false
+	}
+	return info, true
 }

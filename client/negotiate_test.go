@@ -71,7 +71,7 @@ func TestFallsBackToInitialize(t *testing.T) {
 	}
 	init := f.received("initialize")[0]
 	var caps map[string]any
-	var info client.Implementation
+	var info mcp.Implementation
 	if !param(init, "capabilities", &caps) || caps["elicitation"] == nil || !param(init, "clientInfo", &info) || info.Name != "snodo-go" {
 		t.Fatalf("initialize params %s", init.Params)
 	}
@@ -80,7 +80,7 @@ func TestFallsBackToInitialize(t *testing.T) {
 	}
 	f.await(t, "notifications/initialized")
 	var progressed int
-	res, err := c.CallTool(context.Background(), "anything", nil, client.WithProgress(func(client.Progress) { progressed++ }))
+	res, err := c.CallTool(context.Background(), "anything", nil, client.WithProgress(func(mcp.Progress) { progressed++ }))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +106,7 @@ func TestLegacyListen(t *testing.T) {
 	c := connect(t, tr)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	sub, err := c.Listen(ctx, client.SubscriptionFilter{PromptsListChanged: true, ResourceSubscriptions: []string{"file:///watched"}})
+	sub, err := c.Listen(ctx, mcp.SubscriptionFilter{PromptsListChanged: true, ResourceSubscriptions: []string{"file:///watched"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,8 +218,8 @@ func TestOptionsValidated(t *testing.T) {
 		"timeout":   client.WithRequestTimeout(0),
 		"pages":     client.WithMaxPages(0),
 		"rounds":    client.WithMaxInputRounds(-1),
-		"log level": client.WithLogMessages("loud", func(client.LogMessage) {}),
-		"info":      client.WithClientInfo(client.Implementation{Name: "x"}),
+		"log level": client.WithLogMessages("loud", func(mcp.LogMessage) {}),
+		"info":      client.WithClientInfo(mcp.Implementation{Name: "x"}),
 	} {
 		if _, err := client.New(context.Background(), tr, opt); err == nil {
 			t.Errorf("%s: accepted", name)
@@ -235,12 +235,12 @@ func TestOptionsValidated(t *testing.T) {
 func TestServerRequestsBounded(t *testing.T) {
 	gate := make(chan struct{})
 	f, tr := startFake(t, legacyServer(mcp.Version20251125))
-	connect(t, tr, client.WithRoots(func(ctx context.Context) ([]client.Root, error) {
+	connect(t, tr, client.WithRoots(func(ctx context.Context) ([]mcp.Root, error) {
 		select {
 		case <-gate:
 		case <-ctx.Done():
 		}
-		return []client.Root{{URI: "file:///r"}}, nil
+		return []mcp.Root{{URI: "file:///r"}}, nil
 	}))
 	answers := make(chan *jsonrpc.Message, 20)
 	for range 20 {

@@ -23,16 +23,16 @@ const (
 )
 
 // ElicitationHandler answers elicitation/create: it asks the user.
-type ElicitationHandler func(ctx context.Context, req *ElicitRequest) (*ElicitResult, error)
+type ElicitationHandler func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error)
 
 // SamplingHandler answers sampling/createMessage: it asks a model.
-type SamplingHandler func(ctx context.Context, req *CreateMessageRequest) (*CreateMessageResult, error)
+type SamplingHandler func(ctx context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error)
 
 // RootsHandler answers roots/list.
-type RootsHandler func(ctx context.Context) ([]Root, error)
+type RootsHandler func(ctx context.Context) ([]mcp.Root, error)
 
 type config struct {
-	info           Implementation
+	info           mcp.Implementation
 	versions       []string
 	requestTimeout time.Duration
 	probeTimeout   time.Duration
@@ -41,7 +41,7 @@ type config struct {
 	retryDelay     time.Duration
 	logger         *slog.Logger
 	logLevel       string
-	onLog          func(LogMessage)
+	onLog          func(mcp.LogMessage)
 	elicit         ElicitationHandler
 	elicitURL      bool
 	sample         SamplingHandler
@@ -58,7 +58,7 @@ type Option func(*config) error
 
 // WithClientInfo sets how the client describes itself to servers (default
 // name "snodo-go", version "0").
-func WithClientInfo(info Implementation) Option {
+func WithClientInfo(info mcp.Implementation) Option {
 	return func(c *config) error {
 		if info.Name == "" || info.Version == "" {
 			return errors.New("client: client info needs a name and a version")
@@ -153,7 +153,7 @@ func WithLogger(l *slog.Logger) Option {
 // WithLogMessages asks the server for log messages at level and above
 // (the io.modelcontextprotocol/logLevel request key on 2026-07-28,
 // logging/setLevel in the initialize era) and passes each to fn.
-func WithLogMessages(level string, fn func(LogMessage)) Option {
+func WithLogMessages(level string, fn func(mcp.LogMessage)) Option {
 	return func(c *config) error {
 		switch level {
 		case "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency":

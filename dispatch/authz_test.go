@@ -9,6 +9,7 @@ import (
 
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 // adminOnly hides admin_* tools from non-admins, conceals secret_* tools,
@@ -35,8 +36,8 @@ func TestAuthorizationDiscoveryFiltersBeforePaging(t *testing.T) {
 	tools := []string{"a_tool", "admin_x", "admin_y", "b_tool", "secret_z", "c_tool"}
 	opts := []dispatch.Option{dispatch.WithAuthorizer(adminOnly), dispatch.WithLimits(dispatch.Limits{PageSize: 2})}
 	for _, name := range tools {
-		opts = append(opts, dispatch.WithTool(dispatch.Tool{Name: name}, func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
-			return dispatch.TextResult("ok"), nil
+		opts = append(opts, dispatch.WithTool(mcp.Tool{Name: name}, func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.TextResult("ok"), nil
 		}))
 	}
 	rt := mustNew(t, opts...)
@@ -68,17 +69,17 @@ func TestAuthorizationDiscoveryFiltersBeforePaging(t *testing.T) {
 func TestAuthorizationInvocation(t *testing.T) {
 	logger, logs := captureLogger()
 	ran := map[string]bool{}
-	h := func(_ context.Context, r *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+	h := func(_ context.Context, r *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 		ran[r.Name] = true
-		return dispatch.TextResult("ok"), nil
+		return mcp.TextResult("ok"), nil
 	}
 	rt := mustNew(t, dispatch.WithAuthorizer(adminOnly), dispatch.WithLogger(logger),
-		dispatch.WithTool(dispatch.Tool{Name: "admin_x"}, h),
-		dispatch.WithTool(dispatch.Tool{Name: "secret_z"}, h),
-		dispatch.WithTool(dispatch.Tool{Name: "broken_b"}, h),
-		dispatch.WithResourceTemplate(dispatch.ResourceTemplate{URITemplate: "docs://{name}", Name: "docs"},
-			func(_ context.Context, r *dispatch.ReadResourceRequest) (*dispatch.ReadResourceResult, error) {
-				return &dispatch.ReadResourceResult{Contents: []*dispatch.ResourceContents{dispatch.TextContents(r.URI, "", "doc")}}, nil
+		dispatch.WithTool(mcp.Tool{Name: "admin_x"}, h),
+		dispatch.WithTool(mcp.Tool{Name: "secret_z"}, h),
+		dispatch.WithTool(mcp.Tool{Name: "broken_b"}, h),
+		dispatch.WithResourceTemplate(mcp.ResourceTemplate{URITemplate: "docs://{name}", Name: "docs"},
+			func(_ context.Context, r *dispatch.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+				return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{mcp.TextContents(r.URI, "", "doc")}}, nil
 			}),
 	)
 	as := func(principal any, method string, p map[string]any) *jsonrpc.Error {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 // BenchmarkTypedToolCall measures a validated, typed tools/call through
@@ -25,7 +26,7 @@ func BenchmarkTypedToolCall(b *testing.B) {
 // BenchmarkRequestStateRoundTrip measures opening a sealed requestState on
 // a retry (admission) and sealing a new one (the next round).
 func BenchmarkRequestStateRoundTrip(b *testing.B) {
-	rt := mustNew(b, dispatch.WithTool(dispatch.Tool{Name: "step"}, func(_ context.Context, r *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+	rt := mustNew(b, dispatch.WithTool(mcp.Tool{Name: "step"}, func(_ context.Context, r *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 		return nil, &dispatch.InputRequired{State: []byte("round")}
 	}))
 	first := rt.Dispatch(context.Background(), decodeRequest(b, benchRequest(b, "tools/call", map[string]any{"name": "step"})))
@@ -47,7 +48,7 @@ func BenchmarkRequestStateRoundTrip(b *testing.B) {
 }
 
 func benchRuntime(b *testing.B) *dispatch.Runtime {
-	return mustNew(b, dispatch.WithTypedTool(dispatch.Tool{Name: "weather"}, func(_ context.Context, in weatherIn) (weatherOut, error) {
+	return mustNew(b, dispatch.WithTypedTool(mcp.Tool{Name: "weather"}, func(_ context.Context, in weatherIn) (weatherOut, error) {
 		return weatherOut{City: in.City, Temperature: 20}, nil
 	}))
 }

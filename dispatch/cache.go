@@ -11,17 +11,6 @@ import (
 	"github.com/snodo-go/snodo/mcp"
 )
 
-// CacheScope says who may reuse a cached result (2026-07-28).
-type CacheScope string
-
-const (
-	// CachePrivate results may be reused only within the same
-	// authorization context. It is the default.
-	CachePrivate CacheScope = "private"
-	// CachePublic results hold no user-specific data and may be shared.
-	CachePublic CacheScope = "public"
-)
-
 // CacheKind names a family of results that carry cache hints.
 type CacheKind uint8
 
@@ -44,7 +33,7 @@ const (
 // of a list carries the same hints. Mark a family public only when its
 // results hold nothing user-specific: shared caches may then serve them
 // to anyone, authorization filtering notwithstanding.
-func WithCacheHint(kind CacheKind, ttl time.Duration, scope CacheScope) Option {
+func WithCacheHint(kind CacheKind, ttl time.Duration, scope mcp.CacheScope) Option {
 	return func(b *builder) error {
 		if kind >= numCacheKinds {
 			return fmt.Errorf("dispatch: unknown cache kind %d", kind)
@@ -52,7 +41,7 @@ func WithCacheHint(kind CacheKind, ttl time.Duration, scope CacheScope) Option {
 		if ttl < 0 {
 			return errors.New("dispatch: cache TTL must not be negative")
 		}
-		if scope != CachePrivate && scope != CachePublic {
+		if scope != mcp.CachePrivate && scope != mcp.CachePublic {
 			return fmt.Errorf("dispatch: cache scope %q must be private or public", scope)
 		}
 		b.rt.cache[kind] = cacheHint{ttlMs: ttl.Milliseconds(), scope: scope}
@@ -63,13 +52,13 @@ func WithCacheHint(kind CacheKind, ttl time.Duration, scope CacheScope) Option {
 // cacheHint is the ttlMs and cacheScope of one result family.
 type cacheHint struct {
 	ttlMs int64
-	scope CacheScope
+	scope mcp.CacheScope
 }
 
 func (rt *Runtime) cacheHint(k CacheKind) (int64, string) {
 	h := rt.cache[k]
 	if h.scope == "" {
-		return h.ttlMs, string(CachePrivate)
+		return h.ttlMs, string(mcp.CachePrivate)
 	}
 	return h.ttlMs, string(h.scope)
 }

@@ -69,14 +69,12 @@ func (s *snapshot) matchTemplate(uri string) (*templateEntry, map[string][]strin
 // has a completion handler.
 func (s *snapshot) canComplete() bool {
 	for _, p := range s.promptList {
-		for _, a := range p.prompt.Arguments {
-			if a.Complete != nil {
-				return true
-			}
+		if len(p.complete) > 0 {
+			return true
 		}
 	}
 	for _, t := range s.templates {
-		if len(t.template.Complete) > 0 {
+		if len(t.complete) > 0 {
 			return true
 		}
 	}

@@ -9,40 +9,41 @@ import (
 
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 func completionRuntime(t *testing.T) *dispatch.Runtime {
 	t.Helper()
 	languages := []string{"go", "gleam", "python", "pascal"}
-	complete := func(_ context.Context, r *dispatch.CompleteRequest) (*dispatch.Completion, error) {
+	complete := func(_ context.Context, r *dispatch.CompleteRequest) (*mcp.Completion, error) {
 		var out []string
 		for _, l := range languages {
 			if strings.HasPrefix(l, r.Value) {
 				out = append(out, l)
 			}
 		}
-		return &dispatch.Completion{Values: out, Total: len(out)}, nil
+		return &mcp.Completion{Values: out, Total: len(out)}, nil
 	}
-	many := func(context.Context, *dispatch.CompleteRequest) (*dispatch.Completion, error) {
+	many := func(context.Context, *dispatch.CompleteRequest) (*mcp.Completion, error) {
 		out := make([]string, 250)
 		for i := range out {
 			out[i] = fmt.Sprint(i)
 		}
-		return &dispatch.Completion{Values: out}, nil
+		return &mcp.Completion{Values: out}, nil
 	}
-	ph := func(context.Context, *dispatch.GetPromptRequest) (*dispatch.GetPromptResult, error) {
-		return &dispatch.GetPromptResult{Messages: []dispatch.PromptMessage{{Role: dispatch.RoleUser, Content: dispatch.Text("x")}}}, nil
+	ph := func(context.Context, *dispatch.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		return &mcp.GetPromptResult{Messages: []mcp.PromptMessage{{Role: mcp.RoleUser, Content: mcp.Text("x")}}}, nil
 	}
-	rh := func(_ context.Context, r *dispatch.ReadResourceRequest) (*dispatch.ReadResourceResult, error) {
-		return &dispatch.ReadResourceResult{Contents: []*dispatch.ResourceContents{dispatch.TextContents(r.URI, "", "x")}}, nil
+	rh := func(_ context.Context, r *dispatch.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{mcp.TextContents(r.URI, "", "x")}}, nil
 	}
 	return mustNew(t,
-		dispatch.WithPrompt(dispatch.Prompt{Name: "test_prompt_with_arguments", Arguments: []dispatch.PromptArgument{{Name: "arg1"}, {Name: "arg2"}}}, ph),
-		dispatch.WithPrompt(dispatch.Prompt{Name: "review", Arguments: []dispatch.PromptArgument{
-			{Name: "language", Complete: complete}, {Name: "many", Complete: many},
-		}}, ph),
-		dispatch.WithResourceTemplate(dispatch.ResourceTemplate{URITemplate: "code://{language}/{file}", Name: "code",
-			Complete: map[string]dispatch.CompletionHandler{"language": complete}}, rh),
+		dispatch.WithPrompt(mcp.Prompt{Name: "test_prompt_with_arguments", Arguments: []mcp.PromptArgument{{Name: "arg1"}, {Name: "arg2"}}}, ph),
+		dispatch.WithPrompt(mcp.Prompt{Name: "review", Arguments: []mcp.PromptArgument{
+			{Name: "language"}, {Name: "many"},
+		}}, ph, dispatch.WithCompletion("language", complete), dispatch.WithCompletion("many", many)),
+		dispatch.WithResourceTemplate(mcp.ResourceTemplate{URITemplate: "code://{language}/{file}", Name: "code"}, rh,
+			dispatch.WithCompletion("language", complete)),
 	)
 }
 
@@ -93,6 +94,28 @@ func TestCompletionErrors(t *testing.T) {
 		f := call(t, rt, "completion/complete", params)
 		if f.Error == nil || f.Error.Code != jsonrpc.CodeInvalidParams {
 			t.Errorf("%s: %s", name, f.Raw)
+		}
+	}
+}
+
+func TestWithCompletionIsChecked(t *testing.T) {
+	ph := func(context.Context, *dispatch.GetPromptRequest) (*mcp.GetPromptResult, error) { return nil, nil }
+	ch := func(context.Context, *dispatch.CompleteRequest) (*mcp.Completion, error) { return nil, nil }
+	p := mcp.Prompt{Name: "p", Arguments: []mcp.PromptArgument{{Name: "a"}}}
+	cases := map[string]struct {
+		opt  dispatch.Option
+		want string
+	}{
+		"unknown argument": {dispatch.WithPrompt(p, ph, dispatch.WithCompletion("b", ch)), `prompt "p" completes unknown argument "b"`},
+		"nil handler":      {dispatch.WithPrompt(p, ph, dispatch.WithCompletion("a", nil)), `prompt "p": nil completion handler for "a"`},
+		"twice":            {dispatch.WithPrompt(p, ph, dispatch.WithCompletion("a", ch), dispatch.WithCompletion("a", ch)), `prompt "p": "a" is completed twice`},
+		"no name":          {dispatch.WithPrompt(p, ph, dispatch.WithCompletion("", ch)), `prompt "p": a completion needs an argument or variable name`},
+		"nil option":       {dispatch.WithPrompt(p, ph, nil), `prompt "p": nil option`},
+	}
+	for name, tc := range cases {
+		_, err := dispatch.New(testInfo, tc.opt)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err = %v, want %q", name, err, tc.want)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 type callKey struct{}
@@ -46,14 +47,6 @@ func RequestInfoFromContext(ctx context.Context) *RequestInfo {
 	return nil
 }
 
-// Progress is one progress report. Progress must increase from one report
-// to the next; Total is left out when zero.
-type Progress struct {
-	Progress float64
-	Total    float64
-	Message  string
-}
-
 // Errors returned by ReportProgress.
 var (
 	ErrProgressNotIncreasing = errors.New("dispatch: progress must increase")
@@ -66,7 +59,7 @@ var (
 // precede the response. It does nothing (and returns nil) when the request
 // carried no progressToken or ctx is not a handler context. It returns
 // ctx.Err() once the request is cancelled: nothing more is sent for it.
-func ReportProgress(ctx context.Context, p Progress) error {
+func ReportProgress(ctx context.Context, p mcp.Progress) error {
 	s := stateFrom(ctx)
 	if s == nil || !s.call.Info.ProgressToken.IsValid() || s.call.Notifier == nil {
 		return nil

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+
+	"github.com/snodo-go/snodo/mcp"
 )
 
 // cursorContext is everything a cursor is bound to: the list (catalog),
@@ -77,7 +79,7 @@ func (rts cursorRuntimes) page(c cursorContext, cursor string) ([]string, string
 func FuzzCursor(f *testing.F) {
 	rts := cursorRuntimes{}
 	for _, size := range cursorSizes {
-		rt, err := New(Implementation{Name: "cursor-fuzz", Version: "1"}, WithLimits(Limits{PageSize: size}))
+		rt, err := New(mcp.Implementation{Name: "cursor-fuzz", Version: "1"}, WithLimits(Limits{PageSize: size}))
 		if err != nil {
 			f.Fatal(err)
 		}

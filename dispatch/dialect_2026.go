@@ -245,17 +245,17 @@ func (rt *Runtime) unsupportedVersion(requested string) *jsonrpc.Error {
 // Wire shapes of 2026-07-28 results.
 type (
 	wire26Discover struct {
-		ResultType        string             `json:"resultType"`
-		SupportedVersions []string           `json:"supportedVersions"`
-		Capabilities      ServerCapabilities `json:"capabilities"`
-		Instructions      string             `json:"instructions,omitempty"`
-		TTLMs             int64              `json:"ttlMs"`
-		CacheScope        string             `json:"cacheScope"`
-		Meta              json.RawMessage    `json:"_meta"`
+		ResultType        string                 `json:"resultType"`
+		SupportedVersions []string               `json:"supportedVersions"`
+		Capabilities      mcp.ServerCapabilities `json:"capabilities"`
+		Instructions      string                 `json:"instructions,omitempty"`
+		TTLMs             int64                  `json:"ttlMs"`
+		CacheScope        string                 `json:"cacheScope"`
+		Meta              json.RawMessage        `json:"_meta"`
 	}
 	wire26ListTools struct {
 		ResultType string          `json:"resultType"`
-		Tools      []Tool          `json:"tools"`
+		Tools      []mcp.Tool      `json:"tools"`
 		NextCursor string          `json:"nextCursor,omitempty"`
 		TTLMs      int64           `json:"ttlMs"`
 		CacheScope string          `json:"cacheScope"`
@@ -263,7 +263,7 @@ type (
 	}
 	wire26ListPrompts struct {
 		ResultType string          `json:"resultType"`
-		Prompts    []Prompt        `json:"prompts"`
+		Prompts    []mcp.Prompt    `json:"prompts"`
 		NextCursor string          `json:"nextCursor,omitempty"`
 		TTLMs      int64           `json:"ttlMs"`
 		CacheScope string          `json:"cacheScope"`
@@ -271,36 +271,36 @@ type (
 	}
 	wire26ListResources struct {
 		ResultType string          `json:"resultType"`
-		Resources  []Resource      `json:"resources"`
+		Resources  []mcp.Resource  `json:"resources"`
 		NextCursor string          `json:"nextCursor,omitempty"`
 		TTLMs      int64           `json:"ttlMs"`
 		CacheScope string          `json:"cacheScope"`
 		Meta       json.RawMessage `json:"_meta"`
 	}
 	wire26ListTemplates struct {
-		ResultType        string             `json:"resultType"`
-		ResourceTemplates []ResourceTemplate `json:"resourceTemplates"`
-		NextCursor        string             `json:"nextCursor,omitempty"`
-		TTLMs             int64              `json:"ttlMs"`
-		CacheScope        string             `json:"cacheScope"`
-		Meta              json.RawMessage    `json:"_meta"`
+		ResultType        string                 `json:"resultType"`
+		ResourceTemplates []mcp.ResourceTemplate `json:"resourceTemplates"`
+		NextCursor        string                 `json:"nextCursor,omitempty"`
+		TTLMs             int64                  `json:"ttlMs"`
+		CacheScope        string                 `json:"cacheScope"`
+		Meta              json.RawMessage        `json:"_meta"`
 	}
 	wire26ReadResource struct {
-		ResultType string              `json:"resultType"`
-		Contents   []*ResourceContents `json:"contents"`
-		TTLMs      int64               `json:"ttlMs"`
-		CacheScope string              `json:"cacheScope"`
-		Meta       json.RawMessage     `json:"_meta"`
+		ResultType string                  `json:"resultType"`
+		Contents   []*mcp.ResourceContents `json:"contents"`
+		TTLMs      int64                   `json:"ttlMs"`
+		CacheScope string                  `json:"cacheScope"`
+		Meta       json.RawMessage         `json:"_meta"`
 	}
 	wire26GetPrompt struct {
-		ResultType  string          `json:"resultType"`
-		Description string          `json:"description,omitempty"`
-		Messages    []PromptMessage `json:"messages"`
-		Meta        json.RawMessage `json:"_meta"`
+		ResultType  string              `json:"resultType"`
+		Description string              `json:"description,omitempty"`
+		Messages    []mcp.PromptMessage `json:"messages"`
+		Meta        json.RawMessage     `json:"_meta"`
 	}
 	wire26Complete struct {
 		ResultType string          `json:"resultType"`
-		Completion *Completion     `json:"completion"`
+		Completion *mcp.Completion `json:"completion"`
 		Meta       json.RawMessage `json:"_meta"`
 	}
 	wire26InputRequired struct {
@@ -311,7 +311,7 @@ type (
 	}
 	wire26CallTool struct {
 		ResultType        string          `json:"resultType"`
-		Content           []Content       `json:"content"`
+		Content           []mcp.Content   `json:"content"`
 		StructuredContent any             `json:"structuredContent,omitempty"`
 		IsError           bool            `json:"isError,omitempty"`
 		Meta              json.RawMessage `json:"_meta"`
@@ -320,8 +320,8 @@ type (
 
 // wireInputRequest is an input request as the wire carries it.
 type wireInputRequest struct {
-	Method string       `json:"method"`
-	Params InputRequest `json:"params"`
+	Method string           `json:"method"`
+	Params mcp.InputRequest `json:"params"`
 }
 
 const (
@@ -341,7 +341,7 @@ func (d dialect20260728) ShapeResult(rt *Runtime, c *Call, result any) (any, err
 		ttl, scope := rt.cacheHint(CacheTools)
 		tools := r.tools
 		if tools == nil {
-			tools = []Tool{}
+			tools = []mcp.Tool{}
 		}
 		return &wire26ListTools{
 			ResultType: resultComplete, Tools: tools, NextCursor: r.nextCursor,
@@ -365,13 +365,13 @@ func (d dialect20260728) ShapeResult(rt *Runtime, c *Call, result any) (any, err
 			ResultType: resultComplete, ResourceTemplates: nonNil(r.templates), NextCursor: r.nextCursor,
 			TTLMs: ttl, CacheScope: scope, Meta: rt.serverInfoMeta(nil),
 		}, nil
-	case *ReadResourceResult:
+	case *mcp.ReadResourceResult:
 		ttl, scope := rt.cacheHint(CacheResources)
 		return &wire26ReadResource{
 			ResultType: resultComplete, Contents: r.Contents,
 			TTLMs: ttl, CacheScope: scope, Meta: rt.serverInfoMeta(r.Meta),
 		}, nil
-	case *GetPromptResult:
+	case *mcp.GetPromptResult:
 		return &wire26GetPrompt{
 			ResultType: resultComplete, Description: r.Description, Messages: nonNil(r.Messages),
 			Meta: rt.serverInfoMeta(r.Meta),
@@ -391,10 +391,10 @@ func (d dialect20260728) ShapeResult(rt *Runtime, c *Call, result any) (any, err
 		return w, nil
 	case *extensionResult:
 		return rt.shapeExtension20260728(r.body)
-	case *CallToolResult:
+	case *mcp.CallToolResult:
 		content := r.Content
 		if content == nil {
-			content = []Content{}
+			content = []mcp.Content{}
 		}
 		return &wire26CallTool{
 			ResultType: resultComplete, Content: content, StructuredContent: r.StructuredContent,

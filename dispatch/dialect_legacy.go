@@ -159,9 +159,9 @@ func (d legacyDialect) Admit(rt *Runtime, req *Request) (*Call, *jsonrpc.Error) 
 
 // knownCapabilities drops what the client declared that its revision
 // does not have: 2025-06-18's elicitation is form mode only (no url).
-func (d legacyDialect) knownCapabilities(caps ClientCapabilities) ClientCapabilities {
+func (d legacyDialect) knownCapabilities(caps mcp.ClientCapabilities) mcp.ClientCapabilities {
 	if d.version == mcp.Version20250618 && caps.Elicitation != nil && caps.Elicitation.URL != nil {
-		caps.Elicitation = &ElicitationCapability{Form: &struct{}{}}
+		caps.Elicitation = &mcp.ElicitationCapability{Form: &struct{}{}}
 	}
 	return caps
 }
@@ -192,7 +192,7 @@ func legacyToolsCall(ctx context.Context, rt *Runtime, c *Call) (any, error) {
 // tool: its schemas must be object-rooted, as those revisions require
 // (the input schema always is; an output schema may be any 2020-12 schema
 // on 2026-07-28).
-func legacyCarries(t *Tool) bool {
+func legacyCarries(t *mcp.Tool) bool {
 	return objectRooted(t.InputSchema) && (len(t.OutputSchema) == 0 || objectRooted(t.OutputSchema))
 }
 

@@ -15,13 +15,13 @@ import (
 )
 
 // urlTool asks for one elicitation in URL mode.
-var urlTool = dispatch.WithTool(dispatch.Tool{Name: "open_page", Description: "asks the user to open a page"},
-	func(_ context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+var urlTool = dispatch.WithTool(mcp.Tool{Name: "open_page", Description: "asks the user to open a page"},
+	func(_ context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 		if a, ok := req.Input.Elicitation("page"); ok {
-			return dispatch.TextResult("page: " + a.Action), nil
+			return mcp.TextResult("page: " + a.Action), nil
 		}
-		return nil, &dispatch.InputRequired{Requests: map[string]dispatch.InputRequest{
-			"page": dispatch.ElicitURL("Open the page.", "https://example.com/consent"),
+		return nil, &dispatch.InputRequired{Requests: map[string]mcp.InputRequest{
+			"page": mcp.ElicitURL("Open the page.", "https://example.com/consent"),
 		}}
 	})
 

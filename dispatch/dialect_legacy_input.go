@@ -60,7 +60,7 @@ func (d legacyDialect) noChannel(c *Call, ir *inputRequiredResult) error {
 	if d.version == mcp.Version20251125 {
 		var urls []any
 		for _, k := range keys {
-			if e, ok := ir.requests[k].(*ElicitRequest); ok && e.Mode == "url" {
+			if e, ok := ir.requests[k].(*mcp.ElicitRequest); ok && e.Mode == "url" {
 				p, err := d.clientRequestParams(e)
 				if err != nil {
 					return err
@@ -122,8 +122,8 @@ func (d legacyDialect) askClient(ctx context.Context, rt *Runtime, c *Call, ir *
 // clientRequestParams shapes an input request's params for the revision:
 // a url-mode elicitation gets the elicitationId 2025-11-25 requires, and
 // 2025-06-18, which has form mode only, no mode member.
-func (d legacyDialect) clientRequestParams(r InputRequest) (any, error) {
-	e, ok := r.(*ElicitRequest)
+func (d legacyDialect) clientRequestParams(r mcp.InputRequest) (any, error) {
+	e, ok := r.(*mcp.ElicitRequest)
 	if !ok {
 		return r, nil
 	}
@@ -144,6 +144,6 @@ func (d legacyDialect) clientRequestParams(r InputRequest) (any, error) {
 
 // urlElicitation is a url-mode elicitation as 2025-11-25 sends it.
 type urlElicitation struct {
-	ElicitRequest
+	mcp.ElicitRequest
 	ElicitationID string `json:"elicitationId"`
 }

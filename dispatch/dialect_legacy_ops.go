@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 // The operations only the initialize-era revisions have: the handshake,
@@ -16,7 +17,7 @@ import (
 // handshake, which Execute records in the request's session.
 type initializeResult struct {
 	handshake    Handshake
-	capabilities ServerCapabilities
+	capabilities mcp.ServerCapabilities
 	instructions string
 }
 
@@ -77,7 +78,7 @@ func (d legacyDialect) admitInitialize(rt *Runtime, req *Request) (*Call, *jsonr
 		Session:  sess,
 		Op: func(context.Context, *Runtime, *Call) (any, error) {
 			offer := d.serverCapabilities(rt, sess)
-			if f := listChanges(offer); sess != nil && rt.Hub() != nil && (!f.IsEmpty() || offer.Resources != nil && offer.Resources.Subscribe) {
+			if f := listChanges(offer); sess != nil && rt.Hub() != nil && (!filterEmpty(f) || offer.Resources != nil && offer.Resources.Subscribe) {
 				sess.attachHub(rt.Hub(), f)
 			}
 			return &initializeResult{
@@ -94,7 +95,7 @@ func (d legacyDialect) admitInitialize(rt *Runtime, req *Request) (*Call, *jsonr
 // connection can honour. Logging needs a session to keep the level in;
 // listChanged and subscribe need a session to carry the notifications
 // and a Hub to feed them; extensions are not part of these revisions.
-func (d legacyDialect) serverCapabilities(rt *Runtime, s *Session) ServerCapabilities {
+func (d legacyDialect) serverCapabilities(rt *Runtime, s *Session) mcp.ServerCapabilities {
 	c := rt.capabilities
 	c.Extensions = nil
 	if !d.serves(rt, s != nil, capSessionLogging) {
@@ -102,20 +103,20 @@ func (d legacyDialect) serverCapabilities(rt *Runtime, s *Session) ServerCapabil
 	}
 	fed := rt.Hub() != nil && s != nil
 	if c.Tools != nil {
-		c.Tools = &ListChangedCapability{ListChanged: c.Tools.ListChanged && fed}
+		c.Tools = &mcp.ListChangedCapability{ListChanged: c.Tools.ListChanged && fed}
 	}
 	if c.Prompts != nil {
-		c.Prompts = &ListChangedCapability{ListChanged: c.Prompts.ListChanged && fed}
+		c.Prompts = &mcp.ListChangedCapability{ListChanged: c.Prompts.ListChanged && fed}
 	}
 	if c.Resources != nil {
-		c.Resources = &ResourcesCapability{Subscribe: c.Resources.Subscribe && fed, ListChanged: c.Resources.ListChanged && fed}
+		c.Resources = &mcp.ResourcesCapability{Subscribe: c.Resources.Subscribe && fed, ListChanged: c.Resources.ListChanged && fed}
 	}
 	return c
 }
 
 // listChanges is the hub filter of the list changes a client was offered.
-func listChanges(c ServerCapabilities) SubscriptionFilter {
-	return SubscriptionFilter{
+func listChanges(c mcp.ServerCapabilities) mcp.SubscriptionFilter {
+	return mcp.SubscriptionFilter{
 		ToolsListChanged:     c.Tools != nil && c.Tools.ListChanged,
 		PromptsListChanged:   c.Prompts != nil && c.Prompts.ListChanged,
 		ResourcesListChanged: c.Resources != nil && c.Resources.ListChanged,

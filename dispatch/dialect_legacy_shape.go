@@ -14,41 +14,41 @@ import (
 // icons, and an Implementation of name, title and version only.
 type (
 	wire25Initialize struct {
-		ProtocolVersion string             `json:"protocolVersion"`
-		Capabilities    ServerCapabilities `json:"capabilities"`
-		ServerInfo      Implementation     `json:"serverInfo"`
-		Instructions    string             `json:"instructions,omitempty"`
+		ProtocolVersion string                 `json:"protocolVersion"`
+		Capabilities    mcp.ServerCapabilities `json:"capabilities"`
+		ServerInfo      mcp.Implementation     `json:"serverInfo"`
+		Instructions    string                 `json:"instructions,omitempty"`
 	}
 	wire25ListTools struct {
-		Tools      []Tool `json:"tools"`
-		NextCursor string `json:"nextCursor,omitempty"`
-	}
-	wire25ListPrompts struct {
-		Prompts    []Prompt `json:"prompts"`
-		NextCursor string   `json:"nextCursor,omitempty"`
-	}
-	wire25ListResources struct {
-		Resources  []Resource `json:"resources"`
+		Tools      []mcp.Tool `json:"tools"`
 		NextCursor string     `json:"nextCursor,omitempty"`
 	}
+	wire25ListPrompts struct {
+		Prompts    []mcp.Prompt `json:"prompts"`
+		NextCursor string       `json:"nextCursor,omitempty"`
+	}
+	wire25ListResources struct {
+		Resources  []mcp.Resource `json:"resources"`
+		NextCursor string         `json:"nextCursor,omitempty"`
+	}
 	wire25ListTemplates struct {
-		ResourceTemplates []ResourceTemplate `json:"resourceTemplates"`
-		NextCursor        string             `json:"nextCursor,omitempty"`
+		ResourceTemplates []mcp.ResourceTemplate `json:"resourceTemplates"`
+		NextCursor        string                 `json:"nextCursor,omitempty"`
 	}
 	wire25ReadResource struct {
-		Contents []*ResourceContents `json:"contents"`
-		Meta     map[string]any      `json:"_meta,omitempty"`
+		Contents []*mcp.ResourceContents `json:"contents"`
+		Meta     map[string]any          `json:"_meta,omitempty"`
 	}
 	wire25GetPrompt struct {
-		Description string          `json:"description,omitempty"`
-		Messages    []PromptMessage `json:"messages"`
-		Meta        map[string]any  `json:"_meta,omitempty"`
+		Description string              `json:"description,omitempty"`
+		Messages    []mcp.PromptMessage `json:"messages"`
+		Meta        map[string]any      `json:"_meta,omitempty"`
 	}
 	wire25Complete struct {
-		Completion *Completion `json:"completion"`
+		Completion *mcp.Completion `json:"completion"`
 	}
 	wire25CallTool struct {
-		Content           []Content      `json:"content"`
+		Content           []mcp.Content  `json:"content"`
 		StructuredContent any            `json:"structuredContent,omitempty"`
 		IsError           bool           `json:"isError,omitempty"`
 		Meta              map[string]any `json:"_meta,omitempty"`
@@ -66,7 +66,7 @@ func (d legacyDialect) ShapeResult(rt *Runtime, _ *Call, result any) (any, error
 	case emptyResult:
 		return struct{}{}, nil
 	case *listToolsResult:
-		tools := make([]Tool, 0, len(r.tools))
+		tools := make([]mcp.Tool, 0, len(r.tools))
 		for i := range r.tools {
 			if t := r.tools[i]; legacyCarries(&t) {
 				if old {
@@ -79,35 +79,35 @@ func (d legacyDialect) ShapeResult(rt *Runtime, _ *Call, result any) (any, error
 	case *listPromptsResult:
 		prompts := nonNil(r.prompts)
 		if old {
-			prompts = withoutIcons(prompts, func(p *Prompt) { p.Icons = nil })
+			prompts = withoutIcons(prompts, func(p *mcp.Prompt) { p.Icons = nil })
 		}
 		return &wire25ListPrompts{Prompts: prompts, NextCursor: r.nextCursor}, nil
 	case *listResourcesResult:
 		resources := nonNil(r.resources)
 		if old {
-			resources = withoutIcons(resources, func(r *Resource) { r.Icons = nil })
+			resources = withoutIcons(resources, func(r *mcp.Resource) { r.Icons = nil })
 		}
 		return &wire25ListResources{Resources: resources, NextCursor: r.nextCursor}, nil
 	case *listTemplatesResult:
 		templates := nonNil(r.templates)
 		if old {
-			templates = withoutIcons(templates, func(t *ResourceTemplate) { t.Icons = nil })
+			templates = withoutIcons(templates, func(t *mcp.ResourceTemplate) { t.Icons = nil })
 		}
 		return &wire25ListTemplates{ResourceTemplates: templates, NextCursor: r.nextCursor}, nil
-	case *ReadResourceResult:
+	case *mcp.ReadResourceResult:
 		return &wire25ReadResource{Contents: r.Contents, Meta: r.Meta}, nil
-	case *GetPromptResult:
+	case *mcp.GetPromptResult:
 		msgs := nonNil(r.Messages)
 		if old {
-			msgs = withoutIcons(msgs, func(m *PromptMessage) { m.Content = contentWithoutIcons(m.Content) })
+			msgs = withoutIcons(msgs, func(m *mcp.PromptMessage) { m.Content = contentWithoutIcons(m.Content) })
 		}
 		return &wire25GetPrompt{Description: r.Description, Messages: msgs, Meta: r.Meta}, nil
 	case *completeResult:
 		return &wire25Complete{Completion: r.completion}, nil
-	case *CallToolResult:
+	case *mcp.CallToolResult:
 		content := nonNil(r.Content)
 		if old {
-			content = withoutIcons(content, func(c *Content) { *c = contentWithoutIcons(*c) })
+			content = withoutIcons(content, func(c *mcp.Content) { *c = contentWithoutIcons(*c) })
 		}
 		structured, err := objectOnly(r.StructuredContent)
 		if err != nil {
@@ -125,9 +125,9 @@ func (d legacyDialect) ShapeResult(rt *Runtime, _ *Call, result any) (any, error
 
 // implementation projects the server's identity onto the revision's
 // Implementation.
-func (d legacyDialect) implementation(info Implementation) Implementation {
+func (d legacyDialect) implementation(info mcp.Implementation) mcp.Implementation {
 	if d.version == mcp.Version20250618 {
-		return Implementation{Name: info.Name, Title: info.Title, Version: info.Version}
+		return mcp.Implementation{Name: info.Name, Title: info.Title, Version: info.Version}
 	}
 	return info
 }
@@ -145,8 +145,8 @@ func withoutIcons[T any](items []T, strip func(*T)) []T {
 
 // contentWithoutIcons drops the icons of a resource link, the one content
 // block that has them.
-func contentWithoutIcons(c Content) Content {
-	if l, ok := c.(*ResourceLink); ok && len(l.Icons) > 0 {
+func contentWithoutIcons(c mcp.Content) mcp.Content {
+	if l, ok := c.(*mcp.ResourceLink); ok && len(l.Icons) > 0 {
 		cp := *l
 		cp.Icons = nil
 		return &cp

@@ -22,7 +22,7 @@ import (
 
 var legacyVersions = []string{mcp.Version20251125, mcp.Version20250618}
 
-var icon = []dispatch.Icon{{Src: "https://example.com/i.png", MimeType: "image/png"}}
+var icon = []mcp.Icon{{Src: "https://example.com/i.png", MIMEType: "image/png"}}
 
 // legacyRuntime has one component of each kind with icons, a tool whose
 // output schema is not object-rooted, a tool that logs, and one that asks
@@ -37,63 +37,63 @@ func legacyRuntime(t *testing.T, logs *logBuffer, opts ...dispatch.Option) *disp
 		dispatch.WithLogger(slog.New(slog.NewTextHandler(logs, nil))),
 		dispatch.WithInstructions("Legacy test server."),
 		dispatch.WithLogging(),
-		dispatch.WithTool(dispatch.Tool{Name: "echo", Description: "echo", Icons: icon},
-			func(_ context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
-				return &dispatch.CallToolResult{
-					Content: []dispatch.Content{
-						dispatch.Text(string(req.Arguments)),
-						&dispatch.ResourceLink{URI: "test://static", Name: "static", Icons: icon},
+		dispatch.WithTool(mcp.Tool{Name: "echo", Description: "echo", Icons: icon},
+			func(_ context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{
+					Content: []mcp.Content{
+						mcp.Text(string(req.Arguments)),
+						&mcp.ResourceLink{URI: "test://static", Name: "static", Icons: icon},
 					},
 					StructuredContent: map[string]any{"args": json.RawMessage(req.Arguments)},
-					Meta:              map[string]any{"com.example/trace": "t1"},
+					Result:            mcp.Result{Meta: map[string]any{"com.example/trace": "t1"}},
 				}, nil
 			}),
-		dispatch.WithTool(dispatch.Tool{Name: "list_numbers", Description: "array output",
+		dispatch.WithTool(mcp.Tool{Name: "list_numbers", Description: "array output",
 			OutputSchema: json.RawMessage(`{"type":"array","items":{"type":"integer"}}`)},
-			func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
-				return &dispatch.CallToolResult{Content: []dispatch.Content{dispatch.Text("[1,2]")}, StructuredContent: []int{1, 2}}, nil
+			func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{Content: []mcp.Content{mcp.Text("[1,2]")}, StructuredContent: []int{1, 2}}, nil
 			}),
-		dispatch.WithTool(dispatch.Tool{Name: "untyped_array", Description: "structured array without an output schema"},
-			func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
-				return &dispatch.CallToolResult{Content: []dispatch.Content{dispatch.Text("[3]")}, StructuredContent: []int{3}}, nil
+		dispatch.WithTool(mcp.Tool{Name: "untyped_array", Description: "structured array without an output schema"},
+			func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{Content: []mcp.Content{mcp.Text("[3]")}, StructuredContent: []int{3}}, nil
 			}),
-		dispatch.WithTool(dispatch.Tool{Name: "chatty", Description: "logs and reports progress"},
-			func(ctx context.Context, _ *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		dispatch.WithTool(mcp.Tool{Name: "chatty", Description: "logs and reports progress"},
+			func(ctx context.Context, _ *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 				log := dispatch.Logger(ctx)
 				log.Debug("debug detail")
 				log.Info("working", "step", 1)
 				log.Warn("careful")
-				if err := dispatch.ReportProgress(ctx, dispatch.Progress{Progress: 1, Total: 2}); err != nil {
+				if err := dispatch.ReportProgress(ctx, mcp.Progress{Progress: 1, Total: 2}); err != nil {
 					return nil, err
 				}
-				return dispatch.TextResult("done"), nil
+				return mcp.TextResult("done"), nil
 			}),
-		dispatch.WithTool(dispatch.Tool{Name: "ask", Description: "asks the user"},
-			func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
-				return nil, &dispatch.InputRequired{Requests: map[string]dispatch.InputRequest{
-					"who": dispatch.ElicitForm("Who are you?", json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}}}`)),
+		dispatch.WithTool(mcp.Tool{Name: "ask", Description: "asks the user"},
+			func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
+				return nil, &dispatch.InputRequired{Requests: map[string]mcp.InputRequest{
+					"who": mcp.ElicitForm("Who are you?", json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}}}`)),
 				}}
 			}),
-		dispatch.WithResource(dispatch.Resource{URI: "test://static", Name: "static", Size: &size, Icons: icon},
-			func(_ context.Context, req *dispatch.ReadResourceRequest) (*dispatch.ReadResourceResult, error) {
-				return &dispatch.ReadResourceResult{Contents: []*dispatch.ResourceContents{dispatch.TextContents(req.URI, "text/plain", "hello")}}, nil
+		dispatch.WithResource(mcp.Resource{URI: "test://static", Name: "static", Size: &size, Icons: icon},
+			func(_ context.Context, req *dispatch.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+				return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{mcp.TextContents(req.URI, "text/plain", "hello")}}, nil
 			}),
-		dispatch.WithResourceTemplate(dispatch.ResourceTemplate{URITemplate: "test://items/{id}", Name: "item", Icons: icon},
-			func(_ context.Context, req *dispatch.ReadResourceRequest) (*dispatch.ReadResourceResult, error) {
+		dispatch.WithResourceTemplate(mcp.ResourceTemplate{URITemplate: "test://items/{id}", Name: "item", Icons: icon},
+			func(_ context.Context, req *dispatch.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 				return nil, dispatch.ErrResourceNotFound
 			}),
-		dispatch.WithPrompt(dispatch.Prompt{Name: "greet", Description: "greets", Icons: icon,
-			Arguments: []dispatch.PromptArgument{{Name: "who", Required: true, Complete: func(context.Context, *dispatch.CompleteRequest) (*dispatch.Completion, error) {
-				return &dispatch.Completion{Values: []string{"world"}}, nil
-			}}}},
-			func(_ context.Context, req *dispatch.GetPromptRequest) (*dispatch.GetPromptResult, error) {
-				return &dispatch.GetPromptResult{Description: "greeting", Messages: []dispatch.PromptMessage{
-					{Role: dispatch.RoleUser, Content: dispatch.Text("hello " + req.Arguments["who"])},
-					{Role: dispatch.RoleUser, Content: &dispatch.ResourceLink{URI: "test://static", Name: "static", Icons: icon}},
+		dispatch.WithPrompt(mcp.Prompt{Name: "greet", Description: "greets", Icons: icon,
+			Arguments: []mcp.PromptArgument{{Name: "who", Required: true}}},
+			func(_ context.Context, req *dispatch.GetPromptRequest) (*mcp.GetPromptResult, error) {
+				return &mcp.GetPromptResult{Description: "greeting", Messages: []mcp.PromptMessage{
+					{Role: mcp.RoleUser, Content: mcp.Text("hello " + req.Arguments["who"])},
+					{Role: mcp.RoleUser, Content: &mcp.ResourceLink{URI: "test://static", Name: "static", Icons: icon}},
 				}}, nil
-			}),
+			}, dispatch.WithCompletion("who", func(context.Context, *dispatch.CompleteRequest) (*mcp.Completion, error) {
+				return &mcp.Completion{Values: []string{"world"}}, nil
+			})),
 	}
-	rt, err := dispatch.New(dispatch.Implementation{
+	rt, err := dispatch.New(mcp.Implementation{
 		Name: "legacy-server", Title: "Legacy", Version: "2.0.0",
 		Description: "a server", WebsiteURL: "https://example.com", Icons: icon,
 	}, append(base, opts...)...)
@@ -504,8 +504,8 @@ func TestLegacyLoggingAndProgress(t *testing.T) {
 		func(r *dispatch.Request) { r.ProtocolVersion = "2025-11-25" })
 	rpcError(t, f, jsonrpc.CodeMethodNotFound)
 	// Without WithLogging neither.
-	quiet, err := dispatch.New(testInfo, dispatch.WithTool(dispatch.Tool{Name: "x"}, func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
-		return dispatch.TextResult("x"), nil
+	quiet, err := dispatch.New(testInfo, dispatch.WithTool(mcp.Tool{Name: "x"}, func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.TextResult("x"), nil
 	}))
 	if err != nil {
 		t.Fatal(err)
@@ -606,7 +606,7 @@ func (d sessionDialect) Admit(_ *dispatch.Runtime, req *dispatch.Request) (*disp
 			if c.Info.Method != "initialize" {
 				return map[string]any{"claimed": c.Session.ProtocolVersion()}, nil
 			}
-			return handshakeResult{dispatch.Handshake{ProtocolVersion: d.Version(), ClientInfo: &dispatch.Implementation{Name: "c", Version: "1"}}}, nil
+			return handshakeResult{dispatch.Handshake{ProtocolVersion: d.Version(), ClientInfo: &mcp.Implementation{Name: "c", Version: "1"}}}, nil
 		},
 	}, nil
 }
@@ -676,7 +676,7 @@ func TestLegacyExtension(t *testing.T) {
 // isolated operations.
 func TestLegacyPanicsStayIsolated(t *testing.T) {
 	logs := &logBuffer{}
-	rt := legacyRuntime(t, logs, dispatch.WithTool(dispatch.Tool{Name: "boom"}, func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+	rt := legacyRuntime(t, logs, dispatch.WithTool(mcp.Tool{Name: "boom"}, func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 		panic(errors.New("kaboom"))
 	}))
 	c, _ := initialize(t, rt, "2025-11-25", map[string]any{})
@@ -732,18 +732,18 @@ func (a *answeringClient) Notify(ctx context.Context, frame []byte) error {
 
 func TestLegacyInputLoopAtDispatch(t *testing.T) {
 	rounds := 0
-	rt := legacyRuntime(t, nil, dispatch.WithTool(dispatch.Tool{Name: "insatiable"}, func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+	rt := legacyRuntime(t, nil, dispatch.WithTool(mcp.Tool{Name: "insatiable"}, func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 		rounds++
-		return nil, &dispatch.InputRequired{Requests: map[string]dispatch.InputRequest{"r": &dispatch.ListRootsRequest{}}}
-	}), dispatch.WithTool(dispatch.Tool{Name: "ask_once"}, func(_ context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		return nil, &dispatch.InputRequired{Requests: map[string]mcp.InputRequest{"r": &mcp.ListRootsRequest{}}}
+	}), dispatch.WithTool(mcp.Tool{Name: "ask_once"}, func(_ context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 		e, ok := req.Input.Elicitation("who")
 		if !ok {
-			return nil, &dispatch.InputRequired{State: []byte("kept"), Requests: map[string]dispatch.InputRequest{
-				"who": dispatch.ElicitForm("Who?", json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}}}`)),
+			return nil, &dispatch.InputRequired{State: []byte("kept"), Requests: map[string]mcp.InputRequest{
+				"who": mcp.ElicitForm("Who?", json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}}}`)),
 			}}
 		}
 		state, _ := req.Input.State()
-		return dispatch.TextResult(fmt.Sprintf("%v/%s", e.Content["name"], state)), nil
+		return mcp.TextResult(fmt.Sprintf("%v/%s", e.Content["name"], state)), nil
 	}))
 	for _, v := range legacyVersions {
 		c, _ := initialize(t, rt, v, map[string]any{"elicitation": map[string]any{}, "roots": map[string]any{}})
@@ -815,16 +815,16 @@ func TestSessionRequestsEndWithTheSession(t *testing.T) {
 }
 
 func TestPingClient(t *testing.T) {
-	rt := legacyRuntime(t, nil, dispatch.WithTool(dispatch.Tool{Name: "pinger"}, func(ctx context.Context, _ *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+	rt := legacyRuntime(t, nil, dispatch.WithTool(mcp.Tool{Name: "pinger"}, func(ctx context.Context, _ *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 		err := dispatch.PingClient(ctx)
 		var ce *dispatch.ClientError
 		switch {
 		case err == nil:
-			return dispatch.TextResult("pong"), nil
+			return mcp.TextResult("pong"), nil
 		case errors.Is(err, dispatch.ErrNoClientChannel):
-			return dispatch.TextResult("no channel"), nil
+			return mcp.TextResult("no channel"), nil
 		case errors.As(err, &ce):
-			return dispatch.TextResult(fmt.Sprintf("client error %d", ce.Err.Code)), nil
+			return mcp.TextResult(fmt.Sprintf("client error %d", ce.Err.Code)), nil
 		}
 		return nil, err
 	}))
@@ -965,6 +965,6 @@ func TestLegacySubscriptionsFromTheHub(t *testing.T) {
 
 type notAHub struct{}
 
-func (notAHub) OpenSubscription(context.Context, *dispatch.SubscriptionRequest) (dispatch.Subscription, dispatch.SubscriptionFilter, error) {
-	return nil, dispatch.SubscriptionFilter{}, errors.New("unused")
+func (notAHub) OpenSubscription(context.Context, *dispatch.SubscriptionRequest) (dispatch.Subscription, mcp.SubscriptionFilter, error) {
+	return nil, mcp.SubscriptionFilter{}, errors.New("unused")
 }

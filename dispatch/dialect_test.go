@@ -42,7 +42,7 @@ func (dialect2099) ShapeError(_ *dispatch.Runtime, _ *dispatch.Call, e *jsonrpc.
 }
 
 func TestRegistryTakesANewDialectWithoutCoreChanges(t *testing.T) {
-	rt, err := dispatch.New(dispatch.Implementation{Name: "future", Version: "1"},
+	rt, err := dispatch.New(mcp.Implementation{Name: "future", Version: "1"},
 		dispatch.WithProtocolVersions(mcp.Version20260728), dispatch.WithDialect(dialect2099{}))
 	if err != nil {
 		t.Fatal(err)
@@ -59,7 +59,7 @@ func TestRegistryTakesANewDialectWithoutCoreChanges(t *testing.T) {
 	if v := r["supportedVersions"].([]any); len(v) != 2 || v[1] != "2099-01-01" {
 		t.Fatalf("supportedVersions = %v", v)
 	}
-	if _, err := dispatch.New(dispatch.Implementation{Name: "x", Version: "1"}, dispatch.WithDialect(dialect2099{}), dispatch.WithDialect(dialect2099{})); err == nil {
+	if _, err := dispatch.New(mcp.Implementation{Name: "x", Version: "1"}, dispatch.WithDialect(dialect2099{}), dispatch.WithDialect(dialect2099{})); err == nil {
 		t.Fatal("the same revision was enabled twice")
 	}
 }

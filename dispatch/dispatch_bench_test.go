@@ -9,6 +9,7 @@ import (
 
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 // echoCall is the load harness's request.
@@ -28,16 +29,16 @@ func echoBenchRuntime(b *testing.B) *dispatch.Runtime { return echoRuntimeWith(b
 // echoRuntimeWith serves echo with the given input schema.
 func echoRuntimeWith(b *testing.B, schema json.RawMessage) *dispatch.Runtime {
 	b.Helper()
-	rt, err := dispatch.New(dispatch.Implementation{Name: "bench", Version: "1.0.0"},
+	rt, err := dispatch.New(mcp.Implementation{Name: "bench", Version: "1.0.0"},
 		dispatch.WithLogger(slog.New(slog.DiscardHandler)),
-		dispatch.WithTool(dispatch.Tool{Name: "echo", InputSchema: schema}, func(_ context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		dispatch.WithTool(mcp.Tool{Name: "echo", InputSchema: schema}, func(_ context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			var a struct {
 				Text string `json:"text"`
 			}
 			if err := json.Unmarshal(req.Arguments, &a); err != nil {
 				return nil, err
 			}
-			return dispatch.TextResult(a.Text), nil
+			return mcp.TextResult(a.Text), nil
 		}),
 	)
 	if err != nil {

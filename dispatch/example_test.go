@@ -9,6 +9,7 @@ import (
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/testkit"
 )
 
@@ -47,8 +48,8 @@ func ExampleWithTypedTool() {
 	type addOut struct {
 		Sum int `json:"sum"`
 	}
-	rt, err := dispatch.New(dispatch.Implementation{Name: "calc", Version: "1.0.0"},
-		dispatch.WithTypedTool(dispatch.Tool{Name: "add", Description: "Add two integers"},
+	rt, err := dispatch.New(mcp.Implementation{Name: "calc", Version: "1.0.0"},
+		dispatch.WithTypedTool(mcp.Tool{Name: "add", Description: "Add two integers"},
 			func(_ context.Context, in addIn) (addOut, error) {
 				return addOut{Sum: in.A + in.B}, nil
 			}))
@@ -75,16 +76,16 @@ func ExampleWithTypedTool() {
 // -32602 with the URI in data.
 func ExampleWithResourceTemplate() {
 	users := map[string]string{"ada": "Ada Lovelace", "alan": "Alan Turing"}
-	rt, err := dispatch.New(dispatch.Implementation{Name: "directory", Version: "1.0.0"},
-		dispatch.WithResourceTemplate(dispatch.ResourceTemplate{
-			URITemplate: "users://{login}/profile", Name: "profile", MimeType: "application/json",
-		}, func(_ context.Context, req *dispatch.ReadResourceRequest) (*dispatch.ReadResourceResult, error) {
+	rt, err := dispatch.New(mcp.Implementation{Name: "directory", Version: "1.0.0"},
+		dispatch.WithResourceTemplate(mcp.ResourceTemplate{
+			URITemplate: "users://{login}/profile", Name: "profile", MIMEType: "application/json",
+		}, func(_ context.Context, req *dispatch.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 			name, ok := users[req.Vars.Get("login")]
 			if !ok {
 				return nil, dispatch.ErrResourceNotFound
 			}
-			c, err := dispatch.JSONContents(req.URI, map[string]string{"name": name})
-			return &dispatch.ReadResourceResult{Contents: []*dispatch.ResourceContents{c}}, err
+			c, err := mcp.JSONContents(req.URI, map[string]string{"name": name})
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{c}}, err
 		}))
 	if err != nil {
 		panic(err)
@@ -103,27 +104,24 @@ func ExampleWithResourceTemplate() {
 // what advertises the completions capability.
 func ExampleWithPrompt() {
 	languages := []string{"go", "gleam", "haskell", "python"}
-	rt, err := dispatch.New(dispatch.Implementation{Name: "reviewer", Version: "1.0.0"},
-		dispatch.WithPrompt(dispatch.Prompt{
+	rt, err := dispatch.New(mcp.Implementation{Name: "reviewer", Version: "1.0.0"},
+		dispatch.WithPrompt(mcp.Prompt{
 			Name:        "code_review",
 			Description: "Review code in a language",
-			Arguments: []dispatch.PromptArgument{{
-				Name: "language", Required: true,
-				Complete: func(_ context.Context, req *dispatch.CompleteRequest) (*dispatch.Completion, error) {
-					var out []string
-					for _, l := range languages {
-						if strings.HasPrefix(l, req.Value) {
-							out = append(out, l)
-						}
-					}
-					return &dispatch.Completion{Values: out}, nil
-				},
-			}},
-		}, func(_ context.Context, req *dispatch.GetPromptRequest) (*dispatch.GetPromptResult, error) {
-			return &dispatch.GetPromptResult{Messages: []dispatch.PromptMessage{
-				{Role: dispatch.RoleUser, Content: dispatch.Text("Review this " + req.Arguments["language"] + " code.")},
+			Arguments:   []mcp.PromptArgument{{Name: "language", Required: true}},
+		}, func(_ context.Context, req *dispatch.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			return &mcp.GetPromptResult{Messages: []mcp.PromptMessage{
+				{Role: mcp.RoleUser, Content: mcp.Text("Review this " + req.Arguments["language"] + " code.")},
 			}}, nil
-		}))
+		}, dispatch.WithCompletion("language", func(_ context.Context, req *dispatch.CompleteRequest) (*mcp.Completion, error) {
+			var out []string
+			for _, l := range languages {
+				if strings.HasPrefix(l, req.Value) {
+					out = append(out, l)
+				}
+			}
+			return &mcp.Completion{Values: out}, nil
+		})))
 	if err != nil {
 		panic(err)
 	}
@@ -145,15 +143,15 @@ func ExampleWithPrompt() {
 // the client (elicitation), carrying sealed state through the client; the
 // client retries with the answer and the state, and the tool completes.
 func ExampleInputRequired() {
-	rt, err := dispatch.New(dispatch.Implementation{Name: "greeter", Version: "1.0.0"},
-		dispatch.WithTool(dispatch.Tool{Name: "greet"}, func(_ context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+	rt, err := dispatch.New(mcp.Implementation{Name: "greeter", Version: "1.0.0"},
+		dispatch.WithTool(mcp.Tool{Name: "greet"}, func(_ context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			if answer, ok := req.Input.Elicitation("user_name"); ok && answer.Action == "accept" {
 				greeting, _ := req.Input.State()
-				return dispatch.TextResult(fmt.Sprintf("%s, %s!", greeting, answer.Content["name"])), nil
+				return mcp.TextResult(fmt.Sprintf("%s, %s!", greeting, answer.Content["name"])), nil
 			}
 			return nil, &dispatch.InputRequired{
-				Requests: map[string]dispatch.InputRequest{
-					"user_name": dispatch.ElicitForm("What is your name?",
+				Requests: map[string]mcp.InputRequest{
+					"user_name": mcp.ElicitForm("What is your name?",
 						json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`)),
 				},
 				State: []byte("Hello"),

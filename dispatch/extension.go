@@ -120,7 +120,7 @@ func (rt *Runtime) extensionRoute(method, version string) *extensionRoute {
 }
 
 // admitExtension checks that the client advertised the extension.
-func admitExtension(r *extensionRoute, caps ClientCapabilities) *jsonrpc.Error {
+func admitExtension(r *extensionRoute, caps mcp.ClientCapabilities) *jsonrpc.Error {
 	if _, ok := caps.Extensions[r.ext.ID]; ok {
 		return nil
 	}
@@ -129,7 +129,7 @@ func admitExtension(r *extensionRoute, caps ClientCapabilities) *jsonrpc.Error {
 
 func errMissingExtension(id string) *jsonrpc.Error {
 	return jsonrpc.NewError(mcp.CodeMissingRequiredClientCapability, "Missing required client capability: extension "+id).
-		WithData(map[string]any{"requiredCapabilities": ClientCapabilities{Extensions: map[string]map[string]any{id: {}}}})
+		WithData(map[string]any{"requiredCapabilities": mcp.ClientCapabilities{Extensions: map[string]map[string]any{id: {}}}})
 }
 
 // extensionResult is the neutral result of an extension method: a JSON

@@ -20,9 +20,9 @@ const headerSchema = `{"type":"object","properties":{
 
 func headerRuntime(t *testing.T) *dispatch.Runtime {
 	t.Helper()
-	return mustNew(t, dispatch.WithTool(dispatch.Tool{Name: "test_x_mcp_header", InputSchema: json.RawMessage(headerSchema)},
-		func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
-			return dispatch.TextResult("ok"), nil
+	return mustNew(t, dispatch.WithTool(mcp.Tool{Name: "test_x_mcp_header", InputSchema: json.RawMessage(headerSchema)},
+		func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.TextResult("ok"), nil
 		}))
 }
 
@@ -111,7 +111,7 @@ func TestStandardHeaderChecks(t *testing.T) {
 }
 
 func TestXMCPHeaderRegistration(t *testing.T) {
-	h := func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) { return nil, nil }
+	h := func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) { return nil, nil }
 	bad := map[string]string{
 		"empty":        `{"type":"object","properties":{"a":{"type":"string","x-mcp-header":""}}}`,
 		"not a token":  `{"type":"object","properties":{"a":{"type":"string","x-mcp-header":"Bad Name"}}}`,
@@ -128,13 +128,13 @@ func TestXMCPHeaderRegistration(t *testing.T) {
 		"at the root":  `{"type":"object","x-mcp-header":"A"}`,
 	}
 	for name, schema := range bad {
-		_, err := dispatch.New(testInfo, dispatch.WithTool(dispatch.Tool{Name: "t", InputSchema: json.RawMessage(schema)}, h))
+		_, err := dispatch.New(testInfo, dispatch.WithTool(mcp.Tool{Name: "t", InputSchema: json.RawMessage(schema)}, h))
 		if err == nil || !strings.Contains(err.Error(), "x-mcp-header") {
 			t.Errorf("%s: New error = %v", name, err)
 		}
 	}
 	// A property that is merely called x-mcp-header is not an annotation.
-	if _, err := dispatch.New(testInfo, dispatch.WithTool(dispatch.Tool{Name: "t", InputSchema: json.RawMessage(`{"type":"object","properties":{"x-mcp-header":{"type":"number"}}}`)}, h)); err != nil {
+	if _, err := dispatch.New(testInfo, dispatch.WithTool(mcp.Tool{Name: "t", InputSchema: json.RawMessage(`{"type":"object","properties":{"x-mcp-header":{"type":"number"}}}`)}, h)); err != nil {
 		t.Errorf("a property named x-mcp-header: %v", err)
 	}
 }

@@ -7,10 +7,11 @@ import (
 
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/testkit"
 )
 
-var testInfo = dispatch.Implementation{Name: "test-server", Version: "1.0.0"}
+var testInfo = mcp.Implementation{Name: "test-server", Version: "1.0.0"}
 
 // mustNew builds a Runtime or fails the test.
 func mustNew(t testing.TB, opts ...dispatch.Option) *dispatch.Runtime {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/snodo-go/snodo/instrumentation"
 	"github.com/snodo-go/snodo/internal/guard"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 // Overflow says what a Hub does when an event arrives for a listener
@@ -115,7 +116,7 @@ func (h *Hub) Stats() HubStats {
 
 // OpenSubscription implements [SubscriptionSource]: it attaches a
 // listener for req.Filter and accepts all of it.
-func (h *Hub) OpenSubscription(_ context.Context, req *SubscriptionRequest) (Subscription, SubscriptionFilter, error) {
+func (h *Hub) OpenSubscription(_ context.Context, req *SubscriptionRequest) (Subscription, mcp.SubscriptionFilter, error) {
 	return h.Attach(req.Filter, req.Wake), req.Filter, nil
 }
 
@@ -123,7 +124,7 @@ func (h *Hub) OpenSubscription(_ context.Context, req *SubscriptionRequest) (Sub
 // blocking and outside the hub's lock, when the listener had nothing to
 // return from Next and now has (an event, or its completion). Close the
 // listener when done with it.
-func (h *Hub) Attach(f SubscriptionFilter, wake func()) *HubListener {
+func (h *Hub) Attach(f mcp.SubscriptionFilter, wake func()) *HubListener {
 	if wake == nil {
 		wake = func() {}
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/testkit"
 )
 
@@ -17,7 +18,7 @@ func BenchmarkHubPublish(b *testing.B) {
 	hub := dispatch.NewHub(dispatch.HubOptions{})
 	var ls []*dispatch.HubListener
 	for range 1000 {
-		l := hub.Attach(dispatch.SubscriptionFilter{ToolsListChanged: true}, func() {})
+		l := hub.Attach(mcp.SubscriptionFilter{ToolsListChanged: true}, func() {})
 		ls = append(ls, l)
 		_, _ = l.Next()
 	}
@@ -36,7 +37,7 @@ func BenchmarkHubPublish(b *testing.B) {
 // source's Next, the filter check and the tagged encoding.
 func BenchmarkStreamEvent(b *testing.B) {
 	hub := dispatch.NewHub(dispatch.HubOptions{})
-	rt := mustNew(b, dispatch.WithSubscriptions(hub), dispatch.WithResource(dispatch.Resource{URI: "file:///a", Name: "a"}, okResource))
+	rt := mustNew(b, dispatch.WithSubscriptions(hub), dispatch.WithResource(mcp.Resource{URI: "file:///a", Name: "a"}, okResource))
 	c, out := listenCall(b, rt, 1, map[string]any{"resourceSubscriptions": []string{"file:///a"}})
 	if c == nil {
 		b.Fatalf("%s", out.Frame)
@@ -63,7 +64,7 @@ func BenchmarkStreamEvent(b *testing.B) {
 // filter check is linear in its size.
 func BenchmarkListenFilter(b *testing.B) {
 	rt := mustNew(b, dispatch.WithSubscriptions(dispatch.NewHub(dispatch.HubOptions{})),
-		dispatch.WithResource(dispatch.Resource{URI: "file:///a", Name: "a"}, okResource))
+		dispatch.WithResource(mcp.Resource{URI: "file:///a", Name: "a"}, okResource))
 	uris := make([]string, dispatch.MaxResourceSubscriptions)
 	for i := range uris {
 		uris[i] = fmt.Sprintf("file:///r/%d", i)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 // A Hub hands each published event to the listeners whose filter names
@@ -13,7 +14,7 @@ import (
 // MaxBuffer of them; here the oldest is dropped.
 func ExampleHub() {
 	hub := dispatch.NewHub(dispatch.HubOptions{MaxBuffer: 2})
-	l := hub.Attach(dispatch.SubscriptionFilter{ToolsListChanged: true, ResourceSubscriptions: []string{"file:///notes"}}, nil)
+	l := hub.Attach(mcp.SubscriptionFilter{ToolsListChanged: true, ResourceSubscriptions: []string{"file:///notes"}}, nil)
 	defer l.Close()
 
 	fmt.Printf("%+v\n", hub.ToolsListChanged())
@@ -46,18 +47,18 @@ func ExampleHub() {
 func ExampleRegistry() {
 	hub := dispatch.NewHub(dispatch.HubOptions{})
 	reg := dispatch.NewRegistry(hub)
-	rt, err := dispatch.New(dispatch.Implementation{Name: "example", Version: "1.0.0"},
+	rt, err := dispatch.New(mcp.Implementation{Name: "example", Version: "1.0.0"},
 		dispatch.WithSubscriptions(hub), dispatch.WithRegistry(reg))
 	if err != nil {
 		panic(err)
 	}
 	// A listen stream attaches to the hub like this.
-	l := hub.Attach(dispatch.SubscriptionFilter{ToolsListChanged: true}, nil)
+	l := hub.Attach(mcp.SubscriptionFilter{ToolsListChanged: true}, nil)
 	defer l.Close()
 
-	_ = reg.AddTool(dispatch.Tool{Name: "report", Description: "Writes the weekly report."},
-		func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
-			return dispatch.TextResult("done"), nil
+	_ = reg.AddTool(mcp.Tool{Name: "report", Description: "Writes the weekly report."},
+		func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.TextResult("done"), nil
 		})
 	ev, _ := l.Next()
 	fmt.Println(ev.Kind.Method())

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 // drain pulls every pending event of l.
@@ -50,7 +51,7 @@ func allURIs(n int) []string {
 func TestHubOverflowDropOldest(t *testing.T) {
 	h := dispatch.NewHub(dispatch.HubOptions{MaxBuffer: 3})
 	w := newWaker()
-	l := h.Attach(dispatch.SubscriptionFilter{ResourceSubscriptions: allURIs(5)}, w.wake)
+	l := h.Attach(mcp.SubscriptionFilter{ResourceSubscriptions: allURIs(5)}, w.wake)
 	defer l.Close()
 	rs := publishURIs(t, h, 5)
 	// Nobody waited yet: all are buffered; the 4th and 5th push out the
@@ -83,7 +84,7 @@ func TestHubOverflowDropOldest(t *testing.T) {
 
 func TestHubOverflowDropNewest(t *testing.T) {
 	h := dispatch.NewHub(dispatch.HubOptions{MaxBuffer: 3, Overflow: dispatch.DropNewest})
-	l := h.Attach(dispatch.SubscriptionFilter{ResourceSubscriptions: allURIs(5)}, nil)
+	l := h.Attach(mcp.SubscriptionFilter{ResourceSubscriptions: allURIs(5)}, nil)
 	defer l.Close()
 	rs := publishURIs(t, h, 5)
 	for i, r := range rs[3:] {
@@ -98,7 +99,7 @@ func TestHubOverflowDropNewest(t *testing.T) {
 
 func TestHubDefaultBufferIs100(t *testing.T) {
 	h := dispatch.NewHub(dispatch.HubOptions{})
-	l := h.Attach(dispatch.SubscriptionFilter{ToolsListChanged: true}, nil)
+	l := h.Attach(mcp.SubscriptionFilter{ToolsListChanged: true}, nil)
 	defer l.Close()
 	dropped := 0
 	for range 150 {
@@ -111,8 +112,8 @@ func TestHubDefaultBufferIs100(t *testing.T) {
 
 func TestHubRoutesByKindAndURI(t *testing.T) {
 	h := dispatch.NewHub(dispatch.HubOptions{})
-	tools := h.Attach(dispatch.SubscriptionFilter{ToolsListChanged: true}, nil)
-	both := h.Attach(dispatch.SubscriptionFilter{ToolsListChanged: true, PromptsListChanged: true, ResourceSubscriptions: []string{"file:///a"}}, nil)
+	tools := h.Attach(mcp.SubscriptionFilter{ToolsListChanged: true}, nil)
+	both := h.Attach(mcp.SubscriptionFilter{ToolsListChanged: true, PromptsListChanged: true, ResourceSubscriptions: []string{"file:///a"}}, nil)
 	defer tools.Close()
 	defer both.Close()
 	if r := h.ToolsListChanged(); r.Matched != 2 {
@@ -161,8 +162,8 @@ func TestHubRoutesByKindAndURI(t *testing.T) {
 func TestHubCompleteDeliversBufferedEventsFirst(t *testing.T) {
 	h := dispatch.NewHub(dispatch.HubOptions{})
 	w := newWaker()
-	busy := h.Attach(dispatch.SubscriptionFilter{ToolsListChanged: true}, nil)
-	idle := h.Attach(dispatch.SubscriptionFilter{ToolsListChanged: true}, w.wake)
+	busy := h.Attach(mcp.SubscriptionFilter{ToolsListChanged: true}, nil)
+	idle := h.Attach(mcp.SubscriptionFilter{ToolsListChanged: true}, w.wake)
 	if _, err := idle.Next(); !errors.Is(err, dispatch.ErrNoEvent) {
 		t.Fatal(err)
 	}
@@ -190,7 +191,7 @@ func TestHubCompleteDeliversBufferedEventsFirst(t *testing.T) {
 		}
 	}
 	// Completion detached them; a later listener is not affected.
-	later := h.Attach(dispatch.SubscriptionFilter{ToolsListChanged: true}, nil)
+	later := h.Attach(mcp.SubscriptionFilter{ToolsListChanged: true}, nil)
 	defer later.Close()
 	if r := h.ToolsListChanged(); r.Matched != 1 {
 		t.Fatalf("after Complete: %+v", r)
@@ -207,7 +208,7 @@ func TestHubConcurrentPublishAndPull(t *testing.T) {
 	totals := make([]int, listeners)
 	for i := range listeners {
 		w := newWaker()
-		l := h.Attach(dispatch.SubscriptionFilter{ToolsListChanged: true}, w.wake)
+		l := h.Attach(mcp.SubscriptionFilter{ToolsListChanged: true}, w.wake)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

@@ -9,6 +9,7 @@ import (
 	"github.com/snodo-go/snodo/instrumentation"
 	"github.com/snodo-go/snodo/internal/tracectx"
 	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 // WithInstrumentation sets the sink that hears about every call the
@@ -82,7 +83,7 @@ func (rt *Runtime) executeInstrumented(ctx context.Context, c *Call) Outcome {
 	}
 	stop := instrumentation.DispatchStop{Call: call, Duration: d, Outcome: instrumentation.OutcomeResult}
 	switch r := ex.result.(type) {
-	case *CallToolResult:
+	case *mcp.CallToolResult:
 		if r.IsError {
 			stop.Outcome = instrumentation.OutcomeToolError
 		}
@@ -145,11 +146,11 @@ func (rt *Runtime) componentOf(c *Call) string {
 			return ""
 		}
 		switch r.Type {
-		case RefPrompt:
+		case mcp.RefPrompt:
 			if _, ok := snap.prompts[r.Name]; ok {
 				return r.Name
 			}
-		case RefResource:
+		case mcp.RefResource:
 			for _, t := range snap.templates {
 				if t.template.URITemplate == r.URI {
 					return r.URI

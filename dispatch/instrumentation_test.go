@@ -31,26 +31,26 @@ func instrumented(t testing.TB, logger *slog.Logger) (*dispatch.Runtime, *testfi
 	var seen []string // what handlers found in their context
 	opts := []dispatch.Option{
 		dispatch.WithInstrumentation(events),
-		dispatch.WithTool(dispatch.Tool{Name: "echo"}, func(ctx context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		dispatch.WithTool(mcp.Tool{Name: "echo"}, func(ctx context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			seen = append(seen, fmt.Sprint(ctx.Value(sinkKey{})), req.Info.TraceContext().TraceParent)
-			return dispatch.TextResult(string(req.Arguments)), nil
+			return mcp.TextResult(string(req.Arguments)), nil
 		}),
-		dispatch.WithTool(dispatch.Tool{Name: "fails"}, func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		dispatch.WithTool(mcp.Tool{Name: "fails"}, func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			return nil, fmt.Errorf("disk full")
 		}),
-		dispatch.WithTool(dispatch.Tool{Name: "panics"}, func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		dispatch.WithTool(mcp.Tool{Name: "panics"}, func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			panic("secret-in-panic")
 		}),
-		dispatch.WithTool(dispatch.Tool{Name: "asks"}, func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		dispatch.WithTool(mcp.Tool{Name: "asks"}, func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			return nil, &dispatch.InputRequired{State: []byte("x")}
 		}),
-		dispatch.WithTool(dispatch.Tool{Name: "waits"}, func(ctx context.Context, _ *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		dispatch.WithTool(mcp.Tool{Name: "waits"}, func(ctx context.Context, _ *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			<-ctx.Done()
-			return dispatch.TextResult("late"), nil
+			return mcp.TextResult("late"), nil
 		}),
-		dispatch.WithResourceTemplate(dispatch.ResourceTemplate{URITemplate: "notes://{user}/{id}", Name: "note"},
-			func(_ context.Context, req *dispatch.ReadResourceRequest) (*dispatch.ReadResourceResult, error) {
-				return &dispatch.ReadResourceResult{Contents: []*dispatch.ResourceContents{dispatch.TextContents(req.URI, "text/plain", "body")}}, nil
+		dispatch.WithResourceTemplate(mcp.ResourceTemplate{URITemplate: "notes://{user}/{id}", Name: "note"},
+			func(_ context.Context, req *dispatch.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+				return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{mcp.TextContents(req.URI, "text/plain", "body")}}, nil
 			}),
 	}
 	if logger != nil {
@@ -176,8 +176,8 @@ func TestInstrumentationSinkPanicDoesNotBreakTheRequest(t *testing.T) {
 	rt := mustNew(t,
 		dispatch.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))),
 		dispatch.WithInstrumentation(panickingSink{}),
-		dispatch.WithTool(dispatch.Tool{Name: "echo"}, func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
-			return dispatch.TextResult("fine"), nil
+		dispatch.WithTool(mcp.Tool{Name: "echo"}, func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.TextResult("fine"), nil
 		}))
 	res := resultOf(t, call(t, rt, "tools/call", map[string]any{"name": "echo"}))
 	b, _ := json.Marshal(res["content"])
@@ -211,7 +211,7 @@ func BenchmarkInstrumentation(b *testing.B) {
 		{"nop", []dispatch.Option{dispatch.WithInstrumentation(instrumentation.Nop{})}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			opts := append([]dispatch.Option{dispatch.WithTypedTool(dispatch.Tool{Name: "weather"}, func(_ context.Context, in weatherIn) (weatherOut, error) {
+			opts := append([]dispatch.Option{dispatch.WithTypedTool(mcp.Tool{Name: "weather"}, func(_ context.Context, in weatherIn) (weatherOut, error) {
 				return weatherOut{City: in.City, Temperature: 20}, nil
 			})}, bc.opts...)
 			rt := mustNew(b, opts...)
@@ -228,7 +228,7 @@ func BenchmarkInstrumentation(b *testing.B) {
 func TestHubEvents(t *testing.T) {
 	events := &testfixture.Events{}
 	hub := dispatch.NewHub(dispatch.HubOptions{MaxBuffer: 1, Sink: events})
-	l := hub.Attach(dispatch.SubscriptionFilter{ToolsListChanged: true, ResourceSubscriptions: []string{"file:///secret-uri"}}, func() {})
+	l := hub.Attach(mcp.SubscriptionFilter{ToolsListChanged: true, ResourceSubscriptions: []string{"file:///secret-uri"}}, func() {})
 	defer l.Close()
 	hub.ToolsListChanged()
 	hub.ToolsListChanged() // the buffer holds one: this drops the oldest

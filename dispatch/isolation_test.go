@@ -24,36 +24,35 @@ func TestEveryCallbackIsIsolated(t *testing.T) {
 		return nil
 	})
 	rt := mustNew(t, dispatch.WithLogger(logger), dispatch.WithAuthorizer(authz),
-		dispatch.WithTool(dispatch.Tool{Name: "tool_panics"}, func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		dispatch.WithTool(mcp.Tool{Name: "tool_panics"}, func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			boom()
 			return nil, nil
 		}),
-		dispatch.WithTool(dispatch.Tool{Name: "authz_panics"}, func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
-			return dispatch.TextResult("unreachable"), nil
+		dispatch.WithTool(mcp.Tool{Name: "authz_panics"}, func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.TextResult("unreachable"), nil
 		}),
-		dispatch.WithTool(dispatch.Tool{Name: "fine"}, func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
-			return dispatch.TextResult("fine"), nil
+		dispatch.WithTool(mcp.Tool{Name: "fine"}, func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.TextResult("fine"), nil
 		}),
-		dispatch.WithTypedTool(dispatch.Tool{Name: "typed_panics"}, func(context.Context, struct{}) (struct{}, error) {
+		dispatch.WithTypedTool(mcp.Tool{Name: "typed_panics"}, func(context.Context, struct{}) (struct{}, error) {
 			boom()
 			return struct{}{}, nil
 		}),
-		dispatch.WithResource(dispatch.Resource{URI: "test://panics", Name: "p"}, func(context.Context, *dispatch.ReadResourceRequest) (*dispatch.ReadResourceResult, error) {
+		dispatch.WithResource(mcp.Resource{URI: "test://panics", Name: "p"}, func(context.Context, *dispatch.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 			boom()
 			return nil, nil
 		}),
-		dispatch.WithResourceTemplate(dispatch.ResourceTemplate{URITemplate: "tmpl://{x}", Name: "t"}, func(context.Context, *dispatch.ReadResourceRequest) (*dispatch.ReadResourceResult, error) {
+		dispatch.WithResourceTemplate(mcp.ResourceTemplate{URITemplate: "tmpl://{x}", Name: "t"}, func(context.Context, *dispatch.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 			boom()
 			return nil, nil
 		}),
-		dispatch.WithPrompt(dispatch.Prompt{Name: "prompt_panics", Arguments: []dispatch.PromptArgument{{Name: "a",
-			Complete: func(context.Context, *dispatch.CompleteRequest) (*dispatch.Completion, error) {
-				boom()
-				return nil, nil
-			}}}}, func(context.Context, *dispatch.GetPromptRequest) (*dispatch.GetPromptResult, error) {
+		dispatch.WithPrompt(mcp.Prompt{Name: "prompt_panics", Arguments: []mcp.PromptArgument{{Name: "a"}}}, func(context.Context, *dispatch.GetPromptRequest) (*mcp.GetPromptResult, error) {
 			boom()
 			return nil, nil
-		}),
+		}, dispatch.WithCompletion("a", func(context.Context, *dispatch.CompleteRequest) (*mcp.Completion, error) {
+			boom()
+			return nil, nil
+		})),
 		dispatch.WithExtension(dispatch.Extension{ID: "com.example/x", Versions: []string{mcp.Version20260728},
 			Methods: map[string]dispatch.ExtensionHandler{"x/panics": func(context.Context, *dispatch.ExtensionRequest) (any, error) {
 				boom()

@@ -8,13 +8,14 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/internal/testfixture"
 )
 
 func loggingRuntime(t *testing.T, opts ...dispatch.Option) *dispatch.Runtime {
 	t.Helper()
-	return mustNew(t, append(opts, dispatch.WithTool(dispatch.Tool{Name: "test_logging_tool"},
-		func(ctx context.Context, _ *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+	return mustNew(t, append(opts, dispatch.WithTool(mcp.Tool{Name: "test_logging_tool"},
+		func(ctx context.Context, _ *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			log := dispatch.Logger(ctx).With(dispatch.LoggerNameKey, "db", "conn", 3)
 			log.Debug("debug detail")
 			log.Info("connected", "host", "localhost")
@@ -22,7 +23,7 @@ func loggingRuntime(t *testing.T, opts ...dispatch.Option) *dispatch.Runtime {
 			log.WithGroup("query").Warn("slow", "ms", 250)
 			log.Error("failed", "err", errors.New("boom"))
 			log.Log(ctx, dispatch.LevelEmergency, "on fire")
-			return dispatch.TextResult("done"), nil
+			return mcp.TextResult("done"), nil
 		}))...)
 }
 
@@ -89,12 +90,12 @@ func TestLoggingNeedsCapability(t *testing.T) {
 func TestLoggingLimit(t *testing.T) {
 	var errs []error
 	rt := mustNew(t, dispatch.WithLogging(), dispatch.WithLimits(dispatch.Limits{MaxLogMessages: 2}),
-		dispatch.WithTool(dispatch.Tool{Name: "chatty"}, func(ctx context.Context, _ *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		dispatch.WithTool(mcp.Tool{Name: "chatty"}, func(ctx context.Context, _ *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			h := dispatch.Logger(ctx).Handler()
 			for i := 0; i < 3; i++ {
 				errs = append(errs, h.Handle(ctx, slog.NewRecord(timeZero, slog.LevelInfo, "m", 0)))
 			}
-			return dispatch.TextResult("ok"), nil
+			return mcp.TextResult("ok"), nil
 		}))
 	rec := testfixture.NewRecorder(t)
 	resultOf(t, callWith(t, rt, "tools/call", map[string]any{"name": "chatty", "_meta": map[string]any{"io.modelcontextprotocol/logLevel": "info"}},

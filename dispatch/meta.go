@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 // wireRequestMeta is the part of a request's _meta the protocol defines.
@@ -39,8 +40,8 @@ func parseProgressToken(raw []byte) (jsonrpc.ID, *jsonrpc.Error) {
 
 // parseClientCapabilities decodes a capabilities object; anything that is
 // not an object of the declared shapes is -32602.
-func parseClientCapabilities(raw []byte) (ClientCapabilities, *jsonrpc.Error) {
-	var caps ClientCapabilities
+func parseClientCapabilities(raw []byte) (mcp.ClientCapabilities, *jsonrpc.Error) {
+	var caps mcp.ClientCapabilities
 	if len(raw) == 0 || raw[0] != '{' {
 		return caps, invalidParams("Invalid params: clientCapabilities must be an object")
 	}
@@ -51,11 +52,11 @@ func parseClientCapabilities(raw []byte) (ClientCapabilities, *jsonrpc.Error) {
 }
 
 // parseClientInfo decodes an Implementation that needs name and version.
-func parseClientInfo(raw []byte) (*Implementation, *jsonrpc.Error) {
+func parseClientInfo(raw []byte) (*mcp.Implementation, *jsonrpc.Error) {
 	if len(raw) == 0 {
 		return nil, nil
 	}
-	var info Implementation
+	var info mcp.Implementation
 	if raw[0] != '{' || jsonrpc.Unmarshal(raw, &info) != nil || info.Name == "" || info.Version == "" {
 		return nil, invalidParams("Invalid params: clientInfo must be an object with name and version")
 	}

@@ -6,19 +6,20 @@ import (
 	"testing"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/testkit"
 )
 
 // A client that omits arguments on the first round and sends {} (or null)
 // on the retry is making the same call: the sealed state still opens.
 func TestRetryWithEmptyArgumentsOpensTheState(t *testing.T) {
-	rt, err := dispatch.New(dispatch.Implementation{Name: "s", Version: "1"},
-		dispatch.WithTool(dispatch.Tool{Name: "ask"}, func(_ context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+	rt, err := dispatch.New(mcp.Implementation{Name: "s", Version: "1"},
+		dispatch.WithTool(mcp.Tool{Name: "ask"}, func(_ context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			if _, ok := req.Input.Elicitation("q"); ok {
-				return dispatch.TextResult("answered"), nil
+				return mcp.TextResult("answered"), nil
 			}
 			return nil, &dispatch.InputRequired{
-				Requests: map[string]dispatch.InputRequest{"q": dispatch.ElicitForm("?", json.RawMessage(`{"type":"object","properties":{}}`))},
+				Requests: map[string]mcp.InputRequest{"q": mcp.ElicitForm("?", json.RawMessage(`{"type":"object","properties":{}}`))},
 				State:    []byte("s"),
 			}
 		}))

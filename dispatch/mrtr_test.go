@@ -27,7 +27,7 @@ func withCaps(params map[string]any, caps map[string]any) map[string]any {
 	return params
 }
 
-func text(s string) *dispatch.CallToolResult { return dispatch.TextResult(s) }
+func text(s string) *mcp.CallToolResult { return mcp.TextResult(s) }
 
 func mrtrRuntime(t *testing.T, opts ...dispatch.Option) *dispatch.Runtime {
 	t.Helper()
@@ -40,29 +40,29 @@ func mrtrRuntime(t *testing.T, opts ...dispatch.Option) *dispatch.Runtime {
 		return name, ok
 	}
 	base := []dispatch.Option{
-		dispatch.WithTool(dispatch.Tool{Name: "test_input_required_result_elicitation"},
-			func(_ context.Context, r *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		dispatch.WithTool(mcp.Tool{Name: "test_input_required_result_elicitation"},
+			func(_ context.Context, r *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 				if name, ok := elicitName(r.Input); ok {
 					return text("Hello, " + name), nil
 				}
-				return nil, &dispatch.InputRequired{Requests: map[string]dispatch.InputRequest{
-					"user_name": dispatch.ElicitForm("What is your name?", nameSchema),
+				return nil, &dispatch.InputRequired{Requests: map[string]mcp.InputRequest{
+					"user_name": mcp.ElicitForm("What is your name?", nameSchema),
 				}}
 			}),
-		dispatch.WithTool(dispatch.Tool{Name: "test_input_required_result_request_state"},
-			func(_ context.Context, r *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		dispatch.WithTool(mcp.Tool{Name: "test_input_required_result_request_state"},
+			func(_ context.Context, r *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 				if state, ok := r.Input.State(); ok {
 					return text("resumed with " + string(state)), nil
 				}
 				return nil, &dispatch.InputRequired{
-					Requests: map[string]dispatch.InputRequest{"confirm": dispatch.ElicitForm("Go on?", json.RawMessage(`{"type":"object","properties":{"ok":{"type":"boolean"}}}`))},
+					Requests: map[string]mcp.InputRequest{"confirm": mcp.ElicitForm("Go on?", json.RawMessage(`{"type":"object","properties":{"ok":{"type":"boolean"}}}`))},
 					State:    []byte("state-ok"),
 				}
 			}),
-		dispatch.WithTool(dispatch.Tool{Name: "test_input_required_result_multi_round"},
-			func(_ context.Context, r *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		dispatch.WithTool(mcp.Tool{Name: "test_input_required_result_multi_round"},
+			func(_ context.Context, r *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 				state, _ := r.Input.State()
-				ask := map[string]dispatch.InputRequest{"step": &dispatch.ListRootsRequest{}}
+				ask := map[string]mcp.InputRequest{"step": &mcp.ListRootsRequest{}}
 				switch string(state) {
 				case "":
 					return nil, &dispatch.InputRequired{Requests: ask, State: []byte("round-1")}
@@ -71,52 +71,52 @@ func mrtrRuntime(t *testing.T, opts ...dispatch.Option) *dispatch.Runtime {
 				}
 				return text("done after " + string(state)), nil
 			}),
-		dispatch.WithTool(dispatch.Tool{Name: "test_input_required_result_multiple_inputs"},
-			func(_ context.Context, r *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		dispatch.WithTool(mcp.Tool{Name: "test_input_required_result_multiple_inputs"},
+			func(_ context.Context, r *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 				caps := r.Info.ClientCapabilities
-				all := map[string]dispatch.InputRequest{
-					"user_name": dispatch.ElicitForm("Name?", nameSchema),
-					"capital": &dispatch.CreateMessageRequest{MaxTokens: 100, Messages: []dispatch.SamplingMessage{
-						{Role: dispatch.RoleUser, Content: dispatch.Text("What is the capital of France?")}}},
-					"roots": &dispatch.ListRootsRequest{},
+				all := map[string]mcp.InputRequest{
+					"user_name": mcp.ElicitForm("Name?", nameSchema),
+					"capital": &mcp.CreateMessageRequest{MaxTokens: 100, Messages: []mcp.SamplingMessage{
+						{Role: mcp.RoleUser, Content: []mcp.Content{mcp.Text("What is the capital of France?")}}}},
+					"roots": &mcp.ListRootsRequest{},
 				}
-				ask := map[string]dispatch.InputRequest{}
+				ask := map[string]mcp.InputRequest{}
 				for k, req := range all {
-					if caps.Supports(req) {
+					if caps.Missing(req) == nil {
 						ask[k] = req
 					}
 				}
 				if s, ok := r.Input.Sampling("capital"); ok {
 					roots, _ := r.Input.Roots("roots")
-					return text("answer " + s.Text() + " roots " + string(rune('0'+len(rootsOf(roots))))), nil
+					return text("answer " + mcp.TextOf(s.Content) + " roots " + string(rune('0'+len(rootsOf(roots))))), nil
 				}
 				return nil, &dispatch.InputRequired{Requests: ask, State: []byte{}}
 			}),
-		dispatch.WithTool(dispatch.Tool{Name: "test_missing_capability"},
-			func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
-				return nil, &dispatch.InputRequired{Requests: map[string]dispatch.InputRequest{
-					"s": &dispatch.CreateMessageRequest{MaxTokens: 10, Messages: []dispatch.SamplingMessage{{Role: dispatch.RoleUser, Content: dispatch.Text("hi")}}},
+		dispatch.WithTool(mcp.Tool{Name: "test_missing_capability"},
+			func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
+				return nil, &dispatch.InputRequired{Requests: map[string]mcp.InputRequest{
+					"s": &mcp.CreateMessageRequest{MaxTokens: 10, Messages: []mcp.SamplingMessage{{Role: mcp.RoleUser, Content: []mcp.Content{mcp.Text("hi")}}}},
 				}}
 			}),
-		dispatch.WithPrompt(dispatch.Prompt{Name: "test_input_required_result_prompt"},
-			func(_ context.Context, r *dispatch.GetPromptRequest) (*dispatch.GetPromptResult, error) {
+		dispatch.WithPrompt(mcp.Prompt{Name: "test_input_required_result_prompt"},
+			func(_ context.Context, r *dispatch.GetPromptRequest) (*mcp.GetPromptResult, error) {
 				if c, ok := r.Input.Elicitation("user_context"); ok && c.Action == "accept" {
-					return &dispatch.GetPromptResult{Messages: []dispatch.PromptMessage{{Role: dispatch.RoleUser, Content: dispatch.Text("context given")}}}, nil
+					return &mcp.GetPromptResult{Messages: []mcp.PromptMessage{{Role: mcp.RoleUser, Content: mcp.Text("context given")}}}, nil
 				}
-				return nil, &dispatch.InputRequired{Requests: map[string]dispatch.InputRequest{"user_context": dispatch.ElicitForm("Context?", json.RawMessage(`{"type":"object","properties":{"context":{"type":"string"}}}`))}}
+				return nil, &dispatch.InputRequired{Requests: map[string]mcp.InputRequest{"user_context": mcp.ElicitForm("Context?", json.RawMessage(`{"type":"object","properties":{"context":{"type":"string"}}}`))}}
 			}),
-		dispatch.WithResource(dispatch.Resource{URI: "test://guarded", Name: "guarded"},
-			func(_ context.Context, r *dispatch.ReadResourceRequest) (*dispatch.ReadResourceResult, error) {
+		dispatch.WithResource(mcp.Resource{URI: "test://guarded", Name: "guarded"},
+			func(_ context.Context, r *dispatch.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 				if st, ok := r.Input.State(); ok {
-					return &dispatch.ReadResourceResult{Contents: []*dispatch.ResourceContents{dispatch.TextContents(r.URI, "text/plain", "unlocked "+string(st))}}, nil
+					return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{mcp.TextContents(r.URI, "text/plain", "unlocked "+string(st))}}, nil
 				}
-				return nil, &dispatch.InputRequired{Requests: map[string]dispatch.InputRequest{"login": dispatch.ElicitURL("Sign in", "https://example.com/login")}, State: []byte("url-flow")}
+				return nil, &dispatch.InputRequired{Requests: map[string]mcp.InputRequest{"login": mcp.ElicitURL("Sign in", "https://example.com/login")}, State: []byte("url-flow")}
 			}),
 	}
 	return mustNew(t, append(base, opts...)...)
 }
 
-func rootsOf(r *dispatch.ListRootsResult) []dispatch.Root {
+func rootsOf(r *mcp.ListRootsResult) []mcp.Root {
 	if r == nil {
 		return nil
 	}
@@ -390,25 +390,25 @@ func TestMRTROnPromptsAndResources(t *testing.T) {
 func TestMRTRServerMistakesAreInternal(t *testing.T) {
 	logger, logs := captureLogger()
 	ask := func(ir *dispatch.InputRequired) dispatch.ToolHandler {
-		return func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) { return nil, ir }
+		return func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) { return nil, ir }
 	}
 	rt := mustNew(t, dispatch.WithLogger(logger),
-		dispatch.WithTool(dispatch.Tool{Name: "empty"}, ask(&dispatch.InputRequired{})),
-		dispatch.WithTool(dispatch.Tool{Name: "huge"}, ask(&dispatch.InputRequired{State: bytes.Repeat([]byte("x"), 16<<10)})),
-		dispatch.WithTool(dispatch.Tool{Name: "nested_form"}, ask(&dispatch.InputRequired{Requests: map[string]dispatch.InputRequest{
-			"f": dispatch.ElicitForm("m", json.RawMessage(`{"type":"object","properties":{"a":{"type":"object"}}}`))}})),
-		dispatch.WithPrompt(dispatch.Prompt{Name: "p", Arguments: []dispatch.PromptArgument{{Name: "a",
-			Complete: func(context.Context, *dispatch.CompleteRequest) (*dispatch.Completion, error) {
+		dispatch.WithTool(mcp.Tool{Name: "empty"}, ask(&dispatch.InputRequired{})),
+		dispatch.WithTool(mcp.Tool{Name: "huge"}, ask(&dispatch.InputRequired{State: bytes.Repeat([]byte("x"), 16<<10)})),
+		dispatch.WithTool(mcp.Tool{Name: "nested_form"}, ask(&dispatch.InputRequired{Requests: map[string]mcp.InputRequest{
+			"f": mcp.ElicitForm("m", json.RawMessage(`{"type":"object","properties":{"a":{"type":"object"}}}`))}})),
+		dispatch.WithPrompt(mcp.Prompt{Name: "p", Arguments: []mcp.PromptArgument{{Name: "a"}}},
+			func(context.Context, *dispatch.GetPromptRequest) (*mcp.GetPromptResult, error) { return nil, nil },
+			dispatch.WithCompletion("a", func(context.Context, *dispatch.CompleteRequest) (*mcp.Completion, error) {
 				return nil, &dispatch.InputRequired{State: []byte("x")}
-			}}}},
-			func(context.Context, *dispatch.GetPromptRequest) (*dispatch.GetPromptResult, error) { return nil, nil }),
-		dispatch.WithTool(dispatch.Tool{Name: "url_without_url"}, ask(&dispatch.InputRequired{Requests: map[string]dispatch.InputRequest{
-			"u": &dispatch.ElicitRequest{Mode: "url", Message: "m"}}})),
-		dispatch.WithTool(dispatch.Tool{Name: "sampling_without_messages"}, ask(&dispatch.InputRequired{Requests: map[string]dispatch.InputRequest{
-			"s": &dispatch.CreateMessageRequest{MaxTokens: 5}}})),
-		dispatch.WithTool(dispatch.Tool{Name: "sampling_link"}, ask(&dispatch.InputRequired{Requests: map[string]dispatch.InputRequest{
-			"s": &dispatch.CreateMessageRequest{MaxTokens: 5, Messages: []dispatch.SamplingMessage{{Role: dispatch.RoleUser, Content: &dispatch.ResourceLink{URI: "a://b", Name: "b"}}}}}})),
-		dispatch.WithTool(dispatch.Tool{Name: "nil_request"}, ask(&dispatch.InputRequired{Requests: map[string]dispatch.InputRequest{"n": nil}})),
+			})),
+		dispatch.WithTool(mcp.Tool{Name: "url_without_url"}, ask(&dispatch.InputRequired{Requests: map[string]mcp.InputRequest{
+			"u": &mcp.ElicitRequest{Mode: "url", Message: "m"}}})),
+		dispatch.WithTool(mcp.Tool{Name: "sampling_without_messages"}, ask(&dispatch.InputRequired{Requests: map[string]mcp.InputRequest{
+			"s": &mcp.CreateMessageRequest{MaxTokens: 5}}})),
+		dispatch.WithTool(mcp.Tool{Name: "sampling_link"}, ask(&dispatch.InputRequired{Requests: map[string]mcp.InputRequest{
+			"s": &mcp.CreateMessageRequest{MaxTokens: 5, Messages: []mcp.SamplingMessage{{Role: mcp.RoleUser, Content: []mcp.Content{&mcp.ResourceLink{URI: "a://b", Name: "b"}}}}}}})),
+		dispatch.WithTool(mcp.Tool{Name: "nil_request"}, ask(&dispatch.InputRequired{Requests: map[string]mcp.InputRequest{"n": nil}})),
 	)
 	for _, name := range []string{"empty", "huge", "nested_form", "url_without_url", "sampling_without_messages", "sampling_link", "nil_request"} {
 		if _, e := callTool(t, rt, name, allCaps, nil); e == nil || e.code != jsonrpc.CodeInternalError {
@@ -429,12 +429,12 @@ func TestMRTRTypedTool(t *testing.T) {
 	type out struct {
 		Deleted string `json:"deleted"`
 	}
-	rt := mustNew(t, dispatch.WithTypedTool(dispatch.Tool{Name: "delete"}, func(ctx context.Context, a in) (out, error) {
+	rt := mustNew(t, dispatch.WithTypedTool(mcp.Tool{Name: "delete"}, func(ctx context.Context, a in) (out, error) {
 		if r, ok := dispatch.InputFromContext(ctx).Elicitation("confirm"); ok && r.Action == "accept" {
 			return out{Deleted: a.Item}, nil
 		}
-		return out{}, &dispatch.InputRequired{Requests: map[string]dispatch.InputRequest{
-			"confirm": dispatch.ElicitForm("Delete "+a.Item+"?", json.RawMessage(`{"type":"object","properties":{}}`))}}
+		return out{}, &dispatch.InputRequired{Requests: map[string]mcp.InputRequest{
+			"confirm": mcp.ElicitForm("Delete "+a.Item+"?", json.RawMessage(`{"type":"object","properties":{}}`))}}
 	}))
 	r, _ := callTool(t, rt, "delete", allCaps, map[string]any{"arguments": map[string]any{"item": "x"}})
 	if r["resultType"] != "input_required" {

@@ -7,6 +7,7 @@ import (
 	"errors"
 
 	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 // The core operations are revision-neutral: they return neutral results
@@ -15,13 +16,13 @@ import (
 // discoverResult is the neutral result of server/discover.
 type discoverResult struct {
 	versions     []string
-	capabilities ServerCapabilities
+	capabilities mcp.ServerCapabilities
 	instructions string
 }
 
 // listToolsResult is the neutral result of tools/list.
 type listToolsResult struct {
-	tools      []Tool
+	tools      []mcp.Tool
 	nextCursor string
 }
 
@@ -44,7 +45,7 @@ func opToolsList(ctx context.Context, rt *Runtime, c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	tools := make([]Tool, len(page))
+	tools := make([]mcp.Tool, len(page))
 	for i, e := range page {
 		tools[i] = e.tool
 	}
@@ -144,7 +145,7 @@ func opToolsCall(ctx context.Context, rt *Runtime, c *Call) (any, error) {
 			return nil, invalidParams("Invalid params: arguments are not valid JSON")
 		}
 		if err := entry.input.Validate(value); err != nil {
-			return ErrorResult("Invalid arguments: " + schemaFailure(err)), nil
+			return mcp.ErrorResult("Invalid arguments: " + schemaFailure(err)), nil
 		}
 	}
 	res, err := entry.handler(ctx, &CallToolRequest{Name: *p.Name, Arguments: args, Info: &c.Info, Input: c.Input})
@@ -160,10 +161,10 @@ func opToolsCall(ctx context.Context, rt *Runtime, c *Call) (any, error) {
 		case errors.As(err, &se):
 			return nil, rt.internal(c, "tool "+*p.Name, err)
 		}
-		return ErrorResult(err.Error()), nil
+		return mcp.ErrorResult(err.Error()), nil
 	}
 	if res == nil {
-		res = &CallToolResult{}
+		res = &mcp.CallToolResult{}
 	}
 	if entry.output != nil && !res.IsError {
 		if err := checkStructured(entry, res); err != nil {
@@ -175,7 +176,7 @@ func opToolsCall(ctx context.Context, rt *Runtime, c *Call) (any, error) {
 
 // checkStructured validates a result's structuredContent against the
 // tool's output schema: a tool that declares one must keep to it.
-func checkStructured(e *toolEntry, res *CallToolResult) error {
+func checkStructured(e *toolEntry, res *mcp.CallToolResult) error {
 	if res.StructuredContent == nil {
 		return errors.New("the tool declares an output schema but returned no structuredContent")
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 type completeParams struct {
@@ -22,7 +23,7 @@ type completeParams struct {
 }
 
 // completeResult is the neutral result of completion/complete.
-type completeResult struct{ completion *Completion }
+type completeResult struct{ completion *mcp.Completion }
 
 func opComplete(ctx context.Context, rt *Runtime, c *Call) (any, error) {
 	var p completeParams
@@ -39,7 +40,7 @@ func opComplete(ctx context.Context, rt *Runtime, c *Call) (any, error) {
 	snap := rt.catalog.snapshot()
 	var handler CompletionHandler
 	switch p.Ref.Type {
-	case RefPrompt:
+	case mcp.RefPrompt:
 		req.Name = p.Ref.Name
 		e, ok := snap.prompts[p.Ref.Name]
 		if !ok {
@@ -51,13 +52,13 @@ func opComplete(ctx context.Context, rt *Runtime, c *Call) (any, error) {
 		found := false
 		for _, a := range e.prompt.Arguments {
 			if a.Name == p.Argument.Name {
-				found, handler = true, a.Complete
+				found, handler = true, e.complete[a.Name]
 			}
 		}
 		if !found {
 			return nil, unknownArgument(p.Argument.Name)
 		}
-	case RefResource:
+	case mcp.RefResource:
 		req.Name = p.Ref.URI
 		var t *templateEntry
 		for _, e := range snap.templates {
@@ -75,19 +76,19 @@ func opComplete(ctx context.Context, rt *Runtime, c *Call) (any, error) {
 		if !t.parsed.HasVariable(p.Argument.Name) {
 			return nil, unknownArgument(p.Argument.Name)
 		}
-		handler = t.template.Complete[p.Argument.Name]
+		handler = t.complete[p.Argument.Name]
 	default:
 		return nil, invalidParams("Invalid params: ref.type must be ref/prompt or ref/resource")
 	}
 	if handler == nil {
 		// A known argument nothing completes: no suggestions.
-		return &completeResult{completion: (*Completion)(nil).capped()}, nil
+		return &completeResult{completion: cappedCompletion(nil)}, nil
 	}
 	res, err := handler(ctx, req)
 	if err != nil {
 		return nil, rt.callbackError(c, err)
 	}
-	return &completeResult{completion: res.capped()}, nil
+	return &completeResult{completion: cappedCompletion(res)}, nil
 }
 
 func unknownArgument(name string) *jsonrpc.Error {

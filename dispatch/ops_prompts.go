@@ -7,11 +7,12 @@ import (
 	"strings"
 
 	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 // listPromptsResult is the neutral result of prompts/list.
 type listPromptsResult struct {
-	prompts    []Prompt
+	prompts    []mcp.Prompt
 	nextCursor string
 }
 
@@ -22,7 +23,7 @@ func opPromptsList(ctx context.Context, rt *Runtime, c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Prompt, len(page))
+	out := make([]mcp.Prompt, len(page))
 	for i, e := range page {
 		out[i] = e.prompt
 	}
@@ -84,7 +85,7 @@ func opPromptsGet(ctx context.Context, rt *Runtime, c *Call) (any, error) {
 		return nil, rt.internal(c, "prompt "+*p.Name, errors.New("nil result"))
 	}
 	for _, m := range res.Messages {
-		if m.Content == nil || (m.Role != RoleUser && m.Role != RoleAssistant) {
+		if m.Content == nil || (m.Role != mcp.RoleUser && m.Role != mcp.RoleAssistant) {
 			return nil, rt.internal(c, "prompt "+*p.Name, errors.New("a message needs the role user or assistant and content"))
 		}
 	}

@@ -5,17 +5,18 @@ import (
 	"errors"
 
 	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 // listResourcesResult is the neutral result of resources/list.
 type listResourcesResult struct {
-	resources  []Resource
+	resources  []mcp.Resource
 	nextCursor string
 }
 
 // listTemplatesResult is the neutral result of resources/templates/list.
 type listTemplatesResult struct {
-	templates  []ResourceTemplate
+	templates  []mcp.ResourceTemplate
 	nextCursor string
 }
 
@@ -26,7 +27,7 @@ func opResourcesList(ctx context.Context, rt *Runtime, c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Resource, len(page))
+	out := make([]mcp.Resource, len(page))
 	for i, e := range page {
 		out[i] = e.resource
 	}
@@ -40,7 +41,7 @@ func opTemplatesList(ctx context.Context, rt *Runtime, c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]ResourceTemplate, len(page))
+	out := make([]mcp.ResourceTemplate, len(page))
 	for i, e := range page {
 		out[i] = e.template
 	}

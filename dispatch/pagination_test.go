@@ -10,15 +10,16 @@ import (
 
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 func toolsRuntime(t *testing.T, n int, opts ...dispatch.Option) *dispatch.Runtime {
 	t.Helper()
-	h := func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
-		return dispatch.TextResult("ok"), nil
+	h := func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.TextResult("ok"), nil
 	}
 	for i := 0; i < n; i++ {
-		opts = append(opts, dispatch.WithTool(dispatch.Tool{Name: fmt.Sprintf("tool_%02d", i)}, h))
+		opts = append(opts, dispatch.WithTool(mcp.Tool{Name: fmt.Sprintf("tool_%02d", i)}, h))
 	}
 	return mustNew(t, opts...)
 }

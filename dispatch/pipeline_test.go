@@ -44,39 +44,39 @@ func newRuntime(t *testing.T, logs *logBuffer, opts ...dispatch.Option) *dispatc
 	base := []dispatch.Option{
 		dispatch.WithLogger(slog.New(slog.NewTextHandler(w, nil))),
 		dispatch.WithInstructions("Test server."),
-		dispatch.WithTool(dispatch.Tool{
+		dispatch.WithTool(mcp.Tool{
 			Name: "echo", Description: "echo",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}}}`),
-		}, func(_ context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		}, func(_ context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			var a struct {
 				Text string `json:"text"`
 			}
 			if err := json.Unmarshal(req.Arguments, &a); err != nil {
 				return nil, err
 			}
-			return dispatch.TextResult(a.Text), nil
+			return mcp.TextResult(a.Text), nil
 		}),
-		dispatch.WithTool(dispatch.Tool{Name: "fails"}, func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		dispatch.WithTool(mcp.Tool{Name: "fails"}, func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			return nil, errors.New("the backend is down")
 		}),
-		dispatch.WithTool(dispatch.Tool{Name: "refuses"}, func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		dispatch.WithTool(mcp.Tool{Name: "refuses"}, func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			return nil, wrapped(jsonrpc.NewError(-31000, "quota exceeded"))
 		}),
-		dispatch.WithTool(dispatch.Tool{Name: "panics"}, func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		dispatch.WithTool(mcp.Tool{Name: "panics"}, func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			panic("secret internal detail")
 		}),
-		dispatch.WithTool(dispatch.Tool{Name: "info"}, func(ctx context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		dispatch.WithTool(mcp.Tool{Name: "info"}, func(ctx context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			info := dispatch.RequestInfoFromContext(ctx)
 			if info == nil || info != req.Info {
 				return nil, errors.New("no request info in context")
 			}
-			return &dispatch.CallToolResult{StructuredContent: map[string]any{
+			return &mcp.CallToolResult{StructuredContent: map[string]any{
 				"id": info.ID.String(), "version": info.ProtocolVersion, "token": info.ProgressToken.String(),
 				"client": info.ClientInfo.Name, "level": info.LogLevel,
-			}, Content: []dispatch.Content{dispatch.Text("ok")}}, nil
+			}, Content: []mcp.Content{mcp.Text("ok")}}, nil
 		}),
 	}
-	rt, err := dispatch.New(dispatch.Implementation{Name: "test-server", Version: "1.2.3", Title: "Test"}, append(base, opts...)...)
+	rt, err := dispatch.New(mcp.Implementation{Name: "test-server", Version: "1.2.3", Title: "Test"}, append(base, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -303,7 +303,7 @@ func TestRemovedAndUnknownMethods(t *testing.T) {
 		t.Fatalf("-32601 data should name the supported versions: %s", e.Data)
 	}
 	// Without tools, the tools methods do not exist.
-	bare, err := dispatch.New(dispatch.Implementation{Name: "bare", Version: "1"})
+	bare, err := dispatch.New(mcp.Implementation{Name: "bare", Version: "1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -365,25 +365,25 @@ func TestHTTPHeadersAreCheckedAgainstTheBody(t *testing.T) {
 }
 
 func TestConstructionErrors(t *testing.T) {
-	info := dispatch.Implementation{Name: "x", Version: "1"}
-	noop := func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) { return nil, nil }
+	info := mcp.Implementation{Name: "x", Version: "1"}
+	noop := func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) { return nil, nil }
 	for _, tc := range []struct {
 		name string
-		info dispatch.Implementation
+		info mcp.Implementation
 		opts []dispatch.Option
 	}{
-		{"no name", dispatch.Implementation{Version: "1"}, nil},
-		{"no version", dispatch.Implementation{Name: "x"}, nil},
+		{"no name", mcp.Implementation{Version: "1"}, nil},
+		{"no version", mcp.Implementation{Name: "x"}, nil},
 		{"unknown protocol version", info, []dispatch.Option{dispatch.WithProtocolVersions("1999-01-01")}},
 		{"repeated protocol version", info, []dispatch.Option{dispatch.WithProtocolVersions("2026-07-28", "2026-07-28")}},
 		{"no protocol version", info, []dispatch.Option{dispatch.WithProtocolVersions()}},
-		{"empty tool name", info, []dispatch.Option{dispatch.WithTool(dispatch.Tool{}, noop)}},
-		{"65-character tool name", info, []dispatch.Option{dispatch.WithTool(dispatch.Tool{Name: strings.Repeat("a", 65)}, noop)}},
-		{"tool name with a space", info, []dispatch.Option{dispatch.WithTool(dispatch.Tool{Name: "a b"}, noop)}},
-		{"duplicate tool", info, []dispatch.Option{dispatch.WithTool(dispatch.Tool{Name: "a"}, noop), dispatch.WithTool(dispatch.Tool{Name: "a"}, noop)}},
-		{"nil handler", info, []dispatch.Option{dispatch.WithTool(dispatch.Tool{Name: "a"}, nil)}},
-		{"schema not JSON", info, []dispatch.Option{dispatch.WithTool(dispatch.Tool{Name: "a", InputSchema: json.RawMessage(`{`)}, noop)}},
-		{"schema not an object", info, []dispatch.Option{dispatch.WithTool(dispatch.Tool{Name: "a", InputSchema: json.RawMessage(`[]`)}, noop)}},
+		{"empty tool name", info, []dispatch.Option{dispatch.WithTool(mcp.Tool{}, noop)}},
+		{"65-character tool name", info, []dispatch.Option{dispatch.WithTool(mcp.Tool{Name: strings.Repeat("a", 65)}, noop)}},
+		{"tool name with a space", info, []dispatch.Option{dispatch.WithTool(mcp.Tool{Name: "a b"}, noop)}},
+		{"duplicate tool", info, []dispatch.Option{dispatch.WithTool(mcp.Tool{Name: "a"}, noop), dispatch.WithTool(mcp.Tool{Name: "a"}, noop)}},
+		{"nil handler", info, []dispatch.Option{dispatch.WithTool(mcp.Tool{Name: "a"}, nil)}},
+		{"schema not JSON", info, []dispatch.Option{dispatch.WithTool(mcp.Tool{Name: "a", InputSchema: json.RawMessage(`{`)}, noop)}},
+		{"schema not an object", info, []dispatch.Option{dispatch.WithTool(mcp.Tool{Name: "a", InputSchema: json.RawMessage(`[]`)}, noop)}},
 		{"nil logger", info, []dispatch.Option{dispatch.WithLogger(nil)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -392,7 +392,7 @@ func TestConstructionErrors(t *testing.T) {
 			}
 		})
 	}
-	if _, err := dispatch.New(info, dispatch.WithTool(dispatch.Tool{Name: strings.Repeat("a", 64)[:64]}, noop), dispatch.WithTool(dispatch.Tool{Name: "A-z_0.9/x"}, noop)); err != nil {
+	if _, err := dispatch.New(info, dispatch.WithTool(mcp.Tool{Name: strings.Repeat("a", 64)[:64]}, noop), dispatch.WithTool(mcp.Tool{Name: "A-z_0.9/x"}, noop)); err != nil {
 		t.Fatalf("valid names refused: %v", err)
 	}
 }

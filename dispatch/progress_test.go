@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/testkit"
 )
@@ -18,10 +19,10 @@ type progressProbe struct {
 
 func progressRuntime(t *testing.T, probe *progressProbe, report func(ctx context.Context, probe *progressProbe), opts ...dispatch.Option) *dispatch.Runtime {
 	t.Helper()
-	return mustNew(t, append(opts, dispatch.WithTool(dispatch.Tool{Name: "test_tool_with_progress"},
-		func(ctx context.Context, _ *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+	return mustNew(t, append(opts, dispatch.WithTool(mcp.Tool{Name: "test_tool_with_progress"},
+		func(ctx context.Context, _ *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			report(ctx, probe)
-			return dispatch.TextResult("done"), nil
+			return mcp.TextResult("done"), nil
 		}))...)
 }
 
@@ -33,7 +34,7 @@ func TestProgressReported(t *testing.T) {
 	probe := &progressProbe{}
 	rt := progressRuntime(t, probe, func(ctx context.Context, p *progressProbe) {
 		for _, v := range []float64{0, 50, 100} {
-			p.errs = append(p.errs, dispatch.ReportProgress(ctx, dispatch.Progress{Progress: v, Total: 100, Message: "step"}))
+			p.errs = append(p.errs, dispatch.ReportProgress(ctx, mcp.Progress{Progress: v, Total: 100, Message: "step"}))
 		}
 	})
 	rec := testfixture.NewRecorder(t)
@@ -58,14 +59,14 @@ func TestProgressReported(t *testing.T) {
 func TestProgressWithoutTokenSendsNothing(t *testing.T) {
 	probe := &progressProbe{}
 	rt := progressRuntime(t, probe, func(ctx context.Context, p *progressProbe) {
-		p.errs = append(p.errs, dispatch.ReportProgress(ctx, dispatch.Progress{Progress: 1}))
+		p.errs = append(p.errs, dispatch.ReportProgress(ctx, mcp.Progress{Progress: 1}))
 	})
 	rec := testfixture.NewRecorder(t)
 	resultOf(t, callWith(t, rt, "tools/call", map[string]any{"name": "test_tool_with_progress"}, func(r *dispatch.Request) { r.Notifier = rec }))
 	if n := len(rec.Notifications()); n != 0 || probe.errs[0] != nil {
 		t.Fatalf("%d notifications without a token (err %v)", n, probe.errs[0])
 	}
-	if err := dispatch.ReportProgress(context.Background(), dispatch.Progress{Progress: 1}); err != nil {
+	if err := dispatch.ReportProgress(context.Background(), mcp.Progress{Progress: 1}); err != nil {
 		t.Fatalf("outside a handler: %v", err)
 	}
 }
@@ -74,14 +75,14 @@ func TestProgressLimits(t *testing.T) {
 	probe := &progressProbe{}
 	rt := progressRuntime(t, probe, func(ctx context.Context, p *progressProbe) {
 		p.errs = append(p.errs,
-			dispatch.ReportProgress(ctx, dispatch.Progress{Progress: 5}),
-			dispatch.ReportProgress(ctx, dispatch.Progress{Progress: 5}),                                     // not increasing
-			dispatch.ReportProgress(ctx, dispatch.Progress{Progress: 4}),                                     // decreasing
-			dispatch.ReportProgress(ctx, dispatch.Progress{Progress: 6, Message: strings.Repeat("m", 4097)}), // too long
-			dispatch.ReportProgress(ctx, dispatch.Progress{Progress: 6, Message: strings.Repeat("m", 4096)}),
+			dispatch.ReportProgress(ctx, mcp.Progress{Progress: 5}),
+			dispatch.ReportProgress(ctx, mcp.Progress{Progress: 5}),                                     // not increasing
+			dispatch.ReportProgress(ctx, mcp.Progress{Progress: 4}),                                     // decreasing
+			dispatch.ReportProgress(ctx, mcp.Progress{Progress: 6, Message: strings.Repeat("m", 4097)}), // too long
+			dispatch.ReportProgress(ctx, mcp.Progress{Progress: 6, Message: strings.Repeat("m", 4096)}),
 		)
 		for i := 7; i < 2000; i++ {
-			if err := dispatch.ReportProgress(ctx, dispatch.Progress{Progress: float64(i)}); err != nil {
+			if err := dispatch.ReportProgress(ctx, mcp.Progress{Progress: float64(i)}); err != nil {
 				p.errs = append(p.errs, err)
 				break
 			}
@@ -106,7 +107,7 @@ func TestProgressLimits(t *testing.T) {
 func TestProgressStopsWhenCancelled(t *testing.T) {
 	probe := &progressProbe{}
 	rt := progressRuntime(t, probe, func(ctx context.Context, p *progressProbe) {
-		p.errs = append(p.errs, dispatch.ReportProgress(ctx, dispatch.Progress{Progress: 1}))
+		p.errs = append(p.errs, dispatch.ReportProgress(ctx, mcp.Progress{Progress: 1}))
 	})
 	rec := testfixture.NewRecorder(t)
 	msg := testkit.Request(1, "tools/call", withToken("t"))

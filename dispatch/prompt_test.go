@@ -9,32 +9,33 @@ import (
 
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 func promptRuntime(t *testing.T, opts ...dispatch.Option) *dispatch.Runtime {
 	t.Helper()
 	size := int64(3)
 	base := []dispatch.Option{
-		dispatch.WithPrompt(dispatch.Prompt{Name: "test_simple_prompt", Description: "simple"},
-			func(context.Context, *dispatch.GetPromptRequest) (*dispatch.GetPromptResult, error) {
-				return &dispatch.GetPromptResult{Messages: []dispatch.PromptMessage{{Role: dispatch.RoleUser, Content: dispatch.Text("hi")}}}, nil
+		dispatch.WithPrompt(mcp.Prompt{Name: "test_simple_prompt", Description: "simple"},
+			func(context.Context, *dispatch.GetPromptRequest) (*mcp.GetPromptResult, error) {
+				return &mcp.GetPromptResult{Messages: []mcp.PromptMessage{{Role: mcp.RoleUser, Content: mcp.Text("hi")}}}, nil
 			}),
-		dispatch.WithPrompt(dispatch.Prompt{
+		dispatch.WithPrompt(mcp.Prompt{
 			Name: "test_prompt_with_arguments", Description: "args",
-			Arguments: []dispatch.PromptArgument{{Name: "arg1", Required: true}, {Name: "arg2", Required: true}, {Name: "opt"}},
-		}, func(_ context.Context, r *dispatch.GetPromptRequest) (*dispatch.GetPromptResult, error) {
-			return &dispatch.GetPromptResult{Description: "d", Messages: []dispatch.PromptMessage{
-				{Role: dispatch.RoleUser, Content: dispatch.Text(fmt.Sprintf("first=%s second=%s", r.Arguments["arg1"], r.Arguments["arg2"]))},
+			Arguments: []mcp.PromptArgument{{Name: "arg1", Required: true}, {Name: "arg2", Required: true}, {Name: "opt"}},
+		}, func(_ context.Context, r *dispatch.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			return &mcp.GetPromptResult{Description: "d", Messages: []mcp.PromptMessage{
+				{Role: mcp.RoleUser, Content: mcp.Text(fmt.Sprintf("first=%s second=%s", r.Arguments["arg1"], r.Arguments["arg2"]))},
 			}}, nil
 		}),
-		dispatch.WithPrompt(dispatch.Prompt{Name: "every_content", Description: "all content types"},
-			func(context.Context, *dispatch.GetPromptRequest) (*dispatch.GetPromptResult, error) {
-				return &dispatch.GetPromptResult{Meta: map[string]any{"com.example/k": "v"}, Messages: []dispatch.PromptMessage{
-					{Role: dispatch.RoleUser, Content: dispatch.Text("t")},
-					{Role: dispatch.RoleUser, Content: &dispatch.ImageContent{Data: "iVBORw0KGgo=", MimeType: "image/png"}},
-					{Role: dispatch.RoleAssistant, Content: &dispatch.AudioContent{Data: "UklGRg==", MimeType: "audio/wav"}},
-					{Role: dispatch.RoleUser, Content: &dispatch.EmbeddedResource{Resource: dispatch.TextContents("test://static-text", "text/plain", "x")}},
-					{Role: dispatch.RoleUser, Content: &dispatch.ResourceLink{URI: "test://static-binary", Name: "bin", Size: &size}},
+		dispatch.WithPrompt(mcp.Prompt{Name: "every_content", Description: "all content types"},
+			func(context.Context, *dispatch.GetPromptRequest) (*mcp.GetPromptResult, error) {
+				return &mcp.GetPromptResult{Result: mcp.Result{Meta: map[string]any{"com.example/k": "v"}}, Messages: []mcp.PromptMessage{
+					{Role: mcp.RoleUser, Content: mcp.Text("t")},
+					{Role: mcp.RoleUser, Content: &mcp.ImageContent{Data: "iVBORw0KGgo=", MIMEType: "image/png"}},
+					{Role: mcp.RoleAssistant, Content: &mcp.AudioContent{Data: "UklGRg==", MIMEType: "audio/wav"}},
+					{Role: mcp.RoleUser, Content: &mcp.EmbeddedResource{Resource: mcp.TextContents("test://static-text", "text/plain", "x")}},
+					{Role: mcp.RoleUser, Content: &mcp.ResourceLink{URI: "test://static-binary", Name: "bin", Size: &size}},
 				}}, nil
 			}),
 	}
@@ -88,12 +89,12 @@ func TestPromptsNeedCapability(t *testing.T) {
 }
 
 func TestPromptRegistrationErrors(t *testing.T) {
-	h := func(context.Context, *dispatch.GetPromptRequest) (*dispatch.GetPromptResult, error) { return nil, nil }
+	h := func(context.Context, *dispatch.GetPromptRequest) (*mcp.GetPromptResult, error) { return nil, nil }
 	for name, opts := range map[string][]dispatch.Option{
-		"no name":      {dispatch.WithPrompt(dispatch.Prompt{}, h)},
-		"no handler":   {dispatch.WithPrompt(dispatch.Prompt{Name: "p"}, nil)},
-		"duplicate":    {dispatch.WithPrompt(dispatch.Prompt{Name: "p"}, h), dispatch.WithPrompt(dispatch.Prompt{Name: "p"}, h)},
-		"repeated arg": {dispatch.WithPrompt(dispatch.Prompt{Name: "p", Arguments: []dispatch.PromptArgument{{Name: "a"}, {Name: "a"}}}, h)},
+		"no name":      {dispatch.WithPrompt(mcp.Prompt{}, h)},
+		"no handler":   {dispatch.WithPrompt(mcp.Prompt{Name: "p"}, nil)},
+		"duplicate":    {dispatch.WithPrompt(mcp.Prompt{Name: "p"}, h), dispatch.WithPrompt(mcp.Prompt{Name: "p"}, h)},
+		"repeated arg": {dispatch.WithPrompt(mcp.Prompt{Name: "p", Arguments: []mcp.PromptArgument{{Name: "a"}, {Name: "a"}}}, h)},
 	} {
 		if _, err := dispatch.New(testInfo, opts...); err == nil {
 			t.Errorf("%s: New succeeded", name)
@@ -103,9 +104,9 @@ func TestPromptRegistrationErrors(t *testing.T) {
 
 func TestPromptBadMessageIsInternal(t *testing.T) {
 	logger, logs := captureLogger()
-	rt := mustNew(t, dispatch.WithLogger(logger), dispatch.WithPrompt(dispatch.Prompt{Name: "bad"},
-		func(context.Context, *dispatch.GetPromptRequest) (*dispatch.GetPromptResult, error) {
-			return &dispatch.GetPromptResult{Messages: []dispatch.PromptMessage{{Role: "system", Content: dispatch.Text("x")}}}, nil
+	rt := mustNew(t, dispatch.WithLogger(logger), dispatch.WithPrompt(mcp.Prompt{Name: "bad"},
+		func(context.Context, *dispatch.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			return &mcp.GetPromptResult{Messages: []mcp.PromptMessage{{Role: "system", Content: mcp.Text("x")}}}, nil
 		}))
 	rpcError(t, call(t, rt, "prompts/get", map[string]any{"name": "bad"}), jsonrpc.CodeInternalError)
 	if !strings.Contains(logs.String(), "prompt bad") {

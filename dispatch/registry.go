@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+
+	"github.com/snodo-go/snodo/mcp"
 )
 
 // Registry holds tools and prompts that may change while the server runs.
@@ -62,13 +64,13 @@ func WithRegistry(r *Registry) Option {
 
 // AddTool registers a tool under the rules of [WithTool]; a name already
 // registered is an error.
-func (r *Registry) AddTool(t Tool, h ToolHandler) error {
+func (r *Registry) AddTool(t mcp.Tool, h ToolHandler) error {
 	return r.addTool(t.Name, WithTool(t, h))
 }
 
 // AddTypedTool registers a typed tool under the rules of [WithTypedTool]
 // in r; a name already registered is an error.
-func AddTypedTool[In, Out any](r *Registry, t Tool, h TypedToolHandler[In, Out]) error {
+func AddTypedTool[In, Out any](r *Registry, t mcp.Tool, h TypedToolHandler[In, Out]) error {
 	return r.addTool(t.Name, WithTypedTool(t, h))
 }
 
@@ -108,9 +110,9 @@ func (r *Registry) RemoveTool(name string) bool {
 
 // AddPrompt registers a prompt under the rules of [WithPrompt]; a name
 // already registered is an error.
-func (r *Registry) AddPrompt(p Prompt, h PromptHandler) error {
+func (r *Registry) AddPrompt(p mcp.Prompt, h PromptHandler, opts ...ComponentOption) error {
 	b := scratchBuilder()
-	if err := WithPrompt(p, h)(b); err != nil {
+	if err := WithPrompt(p, h, opts...)(b); err != nil {
 		return err
 	}
 	r.mu.Lock()

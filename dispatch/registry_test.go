@@ -7,6 +7,7 @@ import (
 
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/testkit"
 )
 
@@ -24,7 +25,7 @@ func TestRegistryChangesToolsAndPublishesListChanged(t *testing.T) {
 	hub := dispatch.NewHub(dispatch.HubOptions{})
 	reg := dispatch.NewRegistry(hub)
 	rt := mustNew(t, dispatch.WithSubscriptions(hub), dispatch.WithRegistry(reg),
-		dispatch.WithTool(dispatch.Tool{Name: "static"}, okTool))
+		dispatch.WithTool(mcp.Tool{Name: "static"}, okTool))
 	if c := rt.Capabilities(); c.Tools == nil || !c.Tools.ListChanged || c.Prompts == nil || !c.Prompts.ListChanged {
 		t.Fatalf("capabilities: %+v", c)
 	}
@@ -33,7 +34,7 @@ func TestRegistryChangesToolsAndPublishesListChanged(t *testing.T) {
 	next(t, s) // acknowledgement
 	next(t, s) // idle now
 
-	if err := reg.AddTool(dispatch.Tool{Name: "added"}, okTool); err != nil {
+	if err := reg.AddTool(mcp.Tool{Name: "added"}, okTool); err != nil {
 		t.Fatal(err)
 	}
 	w.wait(t)
@@ -47,10 +48,10 @@ func TestRegistryChangesToolsAndPublishesListChanged(t *testing.T) {
 	if r := resultOf(t, call(t, rt, "tools/call", map[string]any{"name": "added"})); r["isError"] != nil {
 		t.Fatalf("calling the added tool: %v", r)
 	}
-	if err := reg.AddTool(dispatch.Tool{Name: "static"}, okTool); err == nil {
+	if err := reg.AddTool(mcp.Tool{Name: "static"}, okTool); err == nil {
 		t.Fatal("a tool registered twice was accepted")
 	}
-	if err := reg.AddTool(dispatch.Tool{Name: "bad name!"}, okTool); err == nil {
+	if err := reg.AddTool(mcp.Tool{Name: "bad name!"}, okTool); err == nil {
 		t.Fatal("an invalid tool name was accepted")
 	}
 	if !reg.RemoveTool("static") || reg.RemoveTool("static") {
@@ -67,7 +68,7 @@ func TestRegistryChangesToolsAndPublishesListChanged(t *testing.T) {
 	type out struct {
 		Double int `json:"double"`
 	}
-	if err := dispatch.AddTypedTool(reg, dispatch.Tool{Name: "double"}, func(_ context.Context, a in) (out, error) {
+	if err := dispatch.AddTypedTool(reg, mcp.Tool{Name: "double"}, func(_ context.Context, a in) (out, error) {
 		return out{a.N * 2}, nil
 	}); err != nil {
 		t.Fatal(err)
@@ -77,7 +78,7 @@ func TestRegistryChangesToolsAndPublishesListChanged(t *testing.T) {
 		t.Fatalf("typed tool: %v", r)
 	}
 
-	if err := reg.AddPrompt(dispatch.Prompt{Name: "greet"}, okPrompt); err != nil {
+	if err := reg.AddPrompt(mcp.Prompt{Name: "greet"}, okPrompt); err != nil {
 		t.Fatal(err)
 	}
 	if p := resultOf(t, call(t, rt, "prompts/list", nil))["prompts"].([]any); len(p) != 1 {
@@ -104,10 +105,10 @@ func TestRegistryChangesToolsAndPublishesListChanged(t *testing.T) {
 
 func TestRegistryBindRefusesACollision(t *testing.T) {
 	reg := dispatch.NewRegistry(nil)
-	if err := reg.AddTool(dispatch.Tool{Name: "x"}, okTool); err != nil {
+	if err := reg.AddTool(mcp.Tool{Name: "x"}, okTool); err != nil {
 		t.Fatal(err)
 	}
-	_, err := dispatch.New(testInfo, dispatch.WithRegistry(reg), dispatch.WithTool(dispatch.Tool{Name: "x"}, okTool))
+	_, err := dispatch.New(testInfo, dispatch.WithRegistry(reg), dispatch.WithTool(mcp.Tool{Name: "x"}, okTool))
 	if err == nil {
 		t.Fatal("New accepted a tool the registry already holds")
 	}
@@ -131,13 +132,13 @@ func TestRegistryBindRefusesACollision(t *testing.T) {
 func TestRegistryChangeDuringAPagedList(t *testing.T) {
 	reg := dispatch.NewRegistry(nil)
 	rt := mustNew(t, dispatch.WithRegistry(reg), dispatch.WithLimits(dispatch.Limits{PageSize: 1}),
-		dispatch.WithTool(dispatch.Tool{Name: "a"}, okTool), dispatch.WithTool(dispatch.Tool{Name: "b"}, okTool))
+		dispatch.WithTool(mcp.Tool{Name: "a"}, okTool), dispatch.WithTool(mcp.Tool{Name: "b"}, okTool))
 	first := resultOf(t, call(t, rt, "tools/list", nil))
 	cursor, _ := first["nextCursor"].(string)
 	if cursor == "" {
 		t.Fatalf("no cursor: %v", first)
 	}
-	if err := reg.AddTool(dispatch.Tool{Name: "c"}, okTool); err != nil {
+	if err := reg.AddTool(mcp.Tool{Name: "c"}, okTool); err != nil {
 		t.Fatal(err)
 	}
 	// The cursor was bound to the old list: the client is told to start

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 // TransportKind says which transport a request arrived on.
@@ -75,10 +76,10 @@ type RequestInfo struct {
 	// ProtocolVersion is the revision serving the request.
 	ProtocolVersion string
 	// ClientCapabilities are those declared for this request.
-	ClientCapabilities ClientCapabilities
+	ClientCapabilities mcp.ClientCapabilities
 	// ClientInfo is the client's self-description, when it sent one. It is
 	// unverified: never base a security decision on it.
-	ClientInfo *Implementation
+	ClientInfo *mcp.Implementation
 	// LogLevel is the level the request asked for log messages at, or "".
 	LogLevel string
 	// ProgressToken is the request's progress token; the zero ID when the
@@ -114,7 +115,7 @@ type Call struct {
 
 	// listenFilter is a subscriptions/listen's filter, parsed at
 	// admission.
-	listenFilter *SubscriptionFilter
+	listenFilter *mcp.SubscriptionFilter
 }
 
 // Operation serves one admitted call and returns a protocol-neutral result

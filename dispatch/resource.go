@@ -2,46 +2,14 @@ package dispatch
 
 import (
 	"context"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"net/url"
 
-	"github.com/snodo-go/snodo/dispatch/uritemplate"
+	"github.com/snodo-go/snodo/internal/uritemplate"
 	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 )
-
-// Resource describes a resource with a fixed URI, listed by
-// resources/list.
-type Resource struct {
-	// URI is absolute and unique in the Runtime.
-	URI         string         `json:"uri"`
-	Name        string         `json:"name"`
-	Title       string         `json:"title,omitempty"`
-	Description string         `json:"description,omitempty"`
-	MimeType    string         `json:"mimeType,omitempty"`
-	Size        *int64         `json:"size,omitempty"`
-	Annotations *Annotations   `json:"annotations,omitempty"`
-	Icons       []Icon         `json:"icons,omitempty"`
-	Meta        map[string]any `json:"_meta,omitempty"`
-}
-
-// ResourceTemplate describes a family of resources whose URIs follow an
-// RFC 6570 template (see package uritemplate for the supported forms),
-// listed by resources/templates/list.
-type ResourceTemplate struct {
-	URITemplate string         `json:"uriTemplate"`
-	Name        string         `json:"name"`
-	Title       string         `json:"title,omitempty"`
-	Description string         `json:"description,omitempty"`
-	MimeType    string         `json:"mimeType,omitempty"`
-	Annotations *Annotations   `json:"annotations,omitempty"`
-	Icons       []Icon         `json:"icons,omitempty"`
-	Meta        map[string]any `json:"_meta,omitempty"`
-	// Complete maps a template variable to the handler that completes
-	// its values in completion/complete. It is not sent to clients.
-	Complete map[string]CompletionHandler `json:"-"`
-}
 
 // ResourceHandler reads a resource. For a template, req.Vars holds the
 // variables the URI matched. Return [ErrResourceNotFound] (possibly
@@ -51,7 +19,7 @@ type ResourceTemplate struct {
 // returned *jsonrpc.Error becomes that error, any other error -32603
 // (logged, not sent), and a panic -32603 for this request only. Return an
 // *[InputRequired] to ask the client for input first.
-type ResourceHandler func(ctx context.Context, req *ReadResourceRequest) (*ReadResourceResult, error)
+type ResourceHandler func(ctx context.Context, req *ReadResourceRequest) (*mcp.ReadResourceResult, error)
 
 // ReadResourceRequest is what a ResourceHandler receives.
 type ReadResourceRequest struct {
@@ -65,12 +33,6 @@ type ReadResourceRequest struct {
 	// Input carries the client's answers when this is a retry after an
 	// input_required result; nil otherwise.
 	Input *Input
-}
-
-// ReadResourceResult is the result of resources/read.
-type ReadResourceResult struct {
-	Contents []*ResourceContents
-	Meta     map[string]any
 }
 
 // ErrResourceNotFound is what a ResourceHandler returns for a URI that
@@ -88,41 +50,22 @@ func resourceNotFound(uri string) *jsonrpc.Error {
 	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Resource not found", Data: ResourceNotFoundData{URI: uri}}
 }
 
-// TextContents returns text contents for a resource.
-func TextContents(uri, mimeType, text string) *ResourceContents {
-	return &ResourceContents{URI: uri, MimeType: mimeType, Text: text}
-}
-
-// BlobContents returns binary contents, base64-encoded for the wire.
-func BlobContents(uri, mimeType string, data []byte) *ResourceContents {
-	return &ResourceContents{URI: uri, MimeType: mimeType, Blob: base64.StdEncoding.EncodeToString(data)}
-}
-
-// JSONContents returns v encoded as JSON text with MIME type
-// application/json.
-func JSONContents(uri string, v any) (*ResourceContents, error) {
-	b, err := jsonrpc.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	return &ResourceContents{URI: uri, MimeType: "application/json", Text: string(b)}, nil
-}
-
 type resourceEntry struct {
-	resource Resource
+	resource mcp.Resource
 	handler  ResourceHandler
 }
 
 type templateEntry struct {
-	template ResourceTemplate
+	template mcp.ResourceTemplate
 	parsed   *uritemplate.Template
 	handler  ResourceHandler
+	complete map[string]CompletionHandler // by variable name
 }
 
 // WithResource registers a resource with a fixed, absolute URI. A URI
 // registered twice, or one that a registered template also matches, fails
 // New.
-func WithResource(r Resource, h ResourceHandler) Option {
+func WithResource(r mcp.Resource, h ResourceHandler) Option {
 	return func(b *builder) error {
 		if err := checkAbsoluteURI(r.URI); err != nil {
 			return fmt.Errorf("dispatch: resource %q: %w", r.URI, err)
@@ -142,8 +85,10 @@ func WithResource(r Resource, h ResourceHandler) Option {
 }
 
 // WithResourceTemplate registers a resource template. The template must
-// parse (see package uritemplate); Complete may only name its variables.
-func WithResourceTemplate(t ResourceTemplate, h ResourceHandler) Option {
+// parse as RFC 6570 (levels 1 to 3 and the explode modifier; at most
+// 1,024 bytes and 32 variables); [WithCompletion] may name only its
+// variables.
+func WithResourceTemplate(t mcp.ResourceTemplate, h ResourceHandler, opts ...ComponentOption) Option {
 	return func(b *builder) error {
 		parsed, err := uritemplate.Parse(t.URITemplate)
 		if err != nil {
@@ -155,12 +100,13 @@ func WithResourceTemplate(t ResourceTemplate, h ResourceHandler) Option {
 		if h == nil {
 			return fmt.Errorf("dispatch: resource template %q has no handler", t.URITemplate)
 		}
-		for name, c := range t.Complete {
+		cfg, err := componentOptions("resource template", t.URITemplate, opts)
+		if err != nil {
+			return err
+		}
+		for name := range cfg.complete {
 			if !parsed.HasVariable(name) {
 				return fmt.Errorf("dispatch: resource template %q completes unknown variable %q", t.URITemplate, name)
-			}
-			if c == nil {
-				return fmt.Errorf("dispatch: resource template %q has a nil completion handler for %q", t.URITemplate, name)
 			}
 		}
 		for _, e := range b.templates {
@@ -168,7 +114,7 @@ func WithResourceTemplate(t ResourceTemplate, h ResourceHandler) Option {
 				return fmt.Errorf("dispatch: resource template %q registered twice", t.URITemplate)
 			}
 		}
-		b.templates = append(b.templates, &templateEntry{template: t, parsed: parsed, handler: h})
+		b.templates = append(b.templates, &templateEntry{template: t, parsed: parsed, handler: h, complete: cfg.complete})
 		return nil
 	}
 }

@@ -12,36 +12,37 @@ import (
 
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 func resourceRuntime(t *testing.T, opts ...dispatch.Option) *dispatch.Runtime {
 	t.Helper()
 	png := []byte{0x89, 'P', 'N', 'G', 0, 1, 2}
 	base := []dispatch.Option{
-		dispatch.WithResource(dispatch.Resource{URI: "test://static-text", Name: "static-text", MimeType: "text/plain"},
-			func(_ context.Context, r *dispatch.ReadResourceRequest) (*dispatch.ReadResourceResult, error) {
-				return &dispatch.ReadResourceResult{Contents: []*dispatch.ResourceContents{dispatch.TextContents(r.URI, "text/plain", "hello")}}, nil
+		dispatch.WithResource(mcp.Resource{URI: "test://static-text", Name: "static-text", MIMEType: "text/plain"},
+			func(_ context.Context, r *dispatch.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+				return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{mcp.TextContents(r.URI, "text/plain", "hello")}}, nil
 			}),
-		dispatch.WithResource(dispatch.Resource{URI: "test://static-binary", Name: "static-binary", MimeType: "image/png"},
-			func(_ context.Context, r *dispatch.ReadResourceRequest) (*dispatch.ReadResourceResult, error) {
-				return &dispatch.ReadResourceResult{Contents: []*dispatch.ResourceContents{dispatch.BlobContents(r.URI, "image/png", png)}}, nil
+		dispatch.WithResource(mcp.Resource{URI: "test://static-binary", Name: "static-binary", MIMEType: "image/png"},
+			func(_ context.Context, r *dispatch.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+				return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{mcp.BlobContents(r.URI, "image/png", png)}}, nil
 			}),
-		dispatch.WithResource(dispatch.Resource{URI: "test://json", Name: "json"},
-			func(_ context.Context, r *dispatch.ReadResourceRequest) (*dispatch.ReadResourceResult, error) {
-				c, err := dispatch.JSONContents(r.URI, map[string]any{"a": 1})
-				return &dispatch.ReadResourceResult{Contents: []*dispatch.ResourceContents{c}}, err
+		dispatch.WithResource(mcp.Resource{URI: "test://json", Name: "json"},
+			func(_ context.Context, r *dispatch.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+				c, err := mcp.JSONContents(r.URI, map[string]any{"a": 1})
+				return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{c}}, err
 			}),
-		dispatch.WithResource(dispatch.Resource{URI: "test://empty", Name: "empty"},
-			func(context.Context, *dispatch.ReadResourceRequest) (*dispatch.ReadResourceResult, error) {
-				return &dispatch.ReadResourceResult{}, nil
+		dispatch.WithResource(mcp.Resource{URI: "test://empty", Name: "empty"},
+			func(context.Context, *dispatch.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+				return &mcp.ReadResourceResult{}, nil
 			}),
-		dispatch.WithResourceTemplate(dispatch.ResourceTemplate{URITemplate: "test://template/{id}/data", Name: "by-id"},
-			func(_ context.Context, r *dispatch.ReadResourceRequest) (*dispatch.ReadResourceResult, error) {
+		dispatch.WithResourceTemplate(mcp.ResourceTemplate{URITemplate: "test://template/{id}/data", Name: "by-id"},
+			func(_ context.Context, r *dispatch.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 				id := r.Vars.Get("id")
 				if id == "missing" {
 					return nil, fmt.Errorf("lookup: %w", dispatch.ErrResourceNotFound)
 				}
-				return &dispatch.ReadResourceResult{Contents: []*dispatch.ResourceContents{dispatch.TextContents(r.URI, "text/plain", "data for "+id)}}, nil
+				return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{mcp.TextContents(r.URI, "text/plain", "data for "+id)}}, nil
 			}),
 	}
 	return mustNew(t, append(base, opts...)...)
@@ -113,24 +114,24 @@ func TestResourceNotFound(t *testing.T) {
 }
 
 func TestResourceRegistrationErrors(t *testing.T) {
-	h := func(context.Context, *dispatch.ReadResourceRequest) (*dispatch.ReadResourceResult, error) {
+	h := func(context.Context, *dispatch.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 		return nil, nil
 	}
 	cases := map[string][]dispatch.Option{
 		"template matches a fixed URI": {
-			dispatch.WithResource(dispatch.Resource{URI: "test://template/1/data", Name: "one"}, h),
-			dispatch.WithResourceTemplate(dispatch.ResourceTemplate{URITemplate: "test://template/{id}/data", Name: "t"}, h),
+			dispatch.WithResource(mcp.Resource{URI: "test://template/1/data", Name: "one"}, h),
+			dispatch.WithResourceTemplate(mcp.ResourceTemplate{URITemplate: "test://template/{id}/data", Name: "t"}, h),
 		},
 		"fixed URI after template": {
-			dispatch.WithResourceTemplate(dispatch.ResourceTemplate{URITemplate: "test://x/{id}", Name: "t"}, h),
-			dispatch.WithResource(dispatch.Resource{URI: "test://x/1", Name: "one"}, h),
+			dispatch.WithResourceTemplate(mcp.ResourceTemplate{URITemplate: "test://x/{id}", Name: "t"}, h),
+			dispatch.WithResource(mcp.Resource{URI: "test://x/1", Name: "one"}, h),
 		},
-		"duplicate":       {dispatch.WithResource(dispatch.Resource{URI: "a://b", Name: "b"}, h), dispatch.WithResource(dispatch.Resource{URI: "a://b", Name: "b"}, h)},
-		"relative":        {dispatch.WithResource(dispatch.Resource{URI: "b", Name: "b"}, h)},
-		"no name":         {dispatch.WithResource(dispatch.Resource{URI: "a://b"}, h)},
-		"no handler":      {dispatch.WithResource(dispatch.Resource{URI: "a://b", Name: "b"}, nil)},
-		"bad template":    {dispatch.WithResourceTemplate(dispatch.ResourceTemplate{URITemplate: "a://{#x}", Name: "t"}, h)},
-		"completes other": {dispatch.WithResourceTemplate(dispatch.ResourceTemplate{URITemplate: "a://{x}", Name: "t", Complete: map[string]dispatch.CompletionHandler{"y": func(context.Context, *dispatch.CompleteRequest) (*dispatch.Completion, error) { return nil, nil }}}, h)},
+		"duplicate":       {dispatch.WithResource(mcp.Resource{URI: "a://b", Name: "b"}, h), dispatch.WithResource(mcp.Resource{URI: "a://b", Name: "b"}, h)},
+		"relative":        {dispatch.WithResource(mcp.Resource{URI: "b", Name: "b"}, h)},
+		"no name":         {dispatch.WithResource(mcp.Resource{URI: "a://b"}, h)},
+		"no handler":      {dispatch.WithResource(mcp.Resource{URI: "a://b", Name: "b"}, nil)},
+		"bad template":    {dispatch.WithResourceTemplate(mcp.ResourceTemplate{URITemplate: "a://{#x}", Name: "t"}, h)},
+		"completes other": {dispatch.WithResourceTemplate(mcp.ResourceTemplate{URITemplate: "a://{x}", Name: "t"}, h, dispatch.WithCompletion("y", func(context.Context, *dispatch.CompleteRequest) (*mcp.Completion, error) { return nil, nil }))},
 	}
 	for name, opts := range cases {
 		if _, err := dispatch.New(testInfo, opts...); err == nil {
@@ -141,8 +142,8 @@ func TestResourceRegistrationErrors(t *testing.T) {
 
 func TestCacheHints(t *testing.T) {
 	rt := resourceRuntime(t,
-		dispatch.WithCacheHint(dispatch.CacheResources, 90*time.Second, dispatch.CachePublic),
-		dispatch.WithCacheHint(dispatch.CacheDiscovery, time.Second, dispatch.CachePrivate),
+		dispatch.WithCacheHint(dispatch.CacheResources, 90*time.Second, mcp.CachePublic),
+		dispatch.WithCacheHint(dispatch.CacheDiscovery, time.Second, mcp.CachePrivate),
 		dispatch.WithLimits(dispatch.Limits{PageSize: 2}),
 	)
 	r := resultOf(t, call(t, rt, "resources/list", nil))
@@ -160,9 +161,9 @@ func TestCacheHints(t *testing.T) {
 		t.Fatalf("discover hints: %v", r)
 	}
 	for _, bad := range []dispatch.Option{
-		dispatch.WithCacheHint(dispatch.CacheTools, -time.Second, dispatch.CachePublic),
+		dispatch.WithCacheHint(dispatch.CacheTools, -time.Second, mcp.CachePublic),
 		dispatch.WithCacheHint(dispatch.CacheTools, 0, "shared"),
-		dispatch.WithCacheHint(dispatch.CacheKind(99), 0, dispatch.CachePublic),
+		dispatch.WithCacheHint(dispatch.CacheKind(99), 0, mcp.CachePublic),
 	} {
 		if _, err := dispatch.New(testInfo, bad); err == nil {
 			t.Error("New accepted a bad cache hint")

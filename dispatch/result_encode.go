@@ -2,6 +2,7 @@ package dispatch
 
 import (
 	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 // resultAppender is a wire result that encodes itself by appending to the
@@ -38,7 +39,7 @@ func encodeResultFrame(id jsonrpc.ID, wire any) ([]byte, error) {
 // appendContent appends a content array. A plain text block (no
 // annotations, no _meta), the usual one, is written directly; any other
 // block is encoded as jsonrpc.Marshal would encode it.
-func appendContent(b []byte, content []Content) ([]byte, error) {
+func appendContent(b []byte, content []mcp.Content) ([]byte, error) {
 	if content == nil {
 		return append(b, "null"...), nil // shaping never leaves it nil
 	}
@@ -47,7 +48,7 @@ func appendContent(b []byte, content []Content) ([]byte, error) {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		if t, ok := c.(*TextContent); ok && t != nil && t.Annotations == nil && t.Meta == nil {
+		if t, ok := c.(*mcp.TextContent); ok && t != nil && t.Annotations == nil && t.Meta == nil {
 			b = append(b, `{"type":"text","text":`...)
 			b = jsonrpc.AppendString(b, t.Text)
 			b = append(b, '}')

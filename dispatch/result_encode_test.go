@@ -15,27 +15,27 @@ import (
 func TestAppendedResultsMatchMarshal(t *testing.T) {
 	prio := 0.5
 	size := int64(42)
-	infoMeta, err := jsonrpc.Marshal(map[string]any{mcp.MetaServerInfo: Implementation{Name: "t", Version: "1"}})
+	infoMeta, err := jsonrpc.Marshal(map[string]any{mcp.MetaServerInfo: mcp.Implementation{Name: "t", Version: "1"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	userMeta, err := jsonrpc.Marshal(map[string]any{mcp.MetaServerInfo: Implementation{Name: "t", Version: "1"}, "x/é": []any{1, "ü"}})
+	userMeta, err := jsonrpc.Marshal(map[string]any{mcp.MetaServerInfo: mcp.Implementation{Name: "t", Version: "1"}, "x/é": []any{1, "ü"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	contents := map[string][]Content{
-		"text":        {Text("The quick brown fox jumps over the lazy dog, 0123456789.")},
-		"escapes":     {Text("quote \" backslash \\ newline \n tab \t cr \r nul \x00 del \x7f <&> \u2028")},
-		"nonascii":    {Text("héllo wörld 日本語 😀")},
-		"invalidutf8": {Text("bad \xff\xfe bytes \xe2\x82")},
+	contents := map[string][]mcp.Content{
+		"text":        {mcp.Text("The quick brown fox jumps over the lazy dog, 0123456789.")},
+		"escapes":     {mcp.Text("quote \" backslash \\ newline \n tab \t cr \r nul \x00 del \x7f <&> \u2028")},
+		"nonascii":    {mcp.Text("héllo wörld 日本語 😀")},
+		"invalidutf8": {mcp.Text("bad \xff\xfe bytes \xe2\x82")},
 		"empty":       {},
 		"nil":         nil,
-		"nilblock":    {nil, (*TextContent)(nil)},
-		"annotated": {&TextContent{Text: "a", Annotations: &Annotations{Audience: []string{"user"}, Priority: &prio}},
-			&TextContent{Text: "m", Meta: map[string]any{"k": "v", "a": 1}}, &TextContent{Text: "e", Meta: map[string]any{}}},
-		"mixed": {Text("one"), &ImageContent{Data: "aGk=", MimeType: "image/png"}, &AudioContent{Data: "aGk=", MimeType: "audio/wav"},
-			&ResourceLink{URI: "file:///a", Name: "a", Size: &size, Icons: []Icon{{Src: "https://x/i.png"}}},
-			&EmbeddedResource{Resource: &ResourceContents{URI: "file:///b", Text: "b"}}, Text("two")},
+		"nilblock":    {nil, (*mcp.TextContent)(nil)},
+		"annotated": {&mcp.TextContent{Text: "a", Annotations: &mcp.Annotations{Audience: []string{"user"}, Priority: &prio}},
+			&mcp.TextContent{Text: "m", Meta: map[string]any{"k": "v", "a": 1}}, &mcp.TextContent{Text: "e", Meta: map[string]any{}}},
+		"mixed": {mcp.Text("one"), &mcp.ImageContent{Data: "aGk=", MIMEType: "image/png"}, &mcp.AudioContent{Data: "aGk=", MIMEType: "audio/wav"},
+			&mcp.ResourceLink{URI: "file:///a", Name: "a", Size: &size, Icons: []mcp.Icon{{Src: "https://x/i.png"}}},
+			&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: "file:///b", Text: "b"}}, mcp.Text("two")},
 	}
 	structured := map[string]any{
 		"none":   nil,

@@ -52,13 +52,13 @@ func (l Limits) withDefaults() Limits {
 // any number of transports. Build one with [New]; invalid configuration is
 // an error there, never at request time.
 type Runtime struct {
-	info         Implementation
+	info         mcp.Implementation
 	instructions string
 	limits       Limits
 	logger       *slog.Logger
 	registry     registry
 	catalog      catalog
-	capabilities ServerCapabilities
+	capabilities mcp.ServerCapabilities
 	cache        [numCacheKinds]cacheHint
 	infoMeta     json.RawMessage // {"io.modelcontextprotocol/serverInfo": info}
 	authorizer   Authorizer      // nil: everything is visible and usable
@@ -143,7 +143,7 @@ func WithDialect(d Dialect) Option {
 // New builds a Runtime for the server described by info (Name and Version
 // are required). Every option is checked here: a Runtime that New returns
 // never fails a request because of its configuration.
-func New(info Implementation, opts ...Option) (*Runtime, error) {
+func New(info mcp.Implementation, opts ...Option) (*Runtime, error) {
 	if info.Name == "" || info.Version == "" {
 		return nil, errors.New("dispatch: server name and version are required")
 	}
@@ -183,13 +183,13 @@ func New(info Implementation, opts ...Option) (*Runtime, error) {
 	snap := newSnapshot(b.tools, b.prompts, b.resources, b.templates)
 	rt.catalog = staticCatalog{snap}
 	if len(snap.toolList) > 0 {
-		rt.capabilities.Tools = &ListChangedCapability{}
+		rt.capabilities.Tools = &mcp.ListChangedCapability{}
 	}
 	if len(snap.promptList) > 0 {
-		rt.capabilities.Prompts = &ListChangedCapability{}
+		rt.capabilities.Prompts = &mcp.ListChangedCapability{}
 	}
 	if len(snap.resourceList) > 0 || len(snap.templates) > 0 {
-		rt.capabilities.Resources = &ResourcesCapability{}
+		rt.capabilities.Resources = &mcp.ResourcesCapability{}
 	}
 	if snap.canComplete() {
 		rt.capabilities.Completions = &struct{}{}
@@ -218,7 +218,7 @@ func New(info Implementation, opts ...Option) (*Runtime, error) {
 }
 
 // Info returns the server's identity.
-func (rt *Runtime) Info() Implementation { return rt.info }
+func (rt *Runtime) Info() mcp.Implementation { return rt.info }
 
 // Instructions returns the server's instructions.
 func (rt *Runtime) Instructions() string { return rt.instructions }
@@ -226,7 +226,7 @@ func (rt *Runtime) Instructions() string { return rt.instructions }
 // Capabilities returns the capabilities the server advertises. The
 // extensions map is a copy; the settings objects inside it are shared and
 // must not be changed.
-func (rt *Runtime) Capabilities() ServerCapabilities {
+func (rt *Runtime) Capabilities() mcp.ServerCapabilities {
 	c := rt.capabilities
 	c.Extensions = maps.Clone(c.Extensions)
 	return c
@@ -242,9 +242,9 @@ func (rt *Runtime) Limits() Limits { return rt.limits }
 func (rt *Runtime) Logger() *slog.Logger { return rt.logger }
 
 // Tools returns the registered tools sorted by name.
-func (rt *Runtime) Tools() []Tool {
+func (rt *Runtime) Tools() []mcp.Tool {
 	list := rt.catalog.snapshot().toolList
-	out := make([]Tool, len(list))
+	out := make([]mcp.Tool, len(list))
 	for i, e := range list {
 		out[i] = e.tool
 	}
@@ -252,9 +252,9 @@ func (rt *Runtime) Tools() []Tool {
 }
 
 // Prompts returns the registered prompts sorted by name.
-func (rt *Runtime) Prompts() []Prompt {
+func (rt *Runtime) Prompts() []mcp.Prompt {
 	list := rt.catalog.snapshot().promptList
-	out := make([]Prompt, len(list))
+	out := make([]mcp.Prompt, len(list))
 	for i, e := range list {
 		out[i] = e.prompt
 	}
@@ -262,9 +262,9 @@ func (rt *Runtime) Prompts() []Prompt {
 }
 
 // Resources returns the registered resources sorted by URI.
-func (rt *Runtime) Resources() []Resource {
+func (rt *Runtime) Resources() []mcp.Resource {
 	list := rt.catalog.snapshot().resourceList
-	out := make([]Resource, len(list))
+	out := make([]mcp.Resource, len(list))
 	for i, e := range list {
 		out[i] = e.resource
 	}
@@ -273,9 +273,9 @@ func (rt *Runtime) Resources() []Resource {
 
 // ResourceTemplates returns the registered templates sorted by URI
 // template.
-func (rt *Runtime) ResourceTemplates() []ResourceTemplate {
+func (rt *Runtime) ResourceTemplates() []mcp.ResourceTemplate {
 	list := rt.catalog.snapshot().templateList
-	out := make([]ResourceTemplate, len(list))
+	out := make([]mcp.ResourceTemplate, len(list))
 	for i, e := range list {
 		out[i] = e.template
 	}

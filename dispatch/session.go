@@ -3,6 +3,8 @@ package dispatch
 import (
 	"maps"
 	"sync"
+
+	"github.com/snodo-go/snodo/mcp"
 )
 
 // Session is the state an initialize-era client (2025-11-25, 2025-06-18)
@@ -20,8 +22,8 @@ import (
 type Session struct {
 	mu          sync.Mutex
 	version     string
-	caps        ClientCapabilities
-	info        *Implementation
+	caps        mcp.ClientCapabilities
+	info        *mcp.Implementation
 	initialized bool
 	logLevel    string
 
@@ -53,9 +55,9 @@ func (s *Session) ProtocolVersion() string {
 
 // ClientCapabilities returns the capabilities the client declared in
 // initialize. The maps inside are shared and must not be changed.
-func (s *Session) ClientCapabilities() ClientCapabilities {
+func (s *Session) ClientCapabilities() mcp.ClientCapabilities {
 	if s == nil {
-		return ClientCapabilities{}
+		return mcp.ClientCapabilities{}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -64,7 +66,7 @@ func (s *Session) ClientCapabilities() ClientCapabilities {
 
 // ClientInfo returns a copy of the client's self-description from
 // initialize, or nil. It is unverified.
-func (s *Session) ClientInfo() *Implementation {
+func (s *Session) ClientInfo() *mcp.Implementation {
 	if s == nil {
 		return nil
 	}
@@ -139,9 +141,9 @@ type Handshake struct {
 	// ProtocolVersion is the negotiated revision.
 	ProtocolVersion string
 	// ClientCapabilities are those the client declared.
-	ClientCapabilities ClientCapabilities
+	ClientCapabilities mcp.ClientCapabilities
 	// ClientInfo is the client's self-description, when it sent one.
-	ClientInfo *Implementation
+	ClientInfo *mcp.Implementation
 }
 
 // HandshakeResult is implemented by the result of an operation that

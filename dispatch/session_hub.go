@@ -2,6 +2,7 @@ package dispatch
 
 import (
 	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 // Change notifications for initialize-era clients. Such a client gets
@@ -60,7 +61,7 @@ func (s *Session) NextNotification() []byte {
 
 // attachHub attaches the session to h for the list changes f names; it
 // replaces an earlier listener.
-func (s *Session) attachHub(h *Hub, f SubscriptionFilter) {
+func (s *Session) attachHub(h *Hub, f mcp.SubscriptionFilter) {
 	l := h.Attach(f, s.wake)
 	s.mu.Lock()
 	old, closed := s.listener, s.closed

@@ -131,7 +131,7 @@ func appendSubscriptionMeta(b []byte, id jsonrpc.ID) []byte {
 
 // encodeAcknowledged encodes notifications/subscriptions/acknowledged with
 // the accepted filter, tagged with the stream's id.
-func encodeAcknowledged(accepted SubscriptionFilter, id jsonrpc.ID) ([]byte, error) {
+func encodeAcknowledged(accepted mcp.SubscriptionFilter, id jsonrpc.ID) ([]byte, error) {
 	body, err := jsonrpc.Marshal(accepted)
 	if err != nil {
 		return nil, err

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 // MethodListen is the 2026-07-28 method that opens a subscription stream.
@@ -17,27 +18,14 @@ const MethodListen = "subscriptions/listen"
 // subscriptions/listen may name; more is -32602.
 const MaxResourceSubscriptions = 1000
 
-// SubscriptionFilter is the set of notifications a subscription stream
-// carries: the "notifications" member of subscriptions/listen, and of its
-// acknowledgement. Every kind is opt-in: a stream never carries an event
-// its filter does not name.
-type SubscriptionFilter struct {
-	ToolsListChanged     bool `json:"toolsListChanged,omitempty"`
-	PromptsListChanged   bool `json:"promptsListChanged,omitempty"`
-	ResourcesListChanged bool `json:"resourcesListChanged,omitempty"`
-	// ResourceSubscriptions are absolute URIs whose
-	// notifications/resources/updated the stream carries, each once.
-	ResourceSubscriptions []string `json:"resourceSubscriptions,omitempty"`
-}
-
-// IsEmpty reports whether the filter names no notification.
-func (f SubscriptionFilter) IsEmpty() bool {
+// filterEmpty reports whether the filter names no notification.
+func filterEmpty(f mcp.SubscriptionFilter) bool {
 	return !f.ToolsListChanged && !f.PromptsListChanged && !f.ResourcesListChanged && len(f.ResourceSubscriptions) == 0
 }
 
-// Within reports whether every notification f names is also named by g.
+// filterWithin reports whether every notification f names is also named by g.
 // It runs in time linear in the two URI lists.
-func (f SubscriptionFilter) Within(g SubscriptionFilter) bool {
+func filterWithin(f, g mcp.SubscriptionFilter) bool {
 	if f.ToolsListChanged && !g.ToolsListChanged ||
 		f.PromptsListChanged && !g.PromptsListChanged ||
 		f.ResourcesListChanged && !g.ResourcesListChanged {
@@ -58,10 +46,10 @@ func (f SubscriptionFilter) Within(g SubscriptionFilter) bool {
 	return true
 }
 
-// Wants reports whether the filter names ev's kind (and, for a resource
+// filterWants reports whether the filter names ev's kind (and, for a resource
 // update, the URI it is about). It scans the URI list; the Hub keeps an
 // index instead.
-func (f SubscriptionFilter) Wants(ev Event) bool {
+func filterWants(f mcp.SubscriptionFilter, ev Event) bool {
 	switch ev.Kind {
 	case EventToolsListChanged:
 		return f.ToolsListChanged
@@ -80,8 +68,8 @@ func (f SubscriptionFilter) Wants(ev Event) bool {
 	return false
 }
 
-// attrs describes the filter for the supervision tree.
-func (f SubscriptionFilter) attrs(into map[string]string) {
+// filterAttrs describes the filter for the supervision tree.
+func filterAttrs(f mcp.SubscriptionFilter, into map[string]string) {
 	if f.ToolsListChanged {
 		into["toolsListChanged"] = "true"
 	}
@@ -96,21 +84,13 @@ func (f SubscriptionFilter) attrs(into map[string]string) {
 	}
 }
 
-// Attrs returns the filter as tree attributes: each kind it names as
-// "true", and the number of resource URIs.
-func (f SubscriptionFilter) Attrs() map[string]string {
-	m := map[string]string{}
-	f.attrs(m)
-	return m
-}
-
 // parseListenParams reads a subscriptions/listen's filter. Unknown members
 // of notifications are ignored (extensions add their own); a known member
 // of the wrong type, more than MaxResourceSubscriptions URIs, or a URI
 // that is not absolute is -32602. Repeated URIs are kept once. The work
 // is linear in the size of params.
-func parseListenParams(params []byte) (SubscriptionFilter, *jsonrpc.Error) {
-	var f SubscriptionFilter
+func parseListenParams(params []byte) (mcp.SubscriptionFilter, *jsonrpc.Error) {
+	var f mcp.SubscriptionFilter
 	raw, ok := jsonrpc.Member(params, "notifications")
 	if !ok || len(raw) == 0 || raw[0] != '{' {
 		return f, invalidParams("Invalid params: notifications must be an object")
@@ -186,7 +166,7 @@ func parseResourceSubscriptions(raw json.RawMessage) ([]string, *jsonrpc.Error) 
 // changes for the component kinds it advertises, resource updates when it
 // has resources, and only the resource URIs the Authorizer lets the
 // request use. This is the filter the source is asked to honour.
-func (rt *Runtime) offered(ctx context.Context, c *Call, f SubscriptionFilter) SubscriptionFilter {
+func (rt *Runtime) offered(ctx context.Context, c *Call, f mcp.SubscriptionFilter) mcp.SubscriptionFilter {
 	caps := rt.capabilities
 	f.ToolsListChanged = f.ToolsListChanged && caps.Tools != nil && caps.Tools.ListChanged
 	f.PromptsListChanged = f.PromptsListChanged && caps.Prompts != nil && caps.Prompts.ListChanged

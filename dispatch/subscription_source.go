@@ -3,6 +3,8 @@ package dispatch
 import (
 	"context"
 	"errors"
+
+	"github.com/snodo-go/snodo/mcp"
 )
 
 // SubscriptionSource opens the event feeds of subscriptions/listen
@@ -22,7 +24,7 @@ type SubscriptionSource interface {
 	// any other error is -32603, logged and not sent. ctx carries the
 	// request (RequestInfoFromContext) and ends when OpenSubscription
 	// returns; Close ends the feed.
-	OpenSubscription(ctx context.Context, req *SubscriptionRequest) (Subscription, SubscriptionFilter, error)
+	OpenSubscription(ctx context.Context, req *SubscriptionRequest) (Subscription, mcp.SubscriptionFilter, error)
 }
 
 // SubscriptionRequest is what a SubscriptionSource is asked to open.
@@ -31,7 +33,7 @@ type SubscriptionRequest struct {
 	Info *RequestInfo
 	// Filter is what the client asked for, limited to what the server
 	// offers (advertised kinds, resources the Authorizer allows).
-	Filter SubscriptionFilter
+	Filter mcp.SubscriptionFilter
 	// Wake tells the stream's driver that Next may have something to
 	// return. After Next returned ErrNoEvent, the source must call Wake
 	// once an event is ready or the feed has ended; extra calls are
@@ -108,10 +110,10 @@ func (b *builder) finishSubscriptions() error {
 		// The lists may fill up at run time, so both kinds are offered
 		// from the start.
 		if rt.capabilities.Tools == nil {
-			rt.capabilities.Tools = &ListChangedCapability{}
+			rt.capabilities.Tools = &mcp.ListChangedCapability{}
 		}
 		if rt.capabilities.Prompts == nil {
-			rt.capabilities.Prompts = &ListChangedCapability{}
+			rt.capabilities.Prompts = &mcp.ListChangedCapability{}
 		}
 	}
 	if rt.source == nil {

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 // Stream is one open subscriptions/listen stream: the source's feed, the
@@ -23,7 +24,7 @@ import (
 type Stream struct {
 	rt       *Runtime
 	call     *Call
-	accepted SubscriptionFilter
+	accepted mcp.SubscriptionFilter
 	wake     func()
 	events   atomic.Int64 // events returned by Next, for the tree
 
@@ -107,7 +108,7 @@ func (rt *Runtime) openStream(ctx context.Context, c *Call, wake func()) (s *Str
 	if sub == nil {
 		return nil, rt.internal(c, "subscription source", errors.New("OpenSubscription returned no subscription"))
 	}
-	if !accepted.Within(req.Filter) {
+	if !filterWithin(accepted, req.Filter) {
 		rt.closeSubscription(c, sub)
 		return nil, rt.internal(c, "subscription source", errSourceOveraccepted)
 	}
@@ -136,13 +137,13 @@ func dedupe(list []string) []string {
 func (s *Stream) ID() jsonrpc.ID { return s.call.Info.ID }
 
 // Accepted returns the filter the stream honours.
-func (s *Stream) Accepted() SubscriptionFilter { return s.accepted }
+func (s *Stream) Accepted() mcp.SubscriptionFilter { return s.accepted }
 
 // Attrs describes the stream for the supervision tree: its id, the
 // accepted filter, and the number of events sent so far.
 func (s *Stream) Attrs() map[string]string {
 	m := map[string]string{"id": s.call.Info.ID.String(), "events": strconv.FormatInt(s.events.Load(), 10)}
-	s.accepted.attrs(m)
+	filterAttrs(s.accepted, m)
 	return m
 }
 
@@ -258,11 +259,11 @@ func (s *Stream) pull() (ev Event, err error) {
 // name are never sent, whatever the source delivers.
 func (s *Stream) allowed(ev Event) bool {
 	if ev.Kind != EventResourceUpdated {
-		return s.accepted.Wants(ev)
+		return filterWants(s.accepted, ev)
 	}
 	uris := s.accepted.ResourceSubscriptions
 	if len(uris) <= 8 {
-		return s.accepted.Wants(ev)
+		return filterWants(s.accepted, ev)
 	}
 	if s.guard == nil {
 		s.guard = make(map[string]struct{}, len(uris))

@@ -20,16 +20,16 @@ import (
 	"github.com/snodo-go/snodo/testkit"
 )
 
-func okTool(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
-	return dispatch.TextResult("ok"), nil
+func okTool(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
+	return mcp.TextResult("ok"), nil
 }
 
-func okPrompt(context.Context, *dispatch.GetPromptRequest) (*dispatch.GetPromptResult, error) {
-	return &dispatch.GetPromptResult{}, nil
+func okPrompt(context.Context, *dispatch.GetPromptRequest) (*mcp.GetPromptResult, error) {
+	return &mcp.GetPromptResult{}, nil
 }
 
-func okResource(_ context.Context, req *dispatch.ReadResourceRequest) (*dispatch.ReadResourceResult, error) {
-	return &dispatch.ReadResourceResult{Contents: []*dispatch.ResourceContents{{URI: req.URI, Text: "x"}}}, nil
+func okResource(_ context.Context, req *dispatch.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.URI, Text: "x"}}}, nil
 }
 
 // fullRuntime serves a tool, a prompt and a resource, with src as its
@@ -38,9 +38,9 @@ func fullRuntime(t testing.TB, src dispatch.SubscriptionSource, opts ...dispatch
 	t.Helper()
 	all := []dispatch.Option{
 		dispatch.WithLogger(slog.New(slog.DiscardHandler)),
-		dispatch.WithTool(dispatch.Tool{Name: "t"}, okTool),
-		dispatch.WithPrompt(dispatch.Prompt{Name: "p"}, okPrompt),
-		dispatch.WithResource(dispatch.Resource{URI: "file:///a", Name: "a"}, okResource),
+		dispatch.WithTool(mcp.Tool{Name: "t"}, okTool),
+		dispatch.WithPrompt(mcp.Prompt{Name: "p"}, okPrompt),
+		dispatch.WithResource(mcp.Resource{URI: "file:///a", Name: "a"}, okResource),
 	}
 	if src != nil {
 		all = append(all, dispatch.WithSubscriptions(src))
@@ -264,7 +264,7 @@ func TestListenCapabilitiesFollowTheSource(t *testing.T) {
 	}
 
 	// A kind the server does not offer is left out of the acknowledgement.
-	rt = mustNew(t, dispatch.WithTool(dispatch.Tool{Name: "t"}, okTool), dispatch.WithSubscriptions(dispatch.NewHub(dispatch.HubOptions{})))
+	rt = mustNew(t, dispatch.WithTool(mcp.Tool{Name: "t"}, okTool), dispatch.WithSubscriptions(dispatch.NewHub(dispatch.HubOptions{})))
 	if c := rt.Capabilities(); c.Prompts != nil || c.Resources != nil || !c.Tools.ListChanged {
 		t.Fatalf("tools-only capabilities: %+v", c)
 	}
@@ -280,7 +280,7 @@ func TestListenCapabilitiesFollowTheSource(t *testing.T) {
 
 // fakeSource is a source whose behaviour each test sets.
 type fakeSource struct {
-	accept  func(dispatch.SubscriptionFilter) dispatch.SubscriptionFilter
+	accept  func(mcp.SubscriptionFilter) mcp.SubscriptionFilter
 	openErr error
 	panicAt string // "open", "next" or "close"
 	events  []dispatch.Event
@@ -288,11 +288,11 @@ type fakeSource struct {
 
 	mu     sync.Mutex
 	closed int
-	asked  dispatch.SubscriptionFilter
+	asked  mcp.SubscriptionFilter
 	info   *dispatch.RequestInfo
 }
 
-func (s *fakeSource) OpenSubscription(ctx context.Context, req *dispatch.SubscriptionRequest) (dispatch.Subscription, dispatch.SubscriptionFilter, error) {
+func (s *fakeSource) OpenSubscription(ctx context.Context, req *dispatch.SubscriptionRequest) (dispatch.Subscription, mcp.SubscriptionFilter, error) {
 	s.mu.Lock()
 	s.asked, s.info = req.Filter, dispatch.RequestInfoFromContext(ctx)
 	s.mu.Unlock()
@@ -360,7 +360,7 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 }
 
 func TestSourceThatAcceptsMoreThanAskedIsRefused(t *testing.T) {
-	src := &fakeSource{accept: func(f dispatch.SubscriptionFilter) dispatch.SubscriptionFilter {
+	src := &fakeSource{accept: func(f mcp.SubscriptionFilter) mcp.SubscriptionFilter {
 		f.PromptsListChanged = true
 		return f
 	}}
@@ -378,7 +378,7 @@ func TestSourceThatAcceptsMoreThanAskedIsRefused(t *testing.T) {
 		t.Fatalf("the refused feed was closed %d times, want 1", src.closes())
 	}
 	// Also a URI it was not asked for.
-	src.accept = func(f dispatch.SubscriptionFilter) dispatch.SubscriptionFilter {
+	src.accept = func(f mcp.SubscriptionFilter) mcp.SubscriptionFilter {
 		f.ResourceSubscriptions = append(f.ResourceSubscriptions, "file:///other")
 		return f
 	}

@@ -10,32 +10,8 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 )
-
-// Tool describes a tool the client can call. InputSchema and OutputSchema
-// are raw JSON Schemas passed to tools/list byte for byte; a nil InputSchema
-// is sent as {"type":"object"}.
-type Tool struct {
-	// Name is 1 to 64 characters of [A-Za-z0-9_./-], unique in the Runtime.
-	Name         string           `json:"name"`
-	Title        string           `json:"title,omitempty"`
-	Description  string           `json:"description,omitempty"`
-	InputSchema  json.RawMessage  `json:"inputSchema"`
-	OutputSchema json.RawMessage  `json:"outputSchema,omitempty"`
-	Annotations  *ToolAnnotations `json:"annotations,omitempty"`
-	Icons        []Icon           `json:"icons,omitempty"`
-	Meta         map[string]any   `json:"_meta,omitempty"`
-}
-
-// ToolAnnotations are untrusted hints about a tool's behaviour. A nil hint
-// is left out, so the client applies the protocol's default.
-type ToolAnnotations struct {
-	Title           string `json:"title,omitempty"`
-	ReadOnlyHint    *bool  `json:"readOnlyHint,omitempty"`
-	DestructiveHint *bool  `json:"destructiveHint,omitempty"`
-	IdempotentHint  *bool  `json:"idempotentHint,omitempty"`
-	OpenWorldHint   *bool  `json:"openWorldHint,omitempty"`
-}
 
 // ToolHandler runs a tool call. ctx is cancelled when the client cancels the
 // request, disconnects, or the request deadline passes.
@@ -45,7 +21,7 @@ type ToolAnnotations struct {
 // requests); any other error becomes a result with isError set and the
 // error's text as content, so the model can see it and correct itself. A
 // panic becomes -32603 for this request only and is logged with its stack.
-type ToolHandler func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error)
+type ToolHandler func(ctx context.Context, req *CallToolRequest) (*mcp.CallToolResult, error)
 
 // CallToolRequest is what a ToolHandler receives.
 type CallToolRequest struct {
@@ -61,27 +37,9 @@ type CallToolRequest struct {
 	Input *Input
 }
 
-// CallToolResult is the result of a tool call.
-type CallToolResult struct {
-	Content           []Content      `json:"content"`
-	StructuredContent any            `json:"structuredContent,omitempty"`
-	IsError           bool           `json:"isError,omitempty"`
-	Meta              map[string]any `json:"_meta,omitempty"`
-}
-
-// TextResult returns a result with one text block.
-func TextResult(text string) *CallToolResult {
-	return &CallToolResult{Content: []Content{Text(text)}}
-}
-
-// ErrorResult returns a result with isError set and one text block.
-func ErrorResult(text string) *CallToolResult {
-	return &CallToolResult{Content: []Content{Text(text)}, IsError: true}
-}
-
 // toolEntry is a registered tool with its compiled schemas.
 type toolEntry struct {
-	tool    Tool
+	tool    mcp.Tool
 	handler ToolHandler
 	input   *jsonschema.Resolved
 	output  *jsonschema.Resolved // nil without an output schema
@@ -104,11 +62,11 @@ var toolNameRE = regexp.MustCompile(`^[A-Za-z0-9_./-]{1,64}$`)
 // schema before the handler runs, and structuredContent against the output
 // schema after it. x-mcp-header annotations are checked here. Any problem
 // fails New.
-func WithTool(t Tool, h ToolHandler) Option {
+func WithTool(t mcp.Tool, h ToolHandler) Option {
 	return func(b *builder) error { return b.addTool(t, h) }
 }
 
-func (b *builder) addTool(t Tool, h ToolHandler) error {
+func (b *builder) addTool(t mcp.Tool, h ToolHandler) error {
 	if !toolNameRE.MatchString(t.Name) {
 		return fmt.Errorf("dispatch: tool name %q must be 1 to 64 characters of [A-Za-z0-9_./-]", t.Name)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 type weatherIn struct {
@@ -25,7 +26,7 @@ type weatherOut struct {
 func typedRuntime(t *testing.T, opts ...dispatch.Option) *dispatch.Runtime {
 	t.Helper()
 	base := []dispatch.Option{
-		dispatch.WithTypedTool(dispatch.Tool{Name: "weather", Description: "Forecast"},
+		dispatch.WithTypedTool(mcp.Tool{Name: "weather", Description: "Forecast"},
 			func(_ context.Context, in weatherIn) (weatherOut, error) {
 				if in.City == "Atlantis" {
 					return weatherOut{}, errors.New("no weather under the sea")
@@ -77,7 +78,7 @@ func TestTypedToolCall(t *testing.T) {
 
 func TestTypedToolRejectsBadArgumentsWithoutEchoingThem(t *testing.T) {
 	ran := false
-	rt := mustNew(t, dispatch.WithTypedTool(dispatch.Tool{Name: "w"}, func(_ context.Context, in weatherIn) (weatherOut, error) {
+	rt := mustNew(t, dispatch.WithTypedTool(mcp.Tool{Name: "w"}, func(_ context.Context, in weatherIn) (weatherOut, error) {
 		ran = true
 		return weatherOut{}, nil
 	}))
@@ -103,19 +104,19 @@ func TestTypedToolRejectsBadArgumentsWithoutEchoingThem(t *testing.T) {
 func TestOutputSchemaViolationIsInternalError(t *testing.T) {
 	logger, logs := captureLogger()
 	rt := mustNew(t, dispatch.WithLogger(logger),
-		dispatch.WithTool(dispatch.Tool{Name: "raw", OutputSchema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`)},
-			func(_ context.Context, r *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		dispatch.WithTool(mcp.Tool{Name: "raw", OutputSchema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`)},
+			func(_ context.Context, r *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 				var a struct{ Mode string }
 				_ = json.Unmarshal(r.Arguments, &a)
 				switch a.Mode {
 				case "good":
-					return &dispatch.CallToolResult{Content: []dispatch.Content{dispatch.Text(`{"n":1}`)}, StructuredContent: map[string]any{"n": 1}}, nil
+					return &mcp.CallToolResult{Content: []mcp.Content{mcp.Text(`{"n":1}`)}, StructuredContent: map[string]any{"n": 1}}, nil
 				case "none":
-					return dispatch.TextResult("no structure"), nil
+					return mcp.TextResult("no structure"), nil
 				}
-				return &dispatch.CallToolResult{Content: []dispatch.Content{dispatch.Text("x")}, StructuredContent: map[string]any{"n": "one"}}, nil
+				return &mcp.CallToolResult{Content: []mcp.Content{mcp.Text("x")}, StructuredContent: map[string]any{"n": "one"}}, nil
 			}),
-		dispatch.WithTypedTool(dispatch.Tool{Name: "typed", OutputSchema: json.RawMessage(`{"type":"object","properties":{"temperature":{"type":"number","maximum":10}}}`)},
+		dispatch.WithTypedTool(mcp.Tool{Name: "typed", OutputSchema: json.RawMessage(`{"type":"object","properties":{"temperature":{"type":"number","maximum":10}}}`)},
 			func(context.Context, weatherIn) (weatherOut, error) { return weatherOut{Temperature: 50}, nil }),
 	)
 	resultOf(t, call(t, rt, "tools/call", map[string]any{"name": "raw", "arguments": map[string]any{"Mode": "good"}}))
@@ -131,9 +132,9 @@ func TestOutputSchemaViolationIsInternalError(t *testing.T) {
 const schema2020 = `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","$defs":{"address":{"$anchor":"addr","type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}},"required":["street"],"additionalProperties":false}},"properties":{"name":{"type":"string"},"address":{"$ref":"#/$defs/address"},"kind":{"anyOf":[{"const":"a"},{"const":"b"}]},"age":{"allOf":[{"type":"integer"},{"minimum":0}]}},"if":{"properties":{"kind":{"const":"a"}}},"then":{"required":["name"]},"else":{"required":["age"]},"additionalProperties":false}`
 
 func TestRawSchemaPassesThroughAndValidates(t *testing.T) {
-	rt := mustNew(t, dispatch.WithTool(dispatch.Tool{Name: "json_schema_2020_12_tool", Description: "d", InputSchema: json.RawMessage(schema2020)},
-		func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
-			return dispatch.TextResult("ok"), nil
+	rt := mustNew(t, dispatch.WithTool(mcp.Tool{Name: "json_schema_2020_12_tool", Description: "d", InputSchema: json.RawMessage(schema2020)},
+		func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.TextResult("ok"), nil
 		}))
 	f := call(t, rt, "tools/list", nil)
 	if !strings.Contains(string(f.Raw), `"inputSchema":`+schema2020) {
@@ -156,17 +157,17 @@ func TestRawSchemaPassesThroughAndValidates(t *testing.T) {
 }
 
 func TestToolRegistrationErrors(t *testing.T) {
-	h := func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) { return nil, nil }
+	h := func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) { return nil, nil }
 	for name, opt := range map[string]dispatch.Option{
-		"bad name":          dispatch.WithTool(dispatch.Tool{Name: "has space"}, h),
-		"long name":         dispatch.WithTool(dispatch.Tool{Name: strings.Repeat("a", 65)}, h),
-		"not object":        dispatch.WithTool(dispatch.Tool{Name: "t", InputSchema: json.RawMessage(`{"type":"string"}`)}, h),
-		"array schema":      dispatch.WithTool(dispatch.Tool{Name: "t", InputSchema: json.RawMessage(`[1]`)}, h),
-		"unresolvable ref":  dispatch.WithTool(dispatch.Tool{Name: "t", InputSchema: json.RawMessage(`{"type":"object","properties":{"a":{"$ref":"https://example.com/s.json"}}}`)}, h),
-		"bad output":        dispatch.WithTool(dispatch.Tool{Name: "t", OutputSchema: json.RawMessage(`{"type":7}`)}, h),
-		"typed scalar in":   dispatch.WithTypedTool(dispatch.Tool{Name: "t"}, func(context.Context, string) (string, error) { return "", nil }),
-		"typed chan in":     dispatch.WithTypedTool(dispatch.Tool{Name: "t"}, func(context.Context, struct{ C chan int }) (any, error) { return nil, nil }),
-		"typed nil handler": dispatch.WithTypedTool[weatherIn, weatherOut](dispatch.Tool{Name: "t"}, nil),
+		"bad name":          dispatch.WithTool(mcp.Tool{Name: "has space"}, h),
+		"long name":         dispatch.WithTool(mcp.Tool{Name: strings.Repeat("a", 65)}, h),
+		"not object":        dispatch.WithTool(mcp.Tool{Name: "t", InputSchema: json.RawMessage(`{"type":"string"}`)}, h),
+		"array schema":      dispatch.WithTool(mcp.Tool{Name: "t", InputSchema: json.RawMessage(`[1]`)}, h),
+		"unresolvable ref":  dispatch.WithTool(mcp.Tool{Name: "t", InputSchema: json.RawMessage(`{"type":"object","properties":{"a":{"$ref":"https://example.com/s.json"}}}`)}, h),
+		"bad output":        dispatch.WithTool(mcp.Tool{Name: "t", OutputSchema: json.RawMessage(`{"type":7}`)}, h),
+		"typed scalar in":   dispatch.WithTypedTool(mcp.Tool{Name: "t"}, func(context.Context, string) (string, error) { return "", nil }),
+		"typed chan in":     dispatch.WithTypedTool(mcp.Tool{Name: "t"}, func(context.Context, struct{ C chan int }) (any, error) { return nil, nil }),
+		"typed nil handler": dispatch.WithTypedTool[weatherIn, weatherOut](mcp.Tool{Name: "t"}, nil),
 	} {
 		if _, err := dispatch.New(testInfo, opt); err == nil {
 			t.Errorf("%s: New succeeded", name)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 // TypedToolHandler is a tool handler over Go types: In is decoded from the
@@ -30,7 +31,7 @@ type TypedToolHandler[In, Out any] func(ctx context.Context, in In) (Out, error)
 // Arguments failing the input schema give an isError result naming the
 // failing path and keyword, never the value, and the handler does not
 // run. Output failing the output schema is -32603.
-func WithTypedTool[In, Out any](t Tool, h TypedToolHandler[In, Out]) Option {
+func WithTypedTool[In, Out any](t mcp.Tool, h TypedToolHandler[In, Out]) Option {
 	return func(b *builder) error {
 		if h == nil {
 			return fmt.Errorf("dispatch: tool %q has no handler", t.Name)
@@ -65,12 +66,12 @@ func inferSchema[T any]() (*jsonschema.Schema, error) {
 }
 
 func typedHandler[In, Out any](h TypedToolHandler[In, Out]) ToolHandler {
-	return func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
+	return func(ctx context.Context, req *CallToolRequest) (*mcp.CallToolResult, error) {
 		var in In
 		if err := jsonrpc.Unmarshal(req.Arguments, &in); err != nil {
 			// The schema admitted the arguments but they do not fit In:
 			// the schema given was looser than the type.
-			return ErrorResult("Invalid arguments: they do not match the tool's input type"), nil
+			return mcp.ErrorResult("Invalid arguments: they do not match the tool's input type"), nil
 		}
 		out, err := h(ctx, in)
 		if err != nil {
@@ -80,8 +81,8 @@ func typedHandler[In, Out any](h TypedToolHandler[In, Out]) ToolHandler {
 		if err != nil {
 			return nil, &serverError{what: "encoding the tool's output", err: err}
 		}
-		return &CallToolResult{
-			Content:           []Content{Text(string(body))},
+		return &mcp.CallToolResult{
+			Content:           []mcp.Content{mcp.Text(string(body))},
 			StructuredContent: rawJSON(body),
 		}, nil
 	}

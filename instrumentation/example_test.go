@@ -7,6 +7,7 @@ import (
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/instrumentation"
 	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/testkit"
 )
 
@@ -21,10 +22,10 @@ func (printSink) DispatchStop(_ context.Context, e instrumentation.DispatchStop)
 // A sink given to the Runtime hears about every call: method, registered
 // component, outcome and trace context, never arguments or results.
 func ExampleSink() {
-	rt, err := dispatch.New(dispatch.Implementation{Name: "demo", Version: "1"},
+	rt, err := dispatch.New(mcp.Implementation{Name: "demo", Version: "1"},
 		dispatch.WithInstrumentation(printSink{}),
-		dispatch.WithTool(dispatch.Tool{Name: "echo"}, func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
-			return dispatch.TextResult("hi"), nil
+		dispatch.WithTool(mcp.Tool{Name: "echo"}, func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.TextResult("hi"), nil
 		}))
 	if err != nil {
 		panic(err)

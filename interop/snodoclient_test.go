@@ -65,7 +65,7 @@ func TestSnodoClientFixture(t *testing.T) {
 			snodoCheckEverything(t, c, mcp.Version20260728, c.Server().Implementation.Name, ourInputTexts)
 			ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 			defer cancel()
-			sub, err := c.Listen(ctx, client.SubscriptionFilter{ToolsListChanged: true, ResourceSubscriptions: []string{"test://watched-resource"}})
+			sub, err := c.Listen(ctx, mcp.SubscriptionFilter{ToolsListChanged: true, ResourceSubscriptions: []string{"test://watched-resource"}})
 			if err != nil {
 				// Until our server serves subscriptions.
 				if !errors.Is(err, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound}) {
@@ -109,19 +109,19 @@ func snodoConnect(t *testing.T, tr client.Transport, opts ...client.Option) *cli
 }
 
 // snodoText is the one text block of a result.
-func snodoText(t *testing.T, res *client.CallToolResult) string {
+func snodoText(t *testing.T, res *mcp.CallToolResult) string {
 	t.Helper()
-	if len(res.Content) != 1 || res.Content[0].Type != "text" {
+	if _, ok := res.Content[0].(*mcp.TextContent); len(res.Content) != 1 || !ok {
 		t.Fatalf("want one text block, got %+v", res.Content)
 	}
-	return res.Content[0].Text
+	return mcp.TextOf(res.Content)
 }
 
 // snodoHandlers answer every kind of input request the conformance server
 // asks for.
 func snodoHandlers() []client.Option {
 	return []client.Option{
-		client.WithElicitation(func(_ context.Context, req *client.ElicitRequest) (*client.ElicitResult, error) {
+		client.WithElicitation(func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			var schema struct {
 				Properties map[string]struct {
 					Type string `json:"type"`
@@ -143,16 +143,16 @@ func snodoHandlers() []client.Option {
 					content[name] = "Ada"
 				}
 			}
-			return &client.ElicitResult{Action: "accept", Content: content}, nil
+			return &mcp.ElicitResult{Action: "accept", Content: content}, nil
 		}, false),
-		client.WithSampling(func(_ context.Context, req *client.CreateMessageRequest) (*client.CreateMessageResult, error) {
+		client.WithSampling(func(_ context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
 			if len(req.Messages) == 0 {
 				return nil, errors.New("no messages")
 			}
-			return &client.CreateMessageResult{Role: "assistant", Content: client.Content{Type: "text", Text: "Bonjour"}, Model: "test-model"}, nil
+			return &mcp.CreateMessageResult{Role: "assistant", Content: []mcp.Content{mcp.Text("Bonjour")}, Model: "test-model"}, nil
 		}),
-		client.WithRoots(func(context.Context) ([]client.Root, error) {
-			return []client.Root{{URI: "file:///tmp/project", Name: "project"}}, nil
+		client.WithRoots(func(context.Context) ([]mcp.Root, error) {
+			return []mcp.Root{{URI: "file:///tmp/project", Name: "project"}}, nil
 		}),
 	}
 }
@@ -220,8 +220,8 @@ func snodoCheckEverything(t *testing.T, c *client.Client, version, server string
 	if got := snodoText(t, res); got != "This is a simple text response for testing." {
 		t.Fatalf("test_simple_text: %q", got)
 	}
-	var progress []client.Progress
-	if _, err := c.CallTool(ctx, "test_tool_with_progress", nil, client.WithProgress(func(p client.Progress) { progress = append(progress, p) })); err != nil {
+	var progress []mcp.Progress
+	if _, err := c.CallTool(ctx, "test_tool_with_progress", nil, client.WithProgress(func(p mcp.Progress) { progress = append(progress, p) })); err != nil {
 		t.Fatal(err)
 	}
 	if len(progress) < 3 || progress[len(progress)-1].Progress != 100 {
@@ -252,10 +252,10 @@ func snodoCheckEverything(t *testing.T, c *client.Client, version, server string
 		t.Fatalf("prompts/list: %d, %v", len(prompts), err)
 	}
 	gp, err := c.GetPrompt(ctx, "test_prompt_with_arguments", map[string]string{"arg1": "alpha", "arg2": "beta"})
-	if err != nil || len(gp.Messages) == 0 || !strings.Contains(gp.Messages[0].Content.Text, "alpha") || !strings.Contains(gp.Messages[0].Content.Text, "beta") {
+	if err != nil || len(gp.Messages) == 0 || !strings.Contains(mcp.TextOf([]mcp.Content{gp.Messages[0].Content}), "alpha") || !strings.Contains(mcp.TextOf([]mcp.Content{gp.Messages[0].Content}), "beta") {
 		t.Fatalf("prompts/get: %+v, %v", gp, err)
 	}
-	cr, err := c.Complete(ctx, client.PromptRef("test_prompt_with_arguments"), "arg1", "a", nil)
+	cr, err := c.Complete(ctx, mcp.Reference{Type: mcp.RefPrompt, Name: "test_prompt_with_arguments"}, "arg1", "a", nil)
 	if err != nil || cr.Completion.Values == nil {
 		t.Fatalf("completion/complete: %+v, %v", cr, err)
 	}
@@ -266,7 +266,7 @@ func snodoCheckEverything(t *testing.T, c *client.Client, version, server string
 	}
 }
 
-func snodoHasTool(tools []client.Tool, name string) bool {
+func snodoHasTool(tools []mcp.Tool, name string) bool {
 	for _, tl := range tools {
 		if tl.Name == name {
 			return true
@@ -340,7 +340,7 @@ func snodoCheckListen(t *testing.T, c *client.Client) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	sub, err := c.Listen(ctx, client.SubscriptionFilter{ToolsListChanged: true, ResourceSubscriptions: []string{"test://watched-resource"}})
+	sub, err := c.Listen(ctx, mcp.SubscriptionFilter{ToolsListChanged: true, ResourceSubscriptions: []string{"test://watched-resource"}})
 	if err != nil {
 		t.Fatal(err)
 	}

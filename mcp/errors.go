@@ -51,3 +51,17 @@ func NewUnsupportedVersionError(requested string, supported []string, detail str
 	return jsonrpc.NewError(CodeUnsupportedProtocolVersion, msg).
 		WithData(map[string]any{"supported": slices.Clone(supported), "requested": requested})
 }
+
+// NewMissingCapabilityError returns the -32021 error whose
+// data.requiredCapabilities is what every one of required declares,
+// merged (nil entries are skipped).
+func NewMissingCapabilityError(required ...*ClientCapabilities) *jsonrpc.Error {
+	var need ClientCapabilities
+	for _, r := range required {
+		if r != nil {
+			need.merge(r)
+		}
+	}
+	return jsonrpc.NewError(CodeMissingRequiredClientCapability, "Missing required client capability").
+		WithData(map[string]any{"requiredCapabilities": need})
+}

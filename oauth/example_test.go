@@ -6,6 +6,7 @@ import (
 	"net"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/oauth"
 	"github.com/snodo-go/snodo/transports/streamablehttp"
 )
@@ -16,10 +17,10 @@ func ExampleNewMiddleware() {
 	const resource = "https://mcp.example.com/mcp" // the URL clients use
 	const issuer = "https://auth.example.com"
 
-	rt, err := dispatch.New(dispatch.Implementation{Name: "files", Version: "1.0.0"},
+	rt, err := dispatch.New(mcp.Implementation{Name: "files", Version: "1.0.0"},
 		dispatch.WithAuthorizer(&oauth.ScopePolicy{Tools: map[string][]string{"delete_file": {"files:write"}}}),
-		dispatch.WithTool(dispatch.Tool{Name: "delete_file"}, func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
-			return dispatch.TextResult("deleted"), nil
+		dispatch.WithTool(mcp.Tool{Name: "delete_file"}, func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.TextResult("deleted"), nil
 		}),
 	)
 	if err != nil {

@@ -22,9 +22,10 @@ import (
 	"github.com/go-jose/go-jose/v4"
 
 	"github.com/snodo-go/snodo/dispatch"
-	"github.com/snodo-go/snodo/internal/testfixture"
+	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/oauth"
 	"github.com/snodo-go/snodo/supervisor"
+	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/testkit"
 	"github.com/snodo-go/snodo/transports/streamablehttp"
 )
@@ -224,38 +225,38 @@ func startProtected(t *testing.T, handler bool, v func(resource string) oauth.Ve
 	logger := slog.New(slog.NewTextHandler(p.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	ran := func() { p.ran.Add(1) }
 	text := func(s string) dispatch.ToolHandler {
-		return func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		return func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			ran()
-			return dispatch.TextResult(s), nil
+			return mcp.TextResult(s), nil
 		}
 	}
-	rt, err := dispatch.New(dispatch.Implementation{Name: "protected", Version: "1.0.0"},
+	rt, err := dispatch.New(mcp.Implementation{Name: "protected", Version: "1.0.0"},
 		dispatch.WithLogger(logger),
 		dispatch.WithInstrumentation(p.events),
 		dispatch.WithAuthorizer(testPolicy()),
-		dispatch.WithTool(dispatch.Tool{Name: "read"}, text("read")),
-		dispatch.WithTool(dispatch.Tool{Name: "write"}, text("written")),
-		dispatch.WithTool(dispatch.Tool{Name: "whoami"}, func(_ context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		dispatch.WithTool(mcp.Tool{Name: "read"}, text("read")),
+		dispatch.WithTool(mcp.Tool{Name: "write"}, text("written")),
+		dispatch.WithTool(mcp.Tool{Name: "whoami"}, func(_ context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			ran()
 			pr, _ := req.Info.Principal.(*oauth.Principal)
 			if pr == nil {
-				return dispatch.TextResult("nobody"), nil
+				return mcp.TextResult("nobody"), nil
 			}
-			return dispatch.TextResult(pr.Subject + " " + pr.ClientID + " " + strings.Join(pr.Scopes, ",")), nil
+			return mcp.TextResult(pr.Subject + " " + pr.ClientID + " " + strings.Join(pr.Scopes, ",")), nil
 		}),
-		dispatch.WithResource(dispatch.Resource{URI: "file:///secret", Name: "secret"},
-			func(_ context.Context, req *dispatch.ReadResourceRequest) (*dispatch.ReadResourceResult, error) {
+		dispatch.WithResource(mcp.Resource{URI: "file:///secret", Name: "secret"},
+			func(_ context.Context, req *dispatch.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 				ran()
-				return &dispatch.ReadResourceResult{Contents: []*dispatch.ResourceContents{dispatch.TextContents(req.URI, "text/plain", "s")}}, nil
+				return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{mcp.TextContents(req.URI, "text/plain", "s")}}, nil
 			}),
-		dispatch.WithResourceTemplate(dispatch.ResourceTemplate{URITemplate: "file:///docs/{name}", Name: "docs"},
-			func(_ context.Context, req *dispatch.ReadResourceRequest) (*dispatch.ReadResourceResult, error) {
+		dispatch.WithResourceTemplate(mcp.ResourceTemplate{URITemplate: "file:///docs/{name}", Name: "docs"},
+			func(_ context.Context, req *dispatch.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 				ran()
-				return &dispatch.ReadResourceResult{Contents: []*dispatch.ResourceContents{dispatch.TextContents(req.URI, "text/plain", "d")}}, nil
+				return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{mcp.TextContents(req.URI, "text/plain", "d")}}, nil
 			}),
-		dispatch.WithPrompt(dispatch.Prompt{Name: "greet"}, func(context.Context, *dispatch.GetPromptRequest) (*dispatch.GetPromptResult, error) {
+		dispatch.WithPrompt(mcp.Prompt{Name: "greet"}, func(context.Context, *dispatch.GetPromptRequest) (*mcp.GetPromptResult, error) {
 			ran()
-			return &dispatch.GetPromptResult{Messages: []dispatch.PromptMessage{{Role: dispatch.RoleUser, Content: dispatch.Text("hi")}}}, nil
+			return &mcp.GetPromptResult{Messages: []mcp.PromptMessage{{Role: mcp.RoleUser, Content: mcp.Text("hi")}}}, nil
 		}),
 	)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/snodo-go/snodo/client"
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/oauth"
 )
 
@@ -141,10 +142,10 @@ func TestMetadataDocument(t *testing.T) {
 // TestScopeRefusalOffHTTP: without HTTP the policy's refusal is the
 // JSON-RPC error, and a request without a principal has no scopes.
 func TestScopeRefusalOffHTTP(t *testing.T) {
-	rt, err := dispatch.New(dispatch.Implementation{Name: "local", Version: "1"},
+	rt, err := dispatch.New(mcp.Implementation{Name: "local", Version: "1"},
 		dispatch.WithAuthorizer(testPolicy()),
-		dispatch.WithTool(dispatch.Tool{Name: "write"}, func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
-			return dispatch.TextResult("written"), nil
+		dispatch.WithTool(mcp.Tool{Name: "write"}, func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.TextResult("written"), nil
 		}))
 	if err != nil {
 		t.Fatal(err)

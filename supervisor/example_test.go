@@ -5,6 +5,7 @@ import (
 	"os"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/supervisor"
 )
 
@@ -12,7 +13,7 @@ import (
 // their connections, writers and in-flight requests appear under the
 // root beside the executor.
 func ExampleSupervisor_Render() {
-	rt, err := dispatch.New(dispatch.Implementation{Name: "example", Version: "1.0.0"})
+	rt, err := dispatch.New(mcp.Implementation{Name: "example", Version: "1.0.0"})
 	if err != nil {
 		panic(err)
 	}

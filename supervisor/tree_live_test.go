@@ -11,8 +11,9 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
-	"github.com/snodo-go/snodo/internal/testfixture"
+	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/supervisor"
+	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/testkit"
 )
 
@@ -24,16 +25,16 @@ func TestRenderLiveServer(t *testing.T) {
 	entered := make(chan string, 8)
 	release := make(chan struct{})
 	hub := dispatch.NewHub(dispatch.HubOptions{})
-	rt, err := dispatch.New(dispatch.Implementation{Name: "tree", Version: "1"},
+	rt, err := dispatch.New(mcp.Implementation{Name: "tree", Version: "1"},
 		dispatch.WithSubscriptions(hub),
-		dispatch.WithResource(dispatch.Resource{URI: "file:///a", Name: "a"}, func(_ context.Context, req *dispatch.ReadResourceRequest) (*dispatch.ReadResourceResult, error) {
-			return &dispatch.ReadResourceResult{Contents: []*dispatch.ResourceContents{dispatch.TextContents(req.URI, "text/plain", "a")}}, nil
+		dispatch.WithResource(mcp.Resource{URI: "file:///a", Name: "a"}, func(_ context.Context, req *dispatch.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{mcp.TextContents(req.URI, "text/plain", "a")}}, nil
 		}),
-		dispatch.WithTool(dispatch.Tool{Name: "hold"}, func(ctx context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		dispatch.WithTool(mcp.Tool{Name: "hold"}, func(ctx context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			entered <- req.Info.ID.String()
 			select {
 			case <-release:
-				return dispatch.TextResult("released"), nil
+				return mcp.TextResult("released"), nil
 			case <-ctx.Done():
 				return nil, ctx.Err()
 			}

@@ -19,7 +19,7 @@ import (
 // test ends.
 func startRunner(t *testing.T, r *Runner, resolve func(*taskstore.Record) (RunFunc, bool)) *supervisor.Supervisor {
 	t.Helper()
-	rt, err := dispatch.New(dispatch.Implementation{Name: "tasks-test", Version: "1"}, dispatch.WithLogger(slog.New(slog.DiscardHandler)))
+	rt, err := dispatch.New(mcp.Implementation{Name: "tasks-test", Version: "1"}, dispatch.WithLogger(slog.New(slog.DiscardHandler)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,20 +8,21 @@ import (
 
 	"github.com/snodo-go/snodo/client"
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/testkit"
 )
 
 func echoRuntime(t *testing.T) *dispatch.Runtime {
 	t.Helper()
-	rt, err := dispatch.New(dispatch.Implementation{Name: "kit", Version: "1"},
+	rt, err := dispatch.New(mcp.Implementation{Name: "kit", Version: "1"},
 		dispatch.WithLogger(slog.New(slog.DiscardHandler)),
-		dispatch.WithTool(dispatch.Tool{Name: "echo", InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}}}`)},
-			func(_ context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		dispatch.WithTool(mcp.Tool{Name: "echo", InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}}}`)},
+			func(_ context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 				var a struct{ Text string }
 				if err := json.Unmarshal(req.Arguments, &a); err != nil {
 					return nil, err
 				}
-				return dispatch.TextResult(a.Text), nil
+				return mcp.TextResult(a.Text), nil
 			}))
 	if err != nil {
 		t.Fatal(err)
@@ -38,7 +39,7 @@ func TestConnectEveryTransport(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			c := connect(t, echoRuntime(t))
 			res, err := c.CallTool(context.Background(), "echo", map[string]any{"text": "Gr\u00fc\u00dfe"})
-			if err != nil || res.Content[0].Text != "Gr\u00fc\u00dfe" {
+			if err != nil || mcp.TextOf(res.Content) != "Gr\u00fc\u00dfe" {
 				t.Fatalf("%+v %v", res, err)
 			}
 		})

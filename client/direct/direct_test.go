@@ -13,6 +13,7 @@ import (
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/testkit"
 )
 
@@ -20,21 +21,21 @@ func TestMain(m *testing.M) { testkit.VerifyTestMain(m) }
 
 func newRuntime(t *testing.T, started chan<- struct{}, ended chan<- error) *dispatch.Runtime {
 	t.Helper()
-	rt, err := dispatch.New(dispatch.Implementation{Name: "direct-test", Version: "1"},
+	rt, err := dispatch.New(mcp.Implementation{Name: "direct-test", Version: "1"},
 		dispatch.WithLogger(slog.New(slog.DiscardHandler)),
-		dispatch.WithTool(dispatch.Tool{Name: "wait"}, func(ctx context.Context, _ *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		dispatch.WithTool(mcp.Tool{Name: "wait"}, func(ctx context.Context, _ *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			started <- struct{}{}
 			<-ctx.Done()
 			ended <- ctx.Err()
 			return nil, ctx.Err()
 		}),
-		dispatch.WithTool(dispatch.Tool{Name: "steps"}, func(ctx context.Context, _ *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		dispatch.WithTool(mcp.Tool{Name: "steps"}, func(ctx context.Context, _ *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			for i := 1; i <= 3; i++ {
-				if err := dispatch.ReportProgress(ctx, dispatch.Progress{Progress: float64(i)}); err != nil {
+				if err := dispatch.ReportProgress(ctx, mcp.Progress{Progress: float64(i)}); err != nil {
 					return nil, err
 				}
 			}
-			return dispatch.TextResult("done"), nil
+			return mcp.TextResult("done"), nil
 		}),
 	)
 	if err != nil {
@@ -78,8 +79,8 @@ func TestFramesAreSchemaValid(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := 0
-	res, err := c.CallTool(ctx, "steps", nil, client.WithProgress(func(client.Progress) { n++ }))
-	if err != nil || n != 3 || res.Content[0].Text != "done" {
+	res, err := c.CallTool(ctx, "steps", nil, client.WithProgress(func(mcp.Progress) { n++ }))
+	if err != nil || n != 3 || mcp.TextOf(res.Content) != "done" {
 		t.Fatalf("%+v %v (progress %d)", res, err, n)
 	}
 	if _, err := c.CallTool(ctx, "nope", nil); err == nil {

@@ -22,6 +22,7 @@ import (
 	"github.com/snodo-go/snodo/client/oauth"
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/internal/authserver"
+	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/testkit"
 	"github.com/snodo-go/snodo/transports/streamablehttp"
 )
@@ -69,11 +70,11 @@ type protected struct {
 
 func startProtected(t *testing.T, as *authserver.Server, ttl time.Duration) *protected {
 	t.Helper()
-	rt, err := dispatch.New(dispatch.Implementation{Name: "protected", Version: "1.0.0"},
+	rt, err := dispatch.New(mcp.Implementation{Name: "protected", Version: "1.0.0"},
 		dispatch.WithLogger(slog.New(slog.DiscardHandler)),
-		dispatch.WithTool(dispatch.Tool{Name: "echo"}, text("read")),
-		dispatch.WithTool(dispatch.Tool{Name: "write"}, text("written")),
-		dispatch.WithTool(dispatch.Tool{Name: "admin"}, text("administered")),
+		dispatch.WithTool(mcp.Tool{Name: "echo"}, text("read")),
+		dispatch.WithTool(mcp.Tool{Name: "write"}, text("written")),
+		dispatch.WithTool(mcp.Tool{Name: "admin"}, text("administered")),
 	)
 	if err != nil {
 		t.Fatal(err)
@@ -103,8 +104,8 @@ func startProtected(t *testing.T, as *authserver.Server, ttl time.Duration) *pro
 }
 
 func text(s string) dispatch.ToolHandler {
-	return func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
-		return dispatch.TextResult(s), nil
+	return func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.TextResult(s), nil
 	}
 }
 
@@ -214,7 +215,7 @@ func call(t *testing.T, c *client.Client, tool string) (string, error) {
 	if len(res.Content) != 1 {
 		t.Fatalf("%s: %+v", tool, res)
 	}
-	return res.Content[0].Text, nil
+	return mcp.TextOf(res.Content), nil
 }
 
 // TestLoginWithDynamicRegistrationThenStepUp is the whole flow against

@@ -66,61 +66,61 @@ func serveSnodo() error {
 	textSchema := json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`)
 	hub := dispatch.NewHub(dispatch.HubOptions{})
 	reg := dispatch.NewRegistry(hub)
-	rt, err := dispatch.New(dispatch.Implementation{Name: "bridge-test", Version: "1"},
+	rt, err := dispatch.New(mcp.Implementation{Name: "bridge-test", Version: "1"},
 		dispatch.WithLogging(),
 		dispatch.WithRegistry(reg),
 		dispatch.WithSubscriptions(hub),
 		// trigger changes the tool list, which listen streams hear of.
-		dispatch.WithTool(dispatch.Tool{Name: "trigger"}, func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		dispatch.WithTool(mcp.Tool{Name: "trigger"}, func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			if reg.RemoveTool("dynamic") {
-				return dispatch.TextResult("removed"), nil
+				return mcp.TextResult("removed"), nil
 			}
-			err := reg.AddTool(dispatch.Tool{Name: "dynamic"}, func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
-				return dispatch.TextResult("dynamic"), nil
+			err := reg.AddTool(mcp.Tool{Name: "dynamic"}, func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
+				return mcp.TextResult("dynamic"), nil
 			})
-			return dispatch.TextResult("added"), err
+			return mcp.TextResult("added"), err
 		}),
-		dispatch.WithTool(dispatch.Tool{Name: "echo", InputSchema: textSchema}, func(_ context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		dispatch.WithTool(mcp.Tool{Name: "echo", InputSchema: textSchema}, func(_ context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			var args struct{ Text string }
 			if err := json.Unmarshal(req.Arguments, &args); err != nil {
 				return nil, err
 			}
-			return dispatch.TextResult(args.Text), nil
+			return mcp.TextResult(args.Text), nil
 		}),
-		dispatch.WithTool(dispatch.Tool{Name: "progress"}, func(ctx context.Context, _ *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		dispatch.WithTool(mcp.Tool{Name: "progress"}, func(ctx context.Context, _ *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			for i := 1; i <= 2; i++ {
-				if err := dispatch.ReportProgress(ctx, dispatch.Progress{Progress: float64(i), Total: 2}); err != nil {
+				if err := dispatch.ReportProgress(ctx, mcp.Progress{Progress: float64(i), Total: 2}); err != nil {
 					return nil, err
 				}
 			}
 			dispatch.Logger(ctx).Info("done")
-			return dispatch.TextResult("finished"), nil
+			return mcp.TextResult("finished"), nil
 		}),
-		dispatch.WithTool(dispatch.Tool{
+		dispatch.WithTool(mcp.Tool{
 			Name:        "region",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}},"required":["region"]}`),
-		}, func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
-			return dispatch.TextResult("ok"), nil
+		}, func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.TextResult("ok"), nil
 		}),
 		// gate reports progress once, then waits until "open" is called
 		// (the requests share one stdio server, so one request can let
 		// another go on).
-		dispatch.WithTool(dispatch.Tool{Name: "gate"}, func(ctx context.Context, _ *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
-			if err := dispatch.ReportProgress(ctx, dispatch.Progress{Progress: 1}); err != nil {
+		dispatch.WithTool(mcp.Tool{Name: "gate"}, func(ctx context.Context, _ *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
+			if err := dispatch.ReportProgress(ctx, mcp.Progress{Progress: 1}); err != nil {
 				return nil, err
 			}
 			select {
 			case <-gateOpen:
-				return dispatch.TextResult("through"), nil
+				return mcp.TextResult("through"), nil
 			case <-ctx.Done():
 				return nil, ctx.Err()
 			}
 		}),
-		dispatch.WithTool(dispatch.Tool{Name: "open"}, func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		dispatch.WithTool(mcp.Tool{Name: "open"}, func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			openGate.Do(func() { close(gateOpen) })
-			return dispatch.TextResult("open"), nil
+			return mcp.TextResult("open"), nil
 		}),
-		dispatch.WithTool(dispatch.Tool{Name: "block"}, func(ctx context.Context, _ *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		dispatch.WithTool(mcp.Tool{Name: "block"}, func(ctx context.Context, _ *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			tell("started")
 			<-ctx.Done()
 			tell("cancelled")

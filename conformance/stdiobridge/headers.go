@@ -58,20 +58,20 @@ func loadHeaderRules(c *child, logger *slog.Logger) (*headerRules, error) {
 			return nil, err
 		}
 		for _, t := range list.Tools {
-			opts = append(opts, dispatch.WithTool(dispatch.Tool{Name: t.Name, InputSchema: t.InputSchema}, neverCalled))
+			opts = append(opts, dispatch.WithTool(mcp.Tool{Name: t.Name, InputSchema: t.InputSchema}, neverCalled))
 		}
 		if cursor = list.NextCursor; cursor == "" {
 			break
 		}
 	}
-	rt, err := dispatch.New(dispatch.Implementation{Name: "stdiobridge-header-rules", Version: "0"}, opts...)
+	rt, err := dispatch.New(mcp.Implementation{Name: "stdiobridge-header-rules", Version: "0"}, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("copying the server's tools: %w", err)
 	}
 	return &headerRules{rt: rt}, nil
 }
 
-func neverCalled(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+func neverCalled(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 	return nil, errors.New("stdiobridge: header rules never execute tools")
 }
 

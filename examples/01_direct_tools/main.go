@@ -17,6 +17,7 @@ import (
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/examples/internal/excheck"
 	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 func main() { excheck.MainWith(newRuntime, checks, printSession) }
@@ -43,14 +44,14 @@ const meta = `{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelc
 // newRuntime defines the server. Invalid definitions (a bad tool name, a
 // malformed schema, a duplicate) fail here, never at request time.
 func newRuntime() (*dispatch.Runtime, error) {
-	return dispatch.New(dispatch.Implementation{Name: "direct-tools", Version: "1.0.0"},
+	return dispatch.New(mcp.Implementation{Name: "direct-tools", Version: "1.0.0"},
 		dispatch.WithInstructions("reverse reverses text; divide divides a by b."),
-		dispatch.WithTool(dispatch.Tool{
+		dispatch.WithTool(mcp.Tool{
 			Name:        "reverse",
 			Description: "Reverses the text it is given.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`),
 		}, reverse),
-		dispatch.WithTool(dispatch.Tool{
+		dispatch.WithTool(mcp.Tool{
 			Name:        "divide",
 			Description: "Divides a by b.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"}},"required":["a","b"]}`),
@@ -58,7 +59,7 @@ func newRuntime() (*dispatch.Runtime, error) {
 	)
 }
 
-func reverse(_ context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+func reverse(_ context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 	var args struct {
 		Text string `json:"text"`
 	}
@@ -69,10 +70,10 @@ func reverse(_ context.Context, req *dispatch.CallToolRequest) (*dispatch.CallTo
 	for i, j := 0, len(r)-1; i < j; i, j = i+1, j-1 {
 		r[i], r[j] = r[j], r[i]
 	}
-	return dispatch.TextResult(string(r)), nil
+	return mcp.TextResult(string(r)), nil
 }
 
-func divide(_ context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+func divide(_ context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 	var args struct{ A, B float64 }
 	if err := json.Unmarshal(req.Arguments, &args); err != nil {
 		return nil, err
@@ -82,7 +83,7 @@ func divide(_ context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToo
 		// and correct itself from; it is not a protocol error.
 		return nil, errors.New("cannot divide by zero")
 	}
-	return dispatch.TextResult(fmt.Sprint(args.A / args.B)), nil
+	return mcp.TextResult(fmt.Sprint(args.A / args.B)), nil
 }
 
 // dispatchLine decodes one line as the transports do (bounded) and runs it.

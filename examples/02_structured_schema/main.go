@@ -15,6 +15,7 @@ import (
 
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/examples/internal/excheck"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 // ForecastIn is the typed tool's input; its schema comes from these
@@ -35,9 +36,9 @@ type ForecastOut struct {
 const statsSchema = `{"type":"object","properties":{"count":{"type":"integer"},"mean":{"type":"number"}},"required":["count","mean"]}`
 
 func newRuntime() (*dispatch.Runtime, error) {
-	return dispatch.New(dispatch.Implementation{Name: "structured", Version: "1.0.0"},
-		dispatch.WithTypedTool(dispatch.Tool{Name: "forecast", Description: "Daily highs for a city."}, forecast),
-		dispatch.WithTool(dispatch.Tool{
+	return dispatch.New(mcp.Implementation{Name: "structured", Version: "1.0.0"},
+		dispatch.WithTypedTool(mcp.Tool{Name: "forecast", Description: "Daily highs for a city."}, forecast),
+		dispatch.WithTool(mcp.Tool{
 			Name:         "stats",
 			Description:  "Count and mean of a list of numbers.",
 			InputSchema:  json.RawMessage(`{"type":"object","properties":{"values":{"type":"array","items":{"type":"number"}}},"required":["values"]}`),
@@ -57,7 +58,7 @@ func forecast(_ context.Context, in ForecastIn) (ForecastOut, error) {
 	return out, nil
 }
 
-func stats(_ context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+func stats(_ context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 	var args struct{ Values []float64 }
 	if err := json.Unmarshal(req.Arguments, &args); err != nil {
 		return nil, err
@@ -65,7 +66,7 @@ func stats(_ context.Context, req *dispatch.CallToolRequest) (*dispatch.CallTool
 	if len(args.Values) == 0 {
 		// Deliberately breaks the output schema (mean is required), to
 		// show that the server refuses to send it: -32603, logged.
-		return &dispatch.CallToolResult{Content: []dispatch.Content{dispatch.Text("{}")}, StructuredContent: map[string]any{"count": 0}}, nil
+		return &mcp.CallToolResult{Content: []mcp.Content{mcp.Text("{}")}, StructuredContent: map[string]any{"count": 0}}, nil
 	}
 	var sum float64
 	for _, v := range args.Values {
@@ -73,7 +74,7 @@ func stats(_ context.Context, req *dispatch.CallToolRequest) (*dispatch.CallTool
 	}
 	out := map[string]any{"count": len(args.Values), "mean": sum / float64(len(args.Values))}
 	text, _ := json.Marshal(out)
-	return &dispatch.CallToolResult{Content: []dispatch.Content{dispatch.Text(string(text))}, StructuredContent: out}, nil
+	return &mcp.CallToolResult{Content: []mcp.Content{mcp.Text(string(text))}, StructuredContent: out}, nil
 }
 
 func main() { excheck.Main(newRuntime, checks) }

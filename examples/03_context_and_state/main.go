@@ -20,6 +20,7 @@ import (
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/examples/internal/excheck"
 	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 // Counters is the application's own state. The Runtime never holds it;
@@ -51,8 +52,8 @@ func newRuntime(counters *Counters) (*dispatch.Runtime, error) {
 		Name  string `json:"name"`
 		Value int    `json:"value"`
 	}
-	return dispatch.New(dispatch.Implementation{Name: "counters", Version: "1.0.0"},
-		dispatch.WithTypedTool(dispatch.Tool{Name: "increment", Description: "Increments a named counter, per tenant."},
+	return dispatch.New(mcp.Implementation{Name: "counters", Version: "1.0.0"},
+		dispatch.WithTypedTool(mcp.Tool{Name: "increment", Description: "Increments a named counter, per tenant."},
 			func(ctx context.Context, in incrementIn) (incrementOut, error) {
 				if in.By == 0 {
 					in.By = 1
@@ -61,8 +62,8 @@ func newRuntime(counters *Counters) (*dispatch.Runtime, error) {
 				key := tenant(ctx) + "/" + in.Name
 				return incrementOut{Name: in.Name, Value: counters.Add(key, in.By)}, nil
 			}),
-		dispatch.WithTool(dispatch.Tool{Name: "whoami", Description: "Describes the request as the server sees it."},
-			func(ctx context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		dispatch.WithTool(mcp.Tool{Name: "whoami", Description: "Describes the request as the server sees it."},
+			func(ctx context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 				info := dispatch.RequestInfoFromContext(ctx) // the same as req.Info
 				client := "unknown"
 				if info.ClientInfo != nil {
@@ -70,7 +71,7 @@ func newRuntime(counters *Counters) (*dispatch.Runtime, error) {
 				}
 				text := fmt.Sprintf("version=%s client=%s tenant=%s principal=%v transport=%s",
 					info.ProtocolVersion, client, tenant(ctx), info.Principal, info.Transport)
-				return dispatch.TextResult(text), nil
+				return mcp.TextResult(text), nil
 			}),
 	)
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/transports/stdio"
 )
@@ -55,19 +56,19 @@ func (s *server) serve(ctx context.Context, opts ...stdio.Option) error {
 func (s *server) runtime() (*dispatch.Runtime, error) {
 	text := json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`)
 	return dispatch.New(
-		dispatch.Implementation{Name: "stdio-concurrency", Version: "0.1.0"},
+		mcp.Implementation{Name: "stdio-concurrency", Version: "0.1.0"},
 		dispatch.WithLogger(s.logger),
-		dispatch.WithTool(dispatch.Tool{Name: "echo", Description: "Returns the text it is given.", InputSchema: text}, s.echo),
-		dispatch.WithTool(dispatch.Tool{Name: "slow", Description: "Waits until the release tool is called, or until cancelled."}, s.slow),
-		dispatch.WithTool(dispatch.Tool{Name: "release", Description: "Lets every slow call finish."}, s.releaseSlow),
-		dispatch.WithTool(dispatch.Tool{Name: "cancellations", Description: "Counts the slow calls that saw their cancellation."}, s.cancellations),
-		dispatch.WithTool(dispatch.Tool{
+		dispatch.WithTool(mcp.Tool{Name: "echo", Description: "Returns the text it is given.", InputSchema: text}, s.echo),
+		dispatch.WithTool(mcp.Tool{Name: "slow", Description: "Waits until the release tool is called, or until cancelled."}, s.slow),
+		dispatch.WithTool(mcp.Tool{Name: "release", Description: "Lets every slow call finish."}, s.releaseSlow),
+		dispatch.WithTool(mcp.Tool{Name: "cancellations", Description: "Counts the slow calls that saw their cancellation."}, s.cancellations),
+		dispatch.WithTool(mcp.Tool{
 			Name:        "sleep",
 			Description: "Waits for ms milliseconds, or until cancelled.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"ms":{"type":"integer","minimum":0}},"required":["ms"]}`),
 		}, s.sleep),
-		dispatch.WithTool(dispatch.Tool{Name: "announce", Description: "Sends the text as an application notification, then answers.", InputSchema: text}, s.announce),
-		dispatch.WithTool(dispatch.Tool{Name: "crash", Description: "Panics: the call gets an error, the server keeps serving."}, s.crash),
+		dispatch.WithTool(mcp.Tool{Name: "announce", Description: "Sends the text as an application notification, then answers.", InputSchema: text}, s.announce),
+		dispatch.WithTool(mcp.Tool{Name: "crash", Description: "Panics: the call gets an error, the server keeps serving."}, s.crash),
 	)
 }
 
@@ -81,19 +82,19 @@ func textArg(req *dispatch.CallToolRequest) (string, error) {
 	return args.Text, nil
 }
 
-func (s *server) echo(_ context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+func (s *server) echo(_ context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 	t, err := textArg(req)
 	if err != nil {
 		return nil, err
 	}
-	return dispatch.TextResult(t), nil
+	return mcp.TextResult(t), nil
 }
 
-func (s *server) slow(ctx context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+func (s *server) slow(ctx context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 	s.logger.Debug("slow call waiting", "id", req.Info.ID.String())
 	select {
 	case <-s.release:
-		return dispatch.TextResult("released"), nil
+		return mcp.TextResult("released"), nil
 	case <-ctx.Done():
 		s.cancelled.Add(1)
 		s.logger.Debug("slow call cancelled", "id", req.Info.ID.String())
@@ -101,16 +102,16 @@ func (s *server) slow(ctx context.Context, req *dispatch.CallToolRequest) (*disp
 	}
 }
 
-func (s *server) releaseSlow(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+func (s *server) releaseSlow(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 	s.releaseOnce.Do(func() { close(s.release) })
-	return dispatch.TextResult("released"), nil
+	return mcp.TextResult("released"), nil
 }
 
-func (s *server) cancellations(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
-	return dispatch.TextResult(fmt.Sprint(s.cancelled.Load())), nil
+func (s *server) cancellations(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
+	return mcp.TextResult(fmt.Sprint(s.cancelled.Load())), nil
 }
 
-func (s *server) sleep(ctx context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+func (s *server) sleep(ctx context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 	var args struct {
 		MS int64 `json:"ms"`
 	}
@@ -121,13 +122,13 @@ func (s *server) sleep(ctx context.Context, req *dispatch.CallToolRequest) (*dis
 	defer t.Stop()
 	select {
 	case <-t.C:
-		return dispatch.TextResult(fmt.Sprintf("slept %d ms", args.MS)), nil
+		return mcp.TextResult(fmt.Sprintf("slept %d ms", args.MS)), nil
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
 }
 
-func (s *server) announce(ctx context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+func (s *server) announce(ctx context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 	t, err := textArg(req)
 	if err != nil {
 		return nil, err
@@ -141,9 +142,9 @@ func (s *server) announce(ctx context.Context, req *dispatch.CallToolRequest) (*
 	if err := conn.Notify(ctx, announcement, map[string]string{"text": t}); err != nil {
 		return nil, fmt.Errorf("announcing: %w", err)
 	}
-	return dispatch.TextResult("announced"), nil
+	return mcp.TextResult("announced"), nil
 }
 
-func (s *server) crash(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+func (s *server) crash(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 	panic("the crash tool always panics")
 }

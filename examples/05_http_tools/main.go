@@ -26,6 +26,7 @@ import (
 
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/examples/internal/excheck"
+	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/transports/streamablehttp"
 )
 
@@ -58,14 +59,14 @@ func run(ctx context.Context, logger *slog.Logger, addr string, check bool) erro
 func newRuntime(logger *slog.Logger) (*dispatch.Runtime, error) {
 	textSchema := json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`)
 	return dispatch.New(
-		dispatch.Implementation{Name: "http-tools", Version: "0.1.0", Title: "snodo HTTP tools"},
+		mcp.Implementation{Name: "http-tools", Version: "0.1.0", Title: "snodo HTTP tools"},
 		dispatch.WithLogger(logger),
 		dispatch.WithInstructions("Tools: echo repeats text, upper upper-cases it, count counts to n with progress."),
-		dispatch.WithTool(dispatch.Tool{Name: "echo", Description: "Returns the text it is given.", InputSchema: textSchema},
+		dispatch.WithTool(mcp.Tool{Name: "echo", Description: "Returns the text it is given.", InputSchema: textSchema},
 			textTool(func(s string) string { return s })),
-		dispatch.WithTool(dispatch.Tool{Name: "upper", Description: "Returns the text in upper case.", InputSchema: textSchema},
+		dispatch.WithTool(mcp.Tool{Name: "upper", Description: "Returns the text in upper case.", InputSchema: textSchema},
 			textTool(strings.ToUpper)),
-		dispatch.WithTool(dispatch.Tool{
+		dispatch.WithTool(mcp.Tool{
 			Name:        "count",
 			Description: "Counts to n, reporting progress at each step.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer","minimum":1,"maximum":100}},"required":["n"]}`),
@@ -74,32 +75,32 @@ func newRuntime(logger *slog.Logger) (*dispatch.Runtime, error) {
 }
 
 func textTool(f func(string) string) dispatch.ToolHandler {
-	return func(_ context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+	return func(_ context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 		var args struct {
 			Text string `json:"text"`
 		}
 		if err := json.Unmarshal(req.Arguments, &args); err != nil {
 			return nil, fmt.Errorf("arguments: %w", err)
 		}
-		return dispatch.TextResult(f(args.Text)), nil
+		return mcp.TextResult(f(args.Text)), nil
 	}
 }
 
 // countTool reports progress; over HTTP the response then becomes an
 // event stream carrying each report before the result.
-func countTool(ctx context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+func countTool(ctx context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 	var args struct {
 		N int `json:"n"`
 	}
 	if err := json.Unmarshal(req.Arguments, &args); err != nil || args.N < 1 || args.N > 100 {
-		return dispatch.ErrorResult("n must be an integer from 1 to 100"), nil
+		return mcp.ErrorResult("n must be an integer from 1 to 100"), nil
 	}
 	for i := 1; i <= args.N; i++ {
-		if err := dispatch.ReportProgress(ctx, dispatch.Progress{Progress: float64(i), Total: float64(args.N)}); err != nil {
+		if err := dispatch.ReportProgress(ctx, mcp.Progress{Progress: float64(i), Total: float64(args.N)}); err != nil {
 			return nil, err
 		}
 	}
-	return dispatch.TextResult(fmt.Sprintf("counted to %d", args.N)), nil
+	return mcp.TextResult(fmt.Sprintf("counted to %d", args.N)), nil
 }
 
 // client is the smallest 2026-07-28 Streamable HTTP client: one POST per

@@ -13,6 +13,7 @@ import (
 
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/examples/internal/excheck"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 // docs is the application's content.
@@ -22,35 +23,35 @@ var docs = map[string]string{
 }
 
 func newRuntime() (*dispatch.Runtime, error) {
-	return dispatch.New(dispatch.Implementation{Name: "docs", Version: "1.0.0"},
+	return dispatch.New(mcp.Implementation{Name: "docs", Version: "1.0.0"},
 		// A fixed resource: listed, read by its exact URI.
-		dispatch.WithResource(dispatch.Resource{URI: "docs://index", Name: "index", MimeType: "text/plain"},
-			func(_ context.Context, req *dispatch.ReadResourceRequest) (*dispatch.ReadResourceResult, error) {
+		dispatch.WithResource(mcp.Resource{URI: "docs://index", Name: "index", MIMEType: "text/plain"},
+			func(_ context.Context, req *dispatch.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 				text := ""
 				for _, name := range []string{"install", "intro"} {
 					text += "docs://pages/" + name + "\n"
 				}
-				return &dispatch.ReadResourceResult{Contents: []*dispatch.ResourceContents{dispatch.TextContents(req.URI, "text/plain", text)}}, nil
+				return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{mcp.TextContents(req.URI, "text/plain", text)}}, nil
 			}),
 		// A template: one handler for every page; the variable arrives
 		// in req.Vars.
-		dispatch.WithResourceTemplate(dispatch.ResourceTemplate{URITemplate: "docs://pages/{name}", Name: "page", MimeType: "text/markdown"},
-			func(_ context.Context, req *dispatch.ReadResourceRequest) (*dispatch.ReadResourceResult, error) {
+		dispatch.WithResourceTemplate(mcp.ResourceTemplate{URITemplate: "docs://pages/{name}", Name: "page", MIMEType: "text/markdown"},
+			func(_ context.Context, req *dispatch.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 				text, ok := docs[req.Vars.Get("name")]
 				if !ok {
 					return nil, dispatch.ErrResourceNotFound // -32602 with data.uri
 				}
-				return &dispatch.ReadResourceResult{Contents: []*dispatch.ResourceContents{dispatch.TextContents(req.URI, "text/markdown", text)}}, nil
+				return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{mcp.TextContents(req.URI, "text/markdown", text)}}, nil
 			}),
 		// Binary contents are base64 on the wire.
-		dispatch.WithResource(dispatch.Resource{URI: "docs://logo.png", Name: "logo", MimeType: "image/png"},
-			func(_ context.Context, req *dispatch.ReadResourceRequest) (*dispatch.ReadResourceResult, error) {
+		dispatch.WithResource(mcp.Resource{URI: "docs://logo.png", Name: "logo", MIMEType: "image/png"},
+			func(_ context.Context, req *dispatch.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 				png := []byte{0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'}
-				return &dispatch.ReadResourceResult{Contents: []*dispatch.ResourceContents{dispatch.BlobContents(req.URI, "image/png", png)}}, nil
+				return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{mcp.BlobContents(req.URI, "image/png", png)}}, nil
 			}),
 		// The docs are the same for everyone and change rarely: clients
 		// and shared caches may keep lists and reads for five minutes.
-		dispatch.WithCacheHint(dispatch.CacheResources, 5*time.Minute, dispatch.CachePublic),
+		dispatch.WithCacheHint(dispatch.CacheResources, 5*time.Minute, mcp.CachePublic),
 	)
 }
 

@@ -12,32 +12,33 @@ import (
 
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/examples/internal/excheck"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 func newRuntime() (*dispatch.Runtime, error) {
-	return dispatch.New(dispatch.Implementation{Name: "prompts", Version: "1.0.0"},
-		dispatch.WithPrompt(dispatch.Prompt{
+	return dispatch.New(mcp.Implementation{Name: "prompts", Version: "1.0.0"},
+		dispatch.WithPrompt(mcp.Prompt{
 			Name:        "commit_message",
 			Title:       "Write a commit message",
 			Description: "Drafts a commit message for a change.",
-			Arguments: []dispatch.PromptArgument{
+			Arguments: []mcp.PromptArgument{
 				{Name: "summary", Description: "What the change does", Required: true},
 				{Name: "style", Description: "conventional or plain (default plain)"},
 			},
 		}, commitMessage),
-		dispatch.WithPrompt(dispatch.Prompt{Name: "explain_license", Description: "Explains the project's license."},
-			func(_ context.Context, _ *dispatch.GetPromptRequest) (*dispatch.GetPromptResult, error) {
+		dispatch.WithPrompt(mcp.Prompt{Name: "explain_license", Description: "Explains the project's license."},
+			func(_ context.Context, _ *dispatch.GetPromptRequest) (*mcp.GetPromptResult, error) {
 				// A prompt may embed a resource's contents in a message.
-				license := dispatch.TextContents("file:///project/LICENSE", "text/plain", "MIT License ...")
-				return &dispatch.GetPromptResult{Messages: []dispatch.PromptMessage{
-					{Role: dispatch.RoleUser, Content: dispatch.Text("Explain this license in two sentences.")},
-					{Role: dispatch.RoleUser, Content: &dispatch.EmbeddedResource{Resource: license}},
+				license := mcp.TextContents("file:///project/LICENSE", "text/plain", "MIT License ...")
+				return &mcp.GetPromptResult{Messages: []mcp.PromptMessage{
+					{Role: mcp.RoleUser, Content: mcp.Text("Explain this license in two sentences.")},
+					{Role: mcp.RoleUser, Content: &mcp.EmbeddedResource{Resource: license}},
 				}}, nil
 			}),
 	)
 }
 
-func commitMessage(_ context.Context, req *dispatch.GetPromptRequest) (*dispatch.GetPromptResult, error) {
+func commitMessage(_ context.Context, req *dispatch.GetPromptRequest) (*mcp.GetPromptResult, error) {
 	style := req.Arguments["style"]
 	if style == "" {
 		style = "plain"
@@ -45,11 +46,11 @@ func commitMessage(_ context.Context, req *dispatch.GetPromptRequest) (*dispatch
 	if style != "plain" && style != "conventional" {
 		return nil, fmt.Errorf("unknown style %q", style) // -32603, logged
 	}
-	return &dispatch.GetPromptResult{
+	return &mcp.GetPromptResult{
 		Description: "A " + style + " commit message",
-		Messages: []dispatch.PromptMessage{
-			{Role: dispatch.RoleUser, Content: dispatch.Text("Write a " + style + " commit message for: " + req.Arguments["summary"])},
-			{Role: dispatch.RoleAssistant, Content: dispatch.Text("Here is a draft:")},
+		Messages: []mcp.PromptMessage{
+			{Role: mcp.RoleUser, Content: mcp.Text("Write a " + style + " commit message for: " + req.Arguments["summary"])},
+			{Role: mcp.RoleAssistant, Content: mcp.Text("Here is a draft:")},
 		},
 	}, nil
 }

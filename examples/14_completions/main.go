@@ -16,6 +16,7 @@ import (
 
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/examples/internal/excheck"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 // cities by country: the application's data.
@@ -41,49 +42,48 @@ func newRuntime() (*dispatch.Runtime, error) {
 		countries = append(countries, c)
 	}
 	sort.Strings(countries)
-	completeCountry := func(_ context.Context, req *dispatch.CompleteRequest) (*dispatch.Completion, error) {
-		return &dispatch.Completion{Values: prefixed(countries, req.Value)}, nil
+	completeCountry := func(_ context.Context, req *dispatch.CompleteRequest) (*mcp.Completion, error) {
+		return &mcp.Completion{Values: prefixed(countries, req.Value)}, nil
 	}
 	// The city depends on the country already chosen.
-	completeCity := func(_ context.Context, req *dispatch.CompleteRequest) (*dispatch.Completion, error) {
-		return &dispatch.Completion{Values: prefixed(cities[req.Context["country"]], req.Value)}, nil
+	completeCity := func(_ context.Context, req *dispatch.CompleteRequest) (*mcp.Completion, error) {
+		return &mcp.Completion{Values: prefixed(cities[req.Context["country"]], req.Value)}, nil
 	}
-	return dispatch.New(dispatch.Implementation{Name: "travel", Version: "1.0.0"},
-		dispatch.WithPrompt(dispatch.Prompt{
+	return dispatch.New(mcp.Implementation{Name: "travel", Version: "1.0.0"},
+		dispatch.WithPrompt(mcp.Prompt{
 			Name: "plan_trip",
-			Arguments: []dispatch.PromptArgument{
-				{Name: "country", Required: true, Complete: completeCountry},
-				{Name: "city", Required: true, Complete: completeCity},
+			Arguments: []mcp.PromptArgument{
+				{Name: "country", Required: true},
+				{Name: "city", Required: true},
 			},
-		}, func(_ context.Context, req *dispatch.GetPromptRequest) (*dispatch.GetPromptResult, error) {
-			return &dispatch.GetPromptResult{Messages: []dispatch.PromptMessage{
-				{Role: dispatch.RoleUser, Content: dispatch.Text("Plan three days in " + req.Arguments["city"] + ".")},
+		}, func(_ context.Context, req *dispatch.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			return &mcp.GetPromptResult{Messages: []mcp.PromptMessage{
+				{Role: mcp.RoleUser, Content: mcp.Text("Plan three days in " + req.Arguments["city"] + ".")},
 			}}, nil
-		}),
-		dispatch.WithResourceTemplate(dispatch.ResourceTemplate{
+		}, dispatch.WithCompletion("country", completeCountry), dispatch.WithCompletion("city", completeCity)),
+		dispatch.WithResourceTemplate(mcp.ResourceTemplate{
 			URITemplate: "weather://{country}/{city}", Name: "weather",
-			Complete: map[string]dispatch.CompletionHandler{"country": completeCountry, "city": completeCity},
-		}, func(_ context.Context, req *dispatch.ReadResourceRequest) (*dispatch.ReadResourceResult, error) {
-			return &dispatch.ReadResourceResult{Contents: []*dispatch.ResourceContents{
-				dispatch.TextContents(req.URI, "text/plain", "Sunny in "+req.Vars.Get("city")),
+		}, func(_ context.Context, req *dispatch.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{
+				mcp.TextContents(req.URI, "text/plain", "Sunny in "+req.Vars.Get("city")),
 			}}, nil
-		}),
+		}, dispatch.WithCompletion("country", completeCountry), dispatch.WithCompletion("city", completeCity)),
 		// More suggestions than a response may carry: the Runtime sends
 		// the first 100 and sets hasMore.
-		dispatch.WithPrompt(dispatch.Prompt{
-			Name: "pick_number",
-			Arguments: []dispatch.PromptArgument{{Name: "n", Complete: func(_ context.Context, req *dispatch.CompleteRequest) (*dispatch.Completion, error) {
-				var out []string
-				for i := 1; i <= 250; i++ {
-					if s := strconv.Itoa(i); strings.HasPrefix(s, req.Value) {
-						out = append(out, s)
-					}
+		dispatch.WithPrompt(mcp.Prompt{
+			Name:      "pick_number",
+			Arguments: []mcp.PromptArgument{{Name: "n"}},
+		}, func(_ context.Context, req *dispatch.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			return &mcp.GetPromptResult{Messages: []mcp.PromptMessage{{Role: mcp.RoleUser, Content: mcp.Text("Pick " + req.Arguments["n"])}}}, nil
+		}, dispatch.WithCompletion("n", func(_ context.Context, req *dispatch.CompleteRequest) (*mcp.Completion, error) {
+			var out []string
+			for i := 1; i <= 250; i++ {
+				if s := strconv.Itoa(i); strings.HasPrefix(s, req.Value) {
+					out = append(out, s)
 				}
-				return &dispatch.Completion{Values: out}, nil
-			}}},
-		}, func(_ context.Context, req *dispatch.GetPromptRequest) (*dispatch.GetPromptResult, error) {
-			return &dispatch.GetPromptResult{Messages: []dispatch.PromptMessage{{Role: dispatch.RoleUser, Content: dispatch.Text("Pick " + req.Arguments["n"])}}}, nil
-		}),
+			}
+			return &mcp.Completion{Values: out}, nil
+		})),
 	)
 }
 

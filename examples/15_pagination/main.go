@@ -13,6 +13,7 @@ import (
 
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/examples/internal/excheck"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 func newRuntime() (*dispatch.Runtime, error) {
@@ -21,18 +22,18 @@ func newRuntime() (*dispatch.Runtime, error) {
 		dispatch.WithLimits(dispatch.Limits{PageSize: 1}),
 	}
 	for _, name := range []string{"alpha", "bravo", "charlie"} {
-		opts = append(opts, dispatch.WithTool(dispatch.Tool{Name: name, Description: "Tool " + name + "."},
-			func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
-				return dispatch.TextResult(name), nil
+		opts = append(opts, dispatch.WithTool(mcp.Tool{Name: name, Description: "Tool " + name + "."},
+			func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
+				return mcp.TextResult(name), nil
 			}))
 	}
 	for _, name := range []string{"one", "two"} {
-		opts = append(opts, dispatch.WithPrompt(dispatch.Prompt{Name: name},
-			func(context.Context, *dispatch.GetPromptRequest) (*dispatch.GetPromptResult, error) {
-				return &dispatch.GetPromptResult{Messages: []dispatch.PromptMessage{{Role: dispatch.RoleUser, Content: dispatch.Text(name)}}}, nil
+		opts = append(opts, dispatch.WithPrompt(mcp.Prompt{Name: name},
+			func(context.Context, *dispatch.GetPromptRequest) (*mcp.GetPromptResult, error) {
+				return &mcp.GetPromptResult{Messages: []mcp.PromptMessage{{Role: mcp.RoleUser, Content: mcp.Text(name)}}}, nil
 			}))
 	}
-	return dispatch.New(dispatch.Implementation{Name: "paged", Version: "1.0.0"}, opts...)
+	return dispatch.New(mcp.Implementation{Name: "paged", Version: "1.0.0"}, opts...)
 }
 
 func main() { excheck.Main(newRuntime, checks) }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 // notesURI is the one resource, which the touch tool marks as changed.
@@ -28,14 +29,14 @@ func newServer(logger *slog.Logger) (*server, error) {
 	s.reg = dispatch.NewRegistry(s.hub)
 	nameSchema := json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`)
 	rt, err := dispatch.New(
-		dispatch.Implementation{Name: "subscriptions-example", Version: "0.1.0"},
+		mcp.Implementation{Name: "subscriptions-example", Version: "0.1.0"},
 		dispatch.WithLogger(logger),
 		dispatch.WithSubscriptions(s.hub),
 		dispatch.WithRegistry(s.reg),
-		dispatch.WithTool(dispatch.Tool{Name: "add_tool", Description: "Adds a tool that says hello, under the given name.", InputSchema: nameSchema}, s.addTool),
-		dispatch.WithTool(dispatch.Tool{Name: "remove_tool", Description: "Removes a tool added by add_tool.", InputSchema: nameSchema}, s.removeTool),
-		dispatch.WithTool(dispatch.Tool{Name: "touch", Description: "Marks " + notesURI + " as changed."}, s.touch),
-		dispatch.WithResource(dispatch.Resource{URI: notesURI, Name: "notes", MimeType: "text/plain"}, readNotes),
+		dispatch.WithTool(mcp.Tool{Name: "add_tool", Description: "Adds a tool that says hello, under the given name.", InputSchema: nameSchema}, s.addTool),
+		dispatch.WithTool(mcp.Tool{Name: "remove_tool", Description: "Removes a tool added by add_tool.", InputSchema: nameSchema}, s.removeTool),
+		dispatch.WithTool(mcp.Tool{Name: "touch", Description: "Marks " + notesURI + " as changed."}, s.touch),
+		dispatch.WithResource(mcp.Resource{URI: notesURI, Name: "notes", MIMEType: "text/plain"}, readNotes),
 	)
 	if err != nil {
 		return nil, err
@@ -56,42 +57,42 @@ func toolName(req *dispatch.CallToolRequest) (string, error) {
 
 // addTool changes the tool list: listeners that asked for
 // toolsListChanged get notifications/tools/list_changed.
-func (s *server) addTool(_ context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+func (s *server) addTool(_ context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 	name, err := toolName(req)
 	if err != nil {
 		return nil, err
 	}
 	greeting := "hello from " + name
-	if err := s.reg.AddTool(dispatch.Tool{Name: name, Description: "Says hello."},
-		func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
-			return dispatch.TextResult(greeting), nil
+	if err := s.reg.AddTool(mcp.Tool{Name: name, Description: "Says hello."},
+		func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.TextResult(greeting), nil
 		}); err != nil {
-		return dispatch.ErrorResult(err.Error()), nil
+		return mcp.ErrorResult(err.Error()), nil
 	}
-	return dispatch.TextResult("added " + name), nil
+	return mcp.TextResult("added " + name), nil
 }
 
-func (s *server) removeTool(_ context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+func (s *server) removeTool(_ context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 	name, err := toolName(req)
 	if err != nil {
 		return nil, err
 	}
 	if !s.reg.RemoveTool(name) {
-		return dispatch.ErrorResult("no tool " + name), nil
+		return mcp.ErrorResult("no tool " + name), nil
 	}
-	return dispatch.TextResult("removed " + name), nil
+	return mcp.TextResult("removed " + name), nil
 }
 
 // touch publishes notifications/resources/updated to the listeners
 // subscribed to the notes.
-func (s *server) touch(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+func (s *server) touch(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 	r, err := s.hub.ResourceUpdated(notesURI)
 	if err != nil {
 		return nil, err
 	}
-	return dispatch.TextResult(fmt.Sprintf("%d listener(s) told", r.Matched)), nil
+	return mcp.TextResult(fmt.Sprintf("%d listener(s) told", r.Matched)), nil
 }
 
-func readNotes(_ context.Context, req *dispatch.ReadResourceRequest) (*dispatch.ReadResourceResult, error) {
-	return &dispatch.ReadResourceResult{Contents: []*dispatch.ResourceContents{{URI: req.URI, MimeType: "text/plain", Text: "buy milk"}}}, nil
+func readNotes(_ context.Context, req *dispatch.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.URI, MIMEType: "text/plain", Text: "buy milk"}}}, nil
 }

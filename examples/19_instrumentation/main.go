@@ -20,6 +20,7 @@ import (
 
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/examples/internal/excheck"
+	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/transports/streamablehttp"
 )
@@ -39,13 +40,13 @@ type server struct {
 // zero.
 func start(logger *slog.Logger, addr string, slots int, delay time.Duration) (*server, error) {
 	s := &server{stats: NewStats(), gate: make(chan struct{})}
-	rt, err := dispatch.New(dispatch.Implementation{Name: "measured", Version: "1.0.0"},
+	rt, err := dispatch.New(mcp.Implementation{Name: "measured", Version: "1.0.0"},
 		dispatch.WithLogger(logger),
 		dispatch.WithInstrumentation(s.stats), // dispatch events
-		dispatch.WithTool(dispatch.Tool{Name: "fast"}, func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
-			return dispatch.TextResult("fast"), nil
+		dispatch.WithTool(mcp.Tool{Name: "fast"}, func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.TextResult("fast"), nil
 		}),
-		dispatch.WithTool(dispatch.Tool{Name: "slow"}, func(ctx context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		dispatch.WithTool(mcp.Tool{Name: "slow"}, func(ctx context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			var timeout <-chan time.Time
 			if delay > 0 {
 				timeout = time.After(delay)
@@ -57,9 +58,9 @@ func start(logger *slog.Logger, addr string, slots int, delay time.Duration) (*s
 				return nil, ctx.Err()
 			}
 			// The caller's W3C trace context, from _meta.
-			return dispatch.TextResult("slow; trace " + req.Info.TraceContext().TraceParent), nil
+			return mcp.TextResult("slow; trace " + req.Info.TraceContext().TraceParent), nil
 		}),
-		dispatch.WithTool(dispatch.Tool{Name: "fails"}, func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		dispatch.WithTool(mcp.Tool{Name: "fails"}, func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			return nil, errors.New("upstream unavailable")
 		}),
 	)

@@ -19,6 +19,7 @@ import (
 
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/examples/internal/excheck"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 // confirmSchema is the form the user fills in to confirm a deletion.
@@ -27,35 +28,35 @@ var confirmSchema = json.RawMessage(`{"type":"object","properties":{"confirm":{"
 func newRuntime(keys ...[]byte) (*dispatch.Runtime, error) {
 	opts := []dispatch.Option{
 		// Deleting asks for confirmation through a form.
-		dispatch.WithTool(dispatch.Tool{
+		dispatch.WithTool(mcp.Tool{
 			Name:        "delete_file",
 			Description: "Deletes a file after the user confirms.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`),
 		}, deleteFile),
 		// A private document needs the user to sign in on a web page
 		// first: a URL elicitation.
-		dispatch.WithResource(dispatch.Resource{URI: "vault://report", Name: "report"},
-			func(_ context.Context, req *dispatch.ReadResourceRequest) (*dispatch.ReadResourceResult, error) {
+		dispatch.WithResource(mcp.Resource{URI: "vault://report", Name: "report"},
+			func(_ context.Context, req *dispatch.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 				if ans, ok := req.Input.Elicitation("sign_in"); ok && ans.Action == "accept" {
-					return &dispatch.ReadResourceResult{Contents: []*dispatch.ResourceContents{dispatch.TextContents(req.URI, "text/plain", "Q3 report")}}, nil
+					return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{mcp.TextContents(req.URI, "text/plain", "Q3 report")}}, nil
 				}
-				return nil, &dispatch.InputRequired{Requests: map[string]dispatch.InputRequest{
-					"sign_in": dispatch.ElicitURL("Sign in to open the report.", "https://vault.example/sign-in?session=42"),
+				return nil, &dispatch.InputRequired{Requests: map[string]mcp.InputRequest{
+					"sign_in": mcp.ElicitURL("Sign in to open the report.", "https://vault.example/sign-in?session=42"),
 				}}
 			}),
 		// A prompt asks which tone to use when the client did not say.
-		dispatch.WithPrompt(dispatch.Prompt{Name: "reply", Arguments: []dispatch.PromptArgument{{Name: "tone"}}},
-			func(_ context.Context, req *dispatch.GetPromptRequest) (*dispatch.GetPromptResult, error) {
+		dispatch.WithPrompt(mcp.Prompt{Name: "reply", Arguments: []mcp.PromptArgument{{Name: "tone"}}},
+			func(_ context.Context, req *dispatch.GetPromptRequest) (*mcp.GetPromptResult, error) {
 				tone := req.Arguments["tone"]
 				if ans, ok := req.Input.Elicitation("tone"); ok && ans.Action == "accept" {
 					tone, _ = ans.Content["tone"].(string)
 				}
 				if tone == "" {
-					return nil, &dispatch.InputRequired{Requests: map[string]dispatch.InputRequest{
-						"tone": dispatch.ElicitForm("Which tone?", json.RawMessage(`{"type":"object","properties":{"tone":{"type":"string","enum":["formal","friendly"]}},"required":["tone"]}`)),
+					return nil, &dispatch.InputRequired{Requests: map[string]mcp.InputRequest{
+						"tone": mcp.ElicitForm("Which tone?", json.RawMessage(`{"type":"object","properties":{"tone":{"type":"string","enum":["formal","friendly"]}},"required":["tone"]}`)),
 					}}
 				}
-				return &dispatch.GetPromptResult{Messages: []dispatch.PromptMessage{{Role: dispatch.RoleUser, Content: dispatch.Text("Reply in a " + tone + " tone.")}}}, nil
+				return &mcp.GetPromptResult{Messages: []mcp.PromptMessage{{Role: mcp.RoleUser, Content: mcp.Text("Reply in a " + tone + " tone.")}}}, nil
 			}),
 	}
 	if len(keys) > 0 {
@@ -63,10 +64,10 @@ func newRuntime(keys ...[]byte) (*dispatch.Runtime, error) {
 		// on any of them; the first key seals, all of them open.
 		opts = append(opts, dispatch.WithRequestStateKeys(keys...))
 	}
-	return dispatch.New(dispatch.Implementation{Name: "elicitation", Version: "1.0.0"}, opts...)
+	return dispatch.New(mcp.Implementation{Name: "elicitation", Version: "1.0.0"}, opts...)
 }
 
-func deleteFile(_ context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+func deleteFile(_ context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 	var args struct {
 		Path string `json:"path"`
 	}
@@ -77,15 +78,15 @@ func deleteFile(_ context.Context, req *dispatch.CallToolRequest) (*dispatch.Cal
 	if !ok {
 		// First round: ask, and carry what we looked up so far (sealed).
 		return nil, &dispatch.InputRequired{
-			Requests: map[string]dispatch.InputRequest{"confirm": dispatch.ElicitForm("Delete "+args.Path+"?", confirmSchema)},
+			Requests: map[string]mcp.InputRequest{"confirm": mcp.ElicitForm("Delete "+args.Path+"?", confirmSchema)},
 			State:    []byte("size=4096"),
 		}
 	}
 	state, _ := req.Input.State()
 	if ans.Action != "accept" || ans.Content["confirm"] != true {
-		return dispatch.TextResult("kept " + args.Path), nil
+		return mcp.TextResult("kept " + args.Path), nil
 	}
-	return dispatch.TextResult(fmt.Sprintf("deleted %s (%s)", args.Path, state)), nil
+	return mcp.TextResult(fmt.Sprintf("deleted %s (%s)", args.Path, state)), nil
 }
 
 func main() { excheck.Main(newServer, checks) }

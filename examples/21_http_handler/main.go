@@ -28,6 +28,7 @@ import (
 
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/examples/internal/excheck"
+	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/transports/streamablehttp"
 )
@@ -43,13 +44,13 @@ func main() {
 // exercises it over HTTP with token and returns the first failure.
 func run(ctx context.Context, logger *slog.Logger, addr, token string, check bool) error {
 	rt, err := dispatch.New(
-		dispatch.Implementation{Name: "app-with-mcp", Version: "0.1.0"},
+		mcp.Implementation{Name: "app-with-mcp", Version: "0.1.0"},
 		dispatch.WithLogger(logger),
-		dispatch.WithTool(dispatch.Tool{Name: "whoami", Description: "Returns the authenticated user."},
-			func(_ context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		dispatch.WithTool(mcp.Tool{Name: "whoami", Description: "Returns the authenticated user."},
+			func(_ context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 				// The principal comes from the application's middleware,
 				// never from the MCP message.
-				return dispatch.TextResult(fmt.Sprint(req.Info.Principal)), nil
+				return mcp.TextResult(fmt.Sprint(req.Info.Principal)), nil
 			}),
 	)
 	if err != nil {

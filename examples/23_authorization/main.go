@@ -19,6 +19,7 @@ import (
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/examples/internal/excheck"
 	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 // User is the verified identity the application's authentication attaches
@@ -78,17 +79,17 @@ func (p *Policy) record(u *User, a *dispatch.Access, err error) {
 
 func newRuntime(policy *Policy) (*dispatch.Runtime, error) {
 	text := func(s string) dispatch.ToolHandler {
-		return func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
-			return dispatch.TextResult(s), nil
+		return func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.TextResult(s), nil
 		}
 	}
-	return dispatch.New(dispatch.Implementation{Name: "guarded", Version: "1.0.0"},
+	return dispatch.New(mcp.Implementation{Name: "guarded", Version: "1.0.0"},
 		dispatch.WithAuthorizer(policy),
-		dispatch.WithTool(dispatch.Tool{Name: "status", Description: "Service status."}, text("ok")),
-		dispatch.WithTool(dispatch.Tool{Name: "reset_database", Description: "Drops every table."}, text("reset")),
-		dispatch.WithResource(dispatch.Resource{URI: "secrets://keys", Name: "keys"},
-			func(_ context.Context, req *dispatch.ReadResourceRequest) (*dispatch.ReadResourceResult, error) {
-				return &dispatch.ReadResourceResult{Contents: []*dispatch.ResourceContents{dispatch.TextContents(req.URI, "text/plain", "k1")}}, nil
+		dispatch.WithTool(mcp.Tool{Name: "status", Description: "Service status."}, text("ok")),
+		dispatch.WithTool(mcp.Tool{Name: "reset_database", Description: "Drops every table."}, text("reset")),
+		dispatch.WithResource(mcp.Resource{URI: "secrets://keys", Name: "keys"},
+			func(_ context.Context, req *dispatch.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+				return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{mcp.TextContents(req.URI, "text/plain", "k1")}}, nil
 			}),
 	)
 }

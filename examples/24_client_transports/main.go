@@ -58,38 +58,38 @@ func main() {
 // newRuntime is the server: a few tools, one of which reports progress.
 func newRuntime(logger *slog.Logger) (*dispatch.Runtime, error) {
 	text := func(f func(string) string) dispatch.ToolHandler {
-		return func(_ context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		return func(_ context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			var a struct {
 				Text string `json:"text"`
 			}
 			if err := json.Unmarshal(req.Arguments, &a); err != nil {
 				return nil, err
 			}
-			return dispatch.TextResult(f(a.Text)), nil
+			return mcp.TextResult(f(a.Text)), nil
 		}
 	}
 	schema := json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`)
 	return dispatch.New(
-		dispatch.Implementation{Name: "example-24", Version: "1.0.0"},
+		mcp.Implementation{Name: "example-24", Version: "1.0.0"},
 		dispatch.WithLogger(logger),
 		dispatch.WithInstructions("echo, upper and count."),
-		dispatch.WithTool(dispatch.Tool{Name: "echo", Description: "Returns its text.", InputSchema: schema}, text(func(s string) string { return s })),
-		dispatch.WithTool(dispatch.Tool{Name: "upper", Description: "Upper-cases its text.", InputSchema: schema}, text(strings.ToUpper)),
-		dispatch.WithTool(dispatch.Tool{
+		dispatch.WithTool(mcp.Tool{Name: "echo", Description: "Returns its text.", InputSchema: schema}, text(func(s string) string { return s })),
+		dispatch.WithTool(mcp.Tool{Name: "upper", Description: "Upper-cases its text.", InputSchema: schema}, text(strings.ToUpper)),
+		dispatch.WithTool(mcp.Tool{
 			Name:        "count",
 			Description: "Counts to n, reporting progress at each step.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer","minimum":1,"maximum":100}},"required":["n"]}`),
-		}, func(ctx context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		}, func(ctx context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			var a struct{ N int }
 			if err := json.Unmarshal(req.Arguments, &a); err != nil {
 				return nil, err
 			}
 			for i := 1; i <= a.N; i++ {
-				if err := dispatch.ReportProgress(ctx, dispatch.Progress{Progress: float64(i), Total: float64(a.N)}); err != nil {
+				if err := dispatch.ReportProgress(ctx, mcp.Progress{Progress: float64(i), Total: float64(a.N)}); err != nil {
 					return nil, err
 				}
 			}
-			return dispatch.TextResult(fmt.Sprintf("counted to %d", a.N)), nil
+			return mcp.TextResult(fmt.Sprintf("counted to %d", a.N)), nil
 		}),
 	)
 }
@@ -164,7 +164,7 @@ func collect(ctx context.Context, tr client.Transport) (*results, error) {
 		if len(res.Content) != 1 {
 			return "", fmt.Errorf("%s returned %d content blocks", name, len(res.Content))
 		}
-		return res.Content[0].Text, nil
+		return mcp.TextOf(res.Content), nil
 	}
 	if r.Echo, err = call("echo", map[string]string{"text": "Grüße, 世界"}); err != nil {
 		return nil, err
@@ -172,7 +172,7 @@ func collect(ctx context.Context, tr client.Transport) (*results, error) {
 	if r.Upper, err = call("upper", map[string]string{"text": "Grüße"}); err != nil {
 		return nil, err
 	}
-	if r.Count, err = call("count", map[string]int{"n": 3}, client.WithProgress(func(p client.Progress) {
+	if r.Count, err = call("count", map[string]int{"n": 3}, client.WithProgress(func(p mcp.Progress) {
 		r.Progress = append(r.Progress, p.Progress)
 	})); err != nil {
 		return nil, err

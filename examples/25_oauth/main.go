@@ -38,6 +38,7 @@ import (
 	clientoauth "github.com/snodo-go/snodo/client/oauth"
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/internal/authserver"
+	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/oauth"
 	"github.com/snodo-go/snodo/transports/streamablehttp"
 )
@@ -110,23 +111,23 @@ func run(addr string, check bool) error {
 // serve starts the protected MCP server on ln.
 func serve(logger *slog.Logger, ln net.Listener, resource, issuer string) (*streamablehttp.Server, error) {
 	text := func(s string) dispatch.ToolHandler {
-		return func(_ context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		return func(_ context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			// The middleware attached the token's principal.
 			who, _ := req.Info.Principal.(*oauth.Principal)
 			if who == nil {
-				return dispatch.TextResult(s + " for nobody"), nil
+				return mcp.TextResult(s + " for nobody"), nil
 			}
-			return dispatch.TextResult(s + " for " + who.Subject), nil
+			return mcp.TextResult(s + " for " + who.Subject), nil
 		}
 	}
-	rt, err := dispatch.New(dispatch.Implementation{Name: "files", Version: "1.0.0"},
+	rt, err := dispatch.New(mcp.Implementation{Name: "files", Version: "1.0.0"},
 		dispatch.WithLogger(logger),
 		dispatch.WithAuthorizer(&oauth.ScopePolicy{Tools: map[string][]string{
 			"read_file":  {"files:read"},
 			"write_file": {"files:write"},
 		}}),
-		dispatch.WithTool(dispatch.Tool{Name: "read_file", Description: "Reads the file."}, text("read")),
-		dispatch.WithTool(dispatch.Tool{Name: "write_file", Description: "Writes the file."}, text("written")),
+		dispatch.WithTool(mcp.Tool{Name: "read_file", Description: "Reads the file."}, text("read")),
+		dispatch.WithTool(mcp.Tool{Name: "write_file", Description: "Writes the file."}, text("written")),
 	)
 	if err != nil {
 		return nil, err

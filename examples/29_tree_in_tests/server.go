@@ -5,24 +5,25 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 // newRuntime is the server under test: "slow" runs until its deadline or
 // its cancellation, "fast" answers at once.
 func newRuntime() (*dispatch.Runtime, error) {
-	return dispatch.New(dispatch.Implementation{Name: "tree-in-tests", Version: "1.0.0"},
-		dispatch.WithTool(dispatch.Tool{Name: "slow", Description: "Works for up to a minute."},
-			func(ctx context.Context, _ *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+	return dispatch.New(mcp.Implementation{Name: "tree-in-tests", Version: "1.0.0"},
+		dispatch.WithTool(mcp.Tool{Name: "slow", Description: "Works for up to a minute."},
+			func(ctx context.Context, _ *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 				select {
 				case <-time.After(time.Minute):
-					return dispatch.TextResult("done"), nil
+					return mcp.TextResult("done"), nil
 				case <-ctx.Done():
 					return nil, ctx.Err()
 				}
 			}),
-		dispatch.WithTool(dispatch.Tool{Name: "fast", Description: "Answers at once."},
-			func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
-				return dispatch.TextResult("fast"), nil
+		dispatch.WithTool(mcp.Tool{Name: "fast", Description: "Answers at once."},
+			func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
+				return mcp.TextResult("fast"), nil
 			}),
 	)
 }

@@ -648,7 +648,7 @@ func TestWatchedResourceChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	woken := make(chan struct{}, 1)
-	l := hub.Attach(dispatch.SubscriptionFilter{ResourceSubscriptions: []string{watchedURI}}, func() {
+	l := hub.Attach(mcp.SubscriptionFilter{ResourceSubscriptions: []string{watchedURI}}, func() {
 		select {
 		case woken <- struct{}{}:
 		default:

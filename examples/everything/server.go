@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 // newRuntime builds the fixture: every tool, resource, template and prompt
@@ -38,7 +39,7 @@ func newRuntimeWith(logger *slog.Logger, subscriptions bool, extra ...dispatch.O
 	for _, group := range [][]dispatch.Option{contentTools(), protocolTools(reg), mrtrTools(), clientTools(), resources(), prompts(), extra} {
 		opts = append(opts, group...)
 	}
-	rt, err := dispatch.New(dispatch.Implementation{Name: "snodo-everything", Title: "snodo conformance fixture", Version: "0.1.0"}, opts...)
+	rt, err := dispatch.New(mcp.Implementation{Name: "snodo-everything", Title: "snodo conformance fixture", Version: "0.1.0"}, opts...)
 	return rt, hub, err
 }
 

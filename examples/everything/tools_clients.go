@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 // weather is the structured output of test_structured_output.
@@ -23,26 +24,26 @@ type cityInput struct {
 // link, and an elicitation in URL mode.
 func clientTools() []dispatch.Option {
 	return []dispatch.Option{
-		dispatch.WithTypedTool(dispatch.Tool{
+		dispatch.WithTypedTool(mcp.Tool{
 			Name: "test_structured_output", Description: "Reports the weather of a city as structured content.",
 		}, func(_ context.Context, in cityInput) (weather, error) {
 			return weather{City: in.City, Temperature: 21.5, Unit: "celsius"}, nil
 		}),
-		dispatch.WithTool(dispatch.Tool{
+		dispatch.WithTool(mcp.Tool{
 			Name: "test_resource_link", Description: "Returns a link to test://static-text.", InputSchema: noArgs,
-		}, func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
-			return &dispatch.CallToolResult{Content: []dispatch.Content{
-				&dispatch.ResourceLink{URI: "test://static-text", Name: "static-text", MimeType: "text/plain"},
+		}, func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{
+				&mcp.ResourceLink{URI: "test://static-text", Name: "static-text", MIMEType: "text/plain"},
 			}}, nil
 		}),
-		dispatch.WithTool(dispatch.Tool{
+		dispatch.WithTool(mcp.Tool{
 			Name: "test_url_elicitation", Description: "Asks the user to open a page (an elicitation in URL mode), then reports the answer.", InputSchema: noArgs,
-		}, func(_ context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		}, func(_ context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			if answer, ok := req.Input.Elicitation("consent"); ok {
-				return dispatch.TextResult("URL elicitation: action=" + answer.Action), nil
+				return mcp.TextResult("URL elicitation: action=" + answer.Action), nil
 			}
-			return nil, &dispatch.InputRequired{Requests: map[string]dispatch.InputRequest{
-				"consent": dispatch.ElicitURL("Please open the page to continue.", "http://127.0.0.1/consent"),
+			return nil, &dispatch.InputRequired{Requests: map[string]mcp.InputRequest{
+				"consent": mcp.ElicitURL("Please open the page to continue.", "http://127.0.0.1/consent"),
 			}}
 		}),
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 // jsonSchema202012 is the input schema the json-schema-2020-12 scenario
@@ -59,72 +60,72 @@ const logStepDelay = 50 * time.Millisecond
 // the library expresses as input requests.
 func protocolTools(reg *dispatch.Registry) []dispatch.Option {
 	return []dispatch.Option{
-		dispatch.WithTool(dispatch.Tool{
+		dispatch.WithTool(mcp.Tool{
 			Name: "json_schema_2020_12_tool", Description: "Tool with JSON Schema 2020-12 features",
 			InputSchema: compactJSON(jsonSchema202012),
-		}, func(_ context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
-			return dispatch.TextResult("Arguments accepted: " + string(req.Arguments)), nil
+		}, func(_ context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.TextResult("Arguments accepted: " + string(req.Arguments)), nil
 		}),
-		dispatch.WithTool(dispatch.Tool{
+		dispatch.WithTool(mcp.Tool{
 			Name: "test_x_mcp_header", Description: "Echoes a region that is mirrored into the Mcp-Param-Region header.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"region":{"type":"string","description":"A region name, mirrored into a header.","x-mcp-header":"Region"}},"required":["region"]}`),
-		}, func(_ context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		}, func(_ context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			var args struct {
 				Region string `json:"region"`
 			}
 			if err := json.Unmarshal(req.Arguments, &args); err != nil {
 				return nil, fmt.Errorf("arguments: %w", err)
 			}
-			return dispatch.TextResult("Region: " + args.Region), nil
+			return mcp.TextResult("Region: " + args.Region), nil
 		}),
-		dispatch.WithTool(dispatch.Tool{
+		dispatch.WithTool(mcp.Tool{
 			Name: "test_missing_capability", Description: "Needs the client's sampling capability; without it the call fails with -32021.", InputSchema: noArgs,
-		}, func(_ context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		}, func(_ context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			if answer, ok := req.Input.Sampling("probe"); ok {
-				return dispatch.TextResult("Sampling answered: " + answer.Text()), nil
+				return mcp.TextResult("Sampling answered: " + mcp.TextOf(answer.Content)), nil
 			}
-			return nil, &dispatch.InputRequired{Requests: map[string]dispatch.InputRequest{"probe": samplingRequest("Reply with any word.", 10)}}
+			return nil, &dispatch.InputRequired{Requests: map[string]mcp.InputRequest{"probe": samplingRequest("Reply with any word.", 10)}}
 		}),
-		dispatch.WithTool(dispatch.Tool{
+		dispatch.WithTool(mcp.Tool{
 			Name: "test_streaming_elicitation", Description: "Asks for input on its response stream, never with a server-to-client request.", InputSchema: noArgs,
-		}, func(ctx context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		}, func(ctx context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			if answer, ok := req.Input.Elicitation("confirm"); ok {
-				return dispatch.TextResult("Elicitation answered: " + answer.Action), nil
+				return mcp.TextResult("Elicitation answered: " + answer.Action), nil
 			}
-			if err := dispatch.ReportProgress(ctx, dispatch.Progress{Progress: 1, Message: "asking the user"}); err != nil {
+			if err := dispatch.ReportProgress(ctx, mcp.Progress{Progress: 1, Message: "asking the user"}); err != nil {
 				return nil, err
 			}
-			return nil, &dispatch.InputRequired{Requests: map[string]dispatch.InputRequest{
-				"confirm": dispatch.ElicitForm("Continue?", json.RawMessage(`{"type":"object","properties":{"ok":{"type":"boolean"}},"required":["ok"]}`)),
+			return nil, &dispatch.InputRequired{Requests: map[string]mcp.InputRequest{
+				"confirm": mcp.ElicitForm("Continue?", json.RawMessage(`{"type":"object","properties":{"ok":{"type":"boolean"}},"required":["ok"]}`)),
 			}}
 		}),
-		dispatch.WithTool(dispatch.Tool{
+		dispatch.WithTool(mcp.Tool{
 			Name: "test_logging_tool", Description: "Logs at info level; nothing reaches the client unless the request set a log level.", InputSchema: noArgs,
-		}, func(ctx context.Context, _ *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		}, func(ctx context.Context, _ *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			dispatch.Logger(ctx).Info("test_logging_tool ran")
-			return dispatch.TextResult("Logged one message at info level."), nil
+			return mcp.TextResult("Logged one message at info level."), nil
 		}),
-		dispatch.WithTool(dispatch.Tool{
+		dispatch.WithTool(mcp.Tool{
 			Name: "test_trigger_tool_change", Description: "Adds or removes the tool test_dynamic_tool, which changes the tool list.", InputSchema: noArgs,
 		}, toggleTool(reg)),
-		dispatch.WithTool(dispatch.Tool{
+		dispatch.WithTool(mcp.Tool{
 			Name: "test_trigger_prompt_change", Description: "Adds or removes the prompt test_dynamic_prompt, which changes the prompt list.", InputSchema: noArgs,
 		}, togglePrompt(reg)),
-		dispatch.WithTool(dispatch.Tool{
+		dispatch.WithTool(mcp.Tool{
 			Name: "test_tool_with_logging", Description: "Sends three info log messages 50 ms apart.", InputSchema: noArgs,
 		}, loggingTool),
-		dispatch.WithTool(dispatch.Tool{
+		dispatch.WithTool(mcp.Tool{
 			Name: "test_sampling", Description: "Asks the client's model to answer a prompt.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"prompt":{"type":"string","description":"The prompt to send to the model."}},"required":["prompt"]}`),
 		}, samplingTool),
-		dispatch.WithTool(dispatch.Tool{
+		dispatch.WithTool(mcp.Tool{
 			Name: "test_elicitation", Description: "Asks the user for a username and an email address.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"message":{"type":"string","description":"The message shown to the user."}},"required":["message"]}`),
 		}, elicitationTool),
-		dispatch.WithTool(dispatch.Tool{
+		dispatch.WithTool(mcp.Tool{
 			Name: "test_elicitation_sep1034_defaults", Description: "Elicits a form whose fields have default values.", InputSchema: noArgs,
 		}, formTool("defaults", "Please review your profile.", sep1034Schema)),
-		dispatch.WithTool(dispatch.Tool{
+		dispatch.WithTool(mcp.Tool{
 			Name: "test_elicitation_sep1330_enums", Description: "Elicits a form with every kind of enumeration.", InputSchema: noArgs,
 		}, formTool("enums", "Please choose.", sep1330Schema)),
 	}
@@ -134,39 +135,39 @@ func protocolTools(reg *dispatch.Registry) []dispatch.Option {
 // removes it when present. The registry publishes the change, which
 // reaches listen streams and initialize-era sessions.
 func toggleTool(reg *dispatch.Registry) dispatch.ToolHandler {
-	return func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+	return func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 		if reg.RemoveTool("test_dynamic_tool") {
-			return dispatch.TextResult("Removed test_dynamic_tool."), nil
+			return mcp.TextResult("Removed test_dynamic_tool."), nil
 		}
-		err := reg.AddTool(dispatch.Tool{Name: "test_dynamic_tool", Description: "Appears and disappears with test_trigger_tool_change.", InputSchema: noArgs},
-			func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
-				return dispatch.TextResult("dynamic"), nil
+		err := reg.AddTool(mcp.Tool{Name: "test_dynamic_tool", Description: "Appears and disappears with test_trigger_tool_change.", InputSchema: noArgs},
+			func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
+				return mcp.TextResult("dynamic"), nil
 			})
 		if err != nil {
 			return nil, err
 		}
-		return dispatch.TextResult("Added test_dynamic_tool."), nil
+		return mcp.TextResult("Added test_dynamic_tool."), nil
 	}
 }
 
 // togglePrompt changes the prompt list the same way.
 func togglePrompt(reg *dispatch.Registry) dispatch.ToolHandler {
-	return func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+	return func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 		if reg.RemovePrompt("test_dynamic_prompt") {
-			return dispatch.TextResult("Removed test_dynamic_prompt."), nil
+			return mcp.TextResult("Removed test_dynamic_prompt."), nil
 		}
-		err := reg.AddPrompt(dispatch.Prompt{Name: "test_dynamic_prompt", Description: "Appears and disappears with test_trigger_prompt_change."},
-			func(context.Context, *dispatch.GetPromptRequest) (*dispatch.GetPromptResult, error) {
-				return &dispatch.GetPromptResult{Messages: []dispatch.PromptMessage{{Role: dispatch.RoleUser, Content: dispatch.Text("dynamic")}}}, nil
+		err := reg.AddPrompt(mcp.Prompt{Name: "test_dynamic_prompt", Description: "Appears and disappears with test_trigger_prompt_change."},
+			func(context.Context, *dispatch.GetPromptRequest) (*mcp.GetPromptResult, error) {
+				return &mcp.GetPromptResult{Messages: []mcp.PromptMessage{{Role: mcp.RoleUser, Content: mcp.Text("dynamic")}}}, nil
 			})
 		if err != nil {
 			return nil, err
 		}
-		return dispatch.TextResult("Added test_dynamic_prompt."), nil
+		return mcp.TextResult("Added test_dynamic_prompt."), nil
 	}
 }
 
-func loggingTool(ctx context.Context, _ *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+func loggingTool(ctx context.Context, _ *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 	log := dispatch.Logger(ctx).With(dispatch.LoggerNameKey, "test_tool_with_logging")
 	for i, msg := range []string{"Tool execution started", "Tool processing data", "Tool execution completed"} {
 		if i > 0 {
@@ -176,17 +177,17 @@ func loggingTool(ctx context.Context, _ *dispatch.CallToolRequest) (*dispatch.Ca
 		}
 		log.InfoContext(ctx, msg)
 	}
-	return dispatch.TextResult("Logging test completed"), nil
+	return mcp.TextResult("Logging test completed"), nil
 }
 
-func samplingRequest(prompt string, maxTokens int) *dispatch.CreateMessageRequest {
-	return &dispatch.CreateMessageRequest{
-		Messages:  []dispatch.SamplingMessage{{Role: dispatch.RoleUser, Content: dispatch.Text(prompt)}},
+func samplingRequest(prompt string, maxTokens int) *mcp.CreateMessageRequest {
+	return &mcp.CreateMessageRequest{
+		Messages:  []mcp.SamplingMessage{{Role: mcp.RoleUser, Content: []mcp.Content{mcp.Text(prompt)}}},
 		MaxTokens: maxTokens,
 	}
 }
 
-func samplingTool(_ context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+func samplingTool(_ context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 	var args struct {
 		Prompt string `json:"prompt"`
 	}
@@ -194,14 +195,14 @@ func samplingTool(_ context.Context, req *dispatch.CallToolRequest) (*dispatch.C
 		return nil, fmt.Errorf("arguments: %w", err)
 	}
 	if answer, ok := req.Input.Sampling("sampling"); ok {
-		return dispatch.TextResult("LLM response: " + answer.Text()), nil
+		return mcp.TextResult("LLM response: " + mcp.TextOf(answer.Content)), nil
 	}
-	return nil, &dispatch.InputRequired{Requests: map[string]dispatch.InputRequest{"sampling": samplingRequest(args.Prompt, 100)}}
+	return nil, &dispatch.InputRequired{Requests: map[string]mcp.InputRequest{"sampling": samplingRequest(args.Prompt, 100)}}
 }
 
 const contactSchema = `{"type":"object","properties":{"username":{"type":"string","description":"Your username"},"email":{"type":"string","description":"Your email address","format":"email"}},"required":["username","email"]}`
 
-func elicitationTool(_ context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+func elicitationTool(_ context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 	var args struct {
 		Message string `json:"message"`
 	}
@@ -209,10 +210,10 @@ func elicitationTool(_ context.Context, req *dispatch.CallToolRequest) (*dispatc
 		return nil, fmt.Errorf("arguments: %w", err)
 	}
 	if answer, ok := req.Input.Elicitation("elicitation"); ok {
-		return dispatch.TextResult(describeElicitation(answer)), nil
+		return mcp.TextResult(describeElicitation(answer)), nil
 	}
-	return nil, &dispatch.InputRequired{Requests: map[string]dispatch.InputRequest{
-		"elicitation": dispatch.ElicitForm(args.Message, json.RawMessage(contactSchema)),
+	return nil, &dispatch.InputRequired{Requests: map[string]mcp.InputRequest{
+		"elicitation": mcp.ElicitForm(args.Message, json.RawMessage(contactSchema)),
 	}}
 }
 
@@ -238,17 +239,17 @@ const sep1330Schema = `{"type":"object","properties":{
 
 // formTool elicits one form and reports the answer.
 func formTool(key, message, schema string) dispatch.ToolHandler {
-	return func(_ context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+	return func(_ context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 		if answer, ok := req.Input.Elicitation(key); ok {
-			return dispatch.TextResult(describeElicitation(answer)), nil
+			return mcp.TextResult(describeElicitation(answer)), nil
 		}
-		return nil, &dispatch.InputRequired{Requests: map[string]dispatch.InputRequest{
-			key: dispatch.ElicitForm(message, compactJSON(schema)),
+		return nil, &dispatch.InputRequired{Requests: map[string]mcp.InputRequest{
+			key: mcp.ElicitForm(message, compactJSON(schema)),
 		}}
 	}
 }
 
-func describeElicitation(r *dispatch.ElicitResult) string {
+func describeElicitation(r *mcp.ElicitResult) string {
 	content, _ := json.Marshal(r.Content)
 	return fmt.Sprintf("User response: action=%s, content=%s", r.Action, content)
 }

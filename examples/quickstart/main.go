@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/transports/stdio"
 )
 
@@ -39,20 +40,20 @@ func main() {
 
 func newRuntime(logger *slog.Logger) (*dispatch.Runtime, error) {
 	return dispatch.New(
-		dispatch.Implementation{Name: "quickstart", Version: "0.1.0", Title: "snodo quickstart"},
+		mcp.Implementation{Name: "quickstart", Version: "0.1.0", Title: "snodo quickstart"},
 		dispatch.WithLogger(logger),
 		dispatch.WithInstructions("Tools: echo repeats text, upper upper-cases it, sleep waits."),
-		dispatch.WithTool(dispatch.Tool{
+		dispatch.WithTool(mcp.Tool{
 			Name:        "echo",
 			Description: "Returns the text it is given.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`),
 		}, textTool(func(s string) string { return s })),
-		dispatch.WithTool(dispatch.Tool{
+		dispatch.WithTool(mcp.Tool{
 			Name:        "upper",
 			Description: "Returns the text in upper case.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`),
 		}, textTool(strings.ToUpper)),
-		dispatch.WithTool(dispatch.Tool{
+		dispatch.WithTool(mcp.Tool{
 			Name:        "sleep",
 			Description: "Waits for ms milliseconds, or until cancelled.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"ms":{"type":"integer","minimum":0}},"required":["ms"]}`),
@@ -62,18 +63,18 @@ func newRuntime(logger *slog.Logger) (*dispatch.Runtime, error) {
 
 // textTool adapts a string function to a tool taking {"text": string}.
 func textTool(f func(string) string) dispatch.ToolHandler {
-	return func(_ context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+	return func(_ context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 		var args struct {
 			Text string `json:"text"`
 		}
 		if err := json.Unmarshal(req.Arguments, &args); err != nil {
 			return nil, fmt.Errorf("arguments: %w", err)
 		}
-		return dispatch.TextResult(f(args.Text)), nil
+		return mcp.TextResult(f(args.Text)), nil
 	}
 }
 
-func sleepTool(ctx context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+func sleepTool(ctx context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 	var args struct {
 		MS int64 `json:"ms"`
 	}
@@ -84,7 +85,7 @@ func sleepTool(ctx context.Context, req *dispatch.CallToolRequest) (*dispatch.Ca
 	defer t.Stop()
 	select {
 	case <-t.C:
-		return dispatch.TextResult(fmt.Sprintf("slept %d ms", args.MS)), nil
+		return mcp.TextResult(fmt.Sprintf("slept %d ms", args.MS)), nil
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/snodo-go/snodo/dispatch"
 	snodootel "github.com/snodo-go/snodo/instrumentation/otel"
 	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/testkit"
 )
 
@@ -25,10 +26,10 @@ func ExampleNew() {
 	if err != nil {
 		panic(err)
 	}
-	rt, err := dispatch.New(dispatch.Implementation{Name: "traced", Version: "1"},
+	rt, err := dispatch.New(mcp.Implementation{Name: "traced", Version: "1"},
 		dispatch.WithInstrumentation(sink),
-		dispatch.WithTool(dispatch.Tool{Name: "get_weather"}, func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
-			return dispatch.TextResult("sunny"), nil
+		dispatch.WithTool(mcp.Tool{Name: "get_weather"}, func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.TextResult("sunny"), nil
 		}))
 	if err != nil {
 		panic(err)

@@ -18,6 +18,7 @@ import (
 	"github.com/snodo-go/snodo/instrumentation"
 	snodootel "github.com/snodo-go/snodo/instrumentation/otel"
 	"github.com/snodo-go/snodo/internal/executor"
+	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/testkit"
 )
 
@@ -72,16 +73,16 @@ func attr(kvs []attribute.KeyValue, key string) string {
 
 func TestSpansFollowTheRequestTraceContext(t *testing.T) {
 	f := newFixture(t)
-	rt, err := dispatch.New(dispatch.Implementation{Name: "otel", Version: "1"},
+	rt, err := dispatch.New(mcp.Implementation{Name: "otel", Version: "1"},
 		dispatch.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
 		dispatch.WithInstrumentation(f.sink),
-		dispatch.WithTool(dispatch.Tool{Name: "echo"}, func(ctx context.Context, _ *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		dispatch.WithTool(mcp.Tool{Name: "echo"}, func(ctx context.Context, _ *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			// The handler's own span nests under the call's.
 			_, inner := f.tp.Tracer("app").Start(ctx, "inner")
 			inner.End()
-			return dispatch.TextResult("hi"), nil
+			return mcp.TextResult("hi"), nil
 		}),
-		dispatch.WithTool(dispatch.Tool{Name: "boom"}, func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		dispatch.WithTool(mcp.Tool{Name: "boom"}, func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			panic("boom")
 		}))
 	if err != nil {

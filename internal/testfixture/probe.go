@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/testkit"
 )
 
@@ -113,8 +114,8 @@ type probeArgs struct {
 
 // Options returns the Runtime options that register the probe's tools.
 func (p *Probe) Options() []dispatch.Option {
-	tool := func(name string, run func(ctx context.Context, g *Gate, a probeArgs) (*dispatch.CallToolResult, error)) dispatch.Option {
-		return dispatch.WithTool(dispatch.Tool{Name: name}, func(ctx context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+	tool := func(name string, run func(ctx context.Context, g *Gate, a probeArgs) (*mcp.CallToolResult, error)) dispatch.Option {
+		return dispatch.WithTool(mcp.Tool{Name: name}, func(ctx context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			var a probeArgs
 			if err := json.Unmarshal(req.Arguments, &a); err != nil {
 				return nil, err
@@ -124,61 +125,61 @@ func (p *Probe) Options() []dispatch.Option {
 			return run(ctx, g, a)
 		})
 	}
-	hold := func(ctx context.Context, g *Gate, a probeArgs) (*dispatch.CallToolResult, error) {
+	hold := func(ctx context.Context, g *Gate, a probeArgs) (*mcp.CallToolResult, error) {
 		g.enter()
 		select {
 		case <-g.release:
 			if ctx.Err() != nil {
 				g.cancel() // both were ready; select chose the release
 			}
-			return dispatch.TextResult("released:" + a.Tag), nil
+			return mcp.TextResult("released:" + a.Tag), nil
 		case <-ctx.Done():
 			g.cancel()
 			return nil, ctx.Err()
 		}
 	}
 	return []dispatch.Option{
-		tool("probe_echo", func(_ context.Context, g *Gate, a probeArgs) (*dispatch.CallToolResult, error) {
+		tool("probe_echo", func(_ context.Context, g *Gate, a probeArgs) (*mcp.CallToolResult, error) {
 			g.enter()
-			return dispatch.TextResult(a.Tag), nil
+			return mcp.TextResult(a.Tag), nil
 		}),
-		tool("probe_slow", func(ctx context.Context, g *Gate, a probeArgs) (*dispatch.CallToolResult, error) {
+		tool("probe_slow", func(ctx context.Context, g *Gate, a probeArgs) (*mcp.CallToolResult, error) {
 			g.enter()
 			timer := time.NewTimer(time.Duration(a.MS) * time.Millisecond)
 			defer timer.Stop()
 			select {
 			case <-timer.C:
-				return dispatch.TextResult(a.Tag), nil
+				return mcp.TextResult(a.Tag), nil
 			case <-ctx.Done():
 				g.cancel()
 				return nil, ctx.Err()
 			}
 		}),
-		tool("probe_panic", func(_ context.Context, g *Gate, a probeArgs) (*dispatch.CallToolResult, error) {
+		tool("probe_panic", func(_ context.Context, g *Gate, a probeArgs) (*mcp.CallToolResult, error) {
 			g.enter()
 			panic("probe: " + a.Tag)
 		}),
 		tool("probe_hold", hold),
-		tool("probe_stubborn", func(ctx context.Context, g *Gate, a probeArgs) (*dispatch.CallToolResult, error) {
+		tool("probe_stubborn", func(ctx context.Context, g *Gate, a probeArgs) (*mcp.CallToolResult, error) {
 			g.enter()
 			<-g.release
 			if ctx.Err() != nil {
 				g.cancel()
 			}
-			return dispatch.TextResult("released:" + a.Tag), nil
+			return mcp.TextResult("released:" + a.Tag), nil
 		}),
-		tool("probe_progress", func(ctx context.Context, g *Gate, a probeArgs) (*dispatch.CallToolResult, error) {
+		tool("probe_progress", func(ctx context.Context, g *Gate, a probeArgs) (*mcp.CallToolResult, error) {
 			g.enter()
 			for i := 1; i <= 2; i++ {
-				if err := dispatch.ReportProgress(ctx, dispatch.Progress{Progress: float64(i), Total: 2}); err != nil {
+				if err := dispatch.ReportProgress(ctx, mcp.Progress{Progress: float64(i), Total: 2}); err != nil {
 					g.cancel()
 					return nil, err
 				}
 			}
-			return dispatch.TextResult(a.Tag), nil
+			return mcp.TextResult(a.Tag), nil
 		}),
-		tool("probe_progress_hold", func(ctx context.Context, g *Gate, a probeArgs) (*dispatch.CallToolResult, error) {
-			if err := dispatch.ReportProgress(ctx, dispatch.Progress{Progress: 1, Total: 1}); err != nil {
+		tool("probe_progress_hold", func(ctx context.Context, g *Gate, a probeArgs) (*mcp.CallToolResult, error) {
+			if err := dispatch.ReportProgress(ctx, mcp.Progress{Progress: 1, Total: 1}); err != nil {
 				g.enter()
 				g.cancel()
 				return nil, err

@@ -13,15 +13,16 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
-	"github.com/snodo-go/snodo/internal/testfixture"
+	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/supervisor"
+	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/testkit"
 	"github.com/snodo-go/snodo/transports/stdio"
 )
 
 func probeRuntime(t testing.TB, p *testfixture.Probe) *dispatch.Runtime {
 	t.Helper()
-	rt, err := dispatch.New(dispatch.Implementation{Name: "chaos", Version: "1"},
+	rt, err := dispatch.New(mcp.Implementation{Name: "chaos", Version: "1"},
 		append(p.Options(), dispatch.WithLogger(slog.New(slog.DiscardHandler)))...)
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/transports/stdio"
 )
@@ -15,7 +16,7 @@ import (
 // code holding the supervisor can then find the connection by its name and
 // send the client an application notification.
 func ExampleConn_Notify() {
-	rt, err := dispatch.New(dispatch.Implementation{Name: "example", Version: "1.0.0"})
+	rt, err := dispatch.New(mcp.Implementation{Name: "example", Version: "1.0.0"})
 	if err != nil {
 		panic(err)
 	}

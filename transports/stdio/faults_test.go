@@ -18,6 +18,7 @@ import (
 
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/internal/faultio"
+	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/testkit"
 	"github.com/snodo-go/snodo/transports/stdio"
@@ -260,7 +261,7 @@ func TestFaultWriteFailsAfterSomeBytes(t *testing.T) {
 	inR, inW := io.Pipe()
 	defer inW.Close()
 	cancelled := make(chan error, 1)
-	rt := testRuntime(t, g, dispatch.WithTool(dispatch.Tool{Name: "wait"}, func(ctx context.Context, _ *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+	rt := testRuntime(t, g, dispatch.WithTool(mcp.Tool{Name: "wait"}, func(ctx context.Context, _ *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 		g.entered <- "wait"
 		<-ctx.Done()
 		cancelled <- ctx.Err()

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/testkit"
 )
@@ -25,36 +26,36 @@ func newGate() *gate { return &gate{entered: make(chan string, 64), release: mak
 // logger given there replaces the silent one).
 func testRuntime(t testing.TB, g *gate, opts ...dispatch.Option) *dispatch.Runtime {
 	t.Helper()
-	rt, err := dispatch.New(dispatch.Implementation{Name: "stdio-test", Version: "1.0.0"}, append([]dispatch.Option{
+	rt, err := dispatch.New(mcp.Implementation{Name: "stdio-test", Version: "1.0.0"}, append([]dispatch.Option{
 		dispatch.WithLogger(slog.New(slog.DiscardHandler)),
-		dispatch.WithTool(dispatch.Tool{Name: "echo"}, func(_ context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		dispatch.WithTool(mcp.Tool{Name: "echo"}, func(_ context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			var a struct {
 				Text string `json:"text"`
 			}
 			if err := json.Unmarshal(req.Arguments, &a); err != nil {
 				return nil, err
 			}
-			return dispatch.TextResult(a.Text), nil
+			return mcp.TextResult(a.Text), nil
 		}),
-		dispatch.WithTool(dispatch.Tool{Name: "hold"}, func(ctx context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		dispatch.WithTool(mcp.Tool{Name: "hold"}, func(ctx context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			g.entered <- req.Info.ID.String()
 			select {
 			case <-g.release:
-				return dispatch.TextResult("released"), nil
+				return mcp.TextResult("released"), nil
 			case <-ctx.Done():
 				return nil, ctx.Err()
 			}
 		}),
-		dispatch.WithTool(dispatch.Tool{Name: "stubborn"}, func(ctx context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		dispatch.WithTool(mcp.Tool{Name: "stubborn"}, func(ctx context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			// Ignores cancellation until released.
 			g.entered <- req.Info.ID.String()
 			<-g.release
-			return dispatch.TextResult("finished anyway"), nil
+			return mcp.TextResult("finished anyway"), nil
 		}),
-		dispatch.WithTool(dispatch.Tool{Name: "sleep"}, func(ctx context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		dispatch.WithTool(mcp.Tool{Name: "sleep"}, func(ctx context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			select {
 			case <-time.After(50 * time.Millisecond):
-				return dispatch.TextResult("slept"), nil
+				return mcp.TextResult("slept"), nil
 			case <-ctx.Done():
 				return nil, ctx.Err()
 			}

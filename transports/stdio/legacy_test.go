@@ -21,42 +21,42 @@ import (
 func legacyTestRuntime(t testing.TB, entered chan<- string) *dispatch.Runtime {
 	t.Helper()
 	form := json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`)
-	rt, err := dispatch.New(dispatch.Implementation{Name: "legacy-stdio", Version: "1.0.0"},
+	rt, err := dispatch.New(mcp.Implementation{Name: "legacy-stdio", Version: "1.0.0"},
 		dispatch.WithLogger(slog.New(slog.DiscardHandler)),
 		dispatch.WithLogging(),
-		dispatch.WithTool(dispatch.Tool{Name: "ask_name"}, func(ctx context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		dispatch.WithTool(mcp.Tool{Name: "ask_name"}, func(ctx context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			if entered != nil {
 				entered <- req.Info.ID.String()
 			}
 			ans, ok := req.Input.Elicitation("name")
 			if !ok {
-				return nil, &dispatch.InputRequired{Requests: map[string]dispatch.InputRequest{"name": dispatch.ElicitForm("Your name?", form)}}
+				return nil, &dispatch.InputRequired{Requests: map[string]mcp.InputRequest{"name": mcp.ElicitForm("Your name?", form)}}
 			}
 			dispatch.Logger(ctx).Info("got an answer", "action", ans.Action)
-			return dispatch.TextResult(fmt.Sprintf("hello %v (%s)", ans.Content["name"], ans.Action)), nil
+			return mcp.TextResult(fmt.Sprintf("hello %v (%s)", ans.Content["name"], ans.Action)), nil
 		}),
-		dispatch.WithTool(dispatch.Tool{Name: "three_rounds"}, func(_ context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		dispatch.WithTool(mcp.Tool{Name: "three_rounds"}, func(_ context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			state, _ := req.Input.State()
 			switch string(state) {
 			case "":
-				return nil, &dispatch.InputRequired{State: []byte("round-2"), Requests: map[string]dispatch.InputRequest{
-					"model": &dispatch.CreateMessageRequest{MaxTokens: 10, Messages: []dispatch.SamplingMessage{{Role: dispatch.RoleUser, Content: dispatch.Text("hi")}}},
-					"roots": &dispatch.ListRootsRequest{},
+				return nil, &dispatch.InputRequired{State: []byte("round-2"), Requests: map[string]mcp.InputRequest{
+					"model": &mcp.CreateMessageRequest{MaxTokens: 10, Messages: []mcp.SamplingMessage{{Role: mcp.RoleUser, Content: []mcp.Content{mcp.Text("hi")}}}},
+					"roots": &mcp.ListRootsRequest{},
 				}}
 			case "round-2":
 				s, okS := req.Input.Sampling("model")
 				r, okR := req.Input.Roots("roots")
 				if !okS || !okR {
-					return dispatch.ErrorResult("round 2 lacks its answers"), nil
+					return mcp.ErrorResult("round 2 lacks its answers"), nil
 				}
-				return nil, &dispatch.InputRequired{State: []byte("round-3:" + s.Text() + ":" + r.Roots[0].URI), Requests: map[string]dispatch.InputRequest{
-					"consent": dispatch.ElicitURL("Please sign in", "https://example.com/consent"),
+				return nil, &dispatch.InputRequired{State: []byte("round-3:" + mcp.TextOf(s.Content) + ":" + r.Roots[0].URI), Requests: map[string]mcp.InputRequest{
+					"consent": mcp.ElicitURL("Please sign in", "https://example.com/consent"),
 				}}
 			}
 			if e, ok := req.Input.Elicitation("consent"); !ok || e.Action != "accept" {
-				return dispatch.ErrorResult("no consent"), nil
+				return mcp.ErrorResult("no consent"), nil
 			}
-			return dispatch.TextResult(string(state)), nil
+			return mcp.TextResult(string(state)), nil
 		}),
 	)
 	if err != nil {
@@ -225,14 +225,14 @@ func TestOutstandingClientRequestCancelledOnStop(t *testing.T) {
 // session's change notifications, fed by the Hub, between responses.
 func TestLegacyChangeNotificationsOverStdio(t *testing.T) {
 	hub := dispatch.NewHub(dispatch.HubOptions{})
-	rt, err := dispatch.New(dispatch.Implementation{Name: "legacy-hub", Version: "1.0.0"},
+	rt, err := dispatch.New(mcp.Implementation{Name: "legacy-hub", Version: "1.0.0"},
 		dispatch.WithLogger(slog.New(slog.DiscardHandler)),
 		dispatch.WithSubscriptions(hub),
-		dispatch.WithTool(dispatch.Tool{Name: "noop"}, func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
-			return dispatch.TextResult("ok"), nil
+		dispatch.WithTool(mcp.Tool{Name: "noop"}, func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.TextResult("ok"), nil
 		}),
-		dispatch.WithResource(dispatch.Resource{URI: "test://watched", Name: "watched"}, func(_ context.Context, req *dispatch.ReadResourceRequest) (*dispatch.ReadResourceResult, error) {
-			return &dispatch.ReadResourceResult{Contents: []*dispatch.ResourceContents{dispatch.TextContents(req.URI, "text/plain", "v1")}}, nil
+		dispatch.WithResource(mcp.Resource{URI: "test://watched", Name: "watched"}, func(_ context.Context, req *dispatch.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{mcp.TextContents(req.URI, "text/plain", "v1")}}, nil
 		}),
 	)
 	if err != nil {

@@ -11,8 +11,9 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
-	"github.com/snodo-go/snodo/internal/testfixture"
+	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/supervisor"
+	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/testkit"
 )
 
@@ -247,7 +248,7 @@ func TestPropertyStdioNothingLost(t *testing.T) {
 func runStdioProperty(t *testing.T, seed uint64) {
 	rng := rand.New(rand.NewPCG(seed, seed>>7))
 	probe := testfixture.NewProbe()
-	rt, err := dispatch.New(dispatch.Implementation{Name: "property", Version: "1"},
+	rt, err := dispatch.New(mcp.Implementation{Name: "property", Version: "1"},
 		append(probe.Options(), dispatch.WithLogger(slog.New(slog.DiscardHandler)))...)
 	if err != nil {
 		t.Fatal(err)

@@ -26,18 +26,18 @@ func subRuntime(t testing.TB, hub *dispatch.Hub, opts ...dispatch.Option) *dispa
 	all := append([]dispatch.Option{
 		dispatch.WithLogger(slog.New(slog.DiscardHandler)),
 		dispatch.WithSubscriptions(hub),
-		dispatch.WithTool(dispatch.Tool{Name: "echo"}, func(_ context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		dispatch.WithTool(mcp.Tool{Name: "echo"}, func(_ context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			var a struct {
 				Text string `json:"text"`
 			}
 			_ = json.Unmarshal(req.Arguments, &a)
-			return dispatch.TextResult(a.Text), nil
+			return mcp.TextResult(a.Text), nil
 		}),
-		dispatch.WithResource(dispatch.Resource{URI: "file:///r", Name: "r"}, func(_ context.Context, req *dispatch.ReadResourceRequest) (*dispatch.ReadResourceResult, error) {
-			return &dispatch.ReadResourceResult{Contents: []*dispatch.ResourceContents{{URI: req.URI, Text: "r"}}}, nil
+		dispatch.WithResource(mcp.Resource{URI: "file:///r", Name: "r"}, func(_ context.Context, req *dispatch.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.URI, Text: "r"}}}, nil
 		}),
 	}, opts...)
-	rt, err := dispatch.New(dispatch.Implementation{Name: "stdio-sub-test", Version: "1.0.0"}, all...)
+	rt, err := dispatch.New(mcp.Implementation{Name: "stdio-sub-test", Version: "1.0.0"}, all...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -474,10 +474,10 @@ func TestOwnerDeathClosesStreamsAndReturnsSlots(t *testing.T) {
 
 func TestListenSourceFailuresReachTheClientAsErrors(t *testing.T) {
 	var opened int
-	src := sourceFunc(func() (dispatch.Subscription, dispatch.SubscriptionFilter, error) {
+	src := sourceFunc(func() (dispatch.Subscription, mcp.SubscriptionFilter, error) {
 		opened++
 		if opened == 1 {
-			return nil, dispatch.SubscriptionFilter{}, fmt.Errorf("backend down")
+			return nil, mcp.SubscriptionFilter{}, fmt.Errorf("backend down")
 		}
 		panic("source exploded")
 	})
@@ -498,9 +498,9 @@ func TestListenSourceFailuresReachTheClientAsErrors(t *testing.T) {
 	}
 }
 
-type sourceFunc func() (dispatch.Subscription, dispatch.SubscriptionFilter, error)
+type sourceFunc func() (dispatch.Subscription, mcp.SubscriptionFilter, error)
 
-func (f sourceFunc) OpenSubscription(context.Context, *dispatch.SubscriptionRequest) (dispatch.Subscription, dispatch.SubscriptionFilter, error) {
+func (f sourceFunc) OpenSubscription(context.Context, *dispatch.SubscriptionRequest) (dispatch.Subscription, mcp.SubscriptionFilter, error) {
 	return f()
 }
 

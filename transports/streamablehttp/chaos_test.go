@@ -15,8 +15,9 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
-	"github.com/snodo-go/snodo/internal/testfixture"
+	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/supervisor"
+	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/testkit"
 	"github.com/snodo-go/snodo/transports/streamablehttp"
 )
@@ -26,10 +27,10 @@ import (
 func chaosRuntime(t testing.TB, p *testfixture.Probe, extra ...dispatch.Option) *dispatch.Runtime {
 	t.Helper()
 	opts := append(p.Options(), dispatch.WithLogger(quiet()), dispatch.WithSubscriptions(dispatch.NewHub(dispatch.HubOptions{})),
-		dispatch.WithTool(dispatch.Tool{Name: "echo"}, func(_ context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
-			return dispatch.TextResult(string(req.Arguments)), nil
+		dispatch.WithTool(mcp.Tool{Name: "echo"}, func(_ context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.TextResult(string(req.Arguments)), nil
 		}))
-	rt, err := dispatch.New(dispatch.Implementation{Name: "chaos", Version: "1"}, append(opts, extra...)...)
+	rt, err := dispatch.New(mcp.Implementation{Name: "chaos", Version: "1"}, append(opts, extra...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -402,10 +403,10 @@ func TestChaosStalledReaderHitsTheWriteTimeout(t *testing.T) {
 	const writeTimeout = 200 * time.Millisecond
 	flooding := make(chan error, 1)
 	rt := chaosRuntime(t, testfixture.NewProbe(), dispatch.WithLimits(dispatch.Limits{MaxProgressUpdates: 100_000, MaxProgressMessageBytes: 4096}),
-		dispatch.WithTool(dispatch.Tool{Name: "flood"}, func(ctx context.Context, _ *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		dispatch.WithTool(mcp.Tool{Name: "flood"}, func(ctx context.Context, _ *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			msg := strings.Repeat("x", 4000)
 			for i := 1; ; i++ {
-				if err := dispatch.ReportProgress(ctx, dispatch.Progress{Progress: float64(i), Message: msg}); err != nil {
+				if err := dispatch.ReportProgress(ctx, mcp.Progress{Progress: float64(i), Message: msg}); err != nil {
 					flooding <- err
 					return nil, err
 				}

@@ -11,17 +11,18 @@ import (
 	"strings"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/transports/streamablehttp"
 )
 
 // exampleRuntime is a server with one tool that greets the caller by the
 // identity the application verified.
 func exampleRuntime() *dispatch.Runtime {
-	rt, err := dispatch.New(dispatch.Implementation{Name: "example", Version: "1.0.0"},
+	rt, err := dispatch.New(mcp.Implementation{Name: "example", Version: "1.0.0"},
 		dispatch.WithLogger(slog.New(slog.DiscardHandler)),
-		dispatch.WithTool(dispatch.Tool{Name: "greet", Description: "Greets the caller."},
-			func(_ context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
-				return dispatch.TextResult(fmt.Sprintf("hello, %v", req.Info.Principal)), nil
+		dispatch.WithTool(mcp.Tool{Name: "greet", Description: "Greets the caller."},
+			func(_ context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
+				return mcp.TextResult(fmt.Sprintf("hello, %v", req.Info.Principal)), nil
 			}))
 	if err != nil {
 		log.Fatal(err)

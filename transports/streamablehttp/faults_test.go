@@ -15,6 +15,7 @@ import (
 
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/internal/faultio"
+	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/testkit"
 	"github.com/snodo-go/snodo/transports/streamablehttp"
@@ -112,11 +113,11 @@ func (f *faultyResponse) Write(b []byte) (int, error) { return f.w.Write(b) }
 func TestFaultEventStreamWriteFails(t *testing.T) {
 	reported := make(chan error, 1)
 	ended := make(chan error, 1)
-	rt, err := dispatch.New(dispatch.Implementation{Name: "t", Version: "1"}, dispatch.WithLogger(quiet()),
-		dispatch.WithTool(dispatch.Tool{Name: "steps"}, func(ctx context.Context, _ *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+	rt, err := dispatch.New(mcp.Implementation{Name: "t", Version: "1"}, dispatch.WithLogger(quiet()),
+		dispatch.WithTool(mcp.Tool{Name: "steps"}, func(ctx context.Context, _ *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			var err error
 			for i := 1; err == nil && i <= 1000; i++ {
-				err = dispatch.ReportProgress(ctx, dispatch.Progress{Progress: float64(i)})
+				err = dispatch.ReportProgress(ctx, mcp.Progress{Progress: float64(i)})
 			}
 			reported <- err
 			<-ctx.Done()

@@ -15,6 +15,7 @@ import (
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/testkit"
 	"github.com/snodo-go/snodo/transports/streamablehttp"
@@ -264,7 +265,7 @@ func TestHandlerOverHTTP2(t *testing.T) {
 
 func TestPrincipalReachesTheAuthorizationHook(t *testing.T) {
 	seen := make(chan any, 8)
-	rt, err := dispatch.New(dispatch.Implementation{Name: "authz", Version: "1"}, dispatch.WithLogger(quiet()),
+	rt, err := dispatch.New(mcp.Implementation{Name: "authz", Version: "1"}, dispatch.WithLogger(quiet()),
 		dispatch.WithAuthorizer(dispatch.AuthorizerFunc(func(_ context.Context, a *dispatch.Access) error {
 			if a.Phase != dispatch.PhaseInvocation {
 				return nil
@@ -275,8 +276,8 @@ func TestPrincipalReachesTheAuthorizationHook(t *testing.T) {
 			}
 			return nil
 		})),
-		dispatch.WithTool(dispatch.Tool{Name: "admin-only"}, func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
-			return dispatch.TextResult("secret"), nil
+		dispatch.WithTool(mcp.Tool{Name: "admin-only"}, func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.TextResult("secret"), nil
 		}))
 	if err != nil {
 		t.Fatal(err)

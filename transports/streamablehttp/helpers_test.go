@@ -17,6 +17,7 @@ import (
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/testkit"
 )
@@ -82,64 +83,64 @@ func testRuntime(t testing.TB, g *gate) *dispatch.Runtime {
 	if g == nil {
 		g = newGate()
 	}
-	rt, err := dispatch.New(dispatch.Implementation{Name: "http-test", Version: "1.0.0"},
+	rt, err := dispatch.New(mcp.Implementation{Name: "http-test", Version: "1.0.0"},
 		dispatch.WithLogger(quiet()),
 		dispatch.WithSubscriptions(g.hub),
-		dispatch.WithTool(dispatch.Tool{Name: "echo"}, func(_ context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		dispatch.WithTool(mcp.Tool{Name: "echo"}, func(_ context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			var a struct {
 				Text string `json:"text"`
 			}
 			if err := json.Unmarshal(req.Arguments, &a); err != nil {
 				return nil, err
 			}
-			return dispatch.TextResult(a.Text), nil
+			return mcp.TextResult(a.Text), nil
 		}),
-		dispatch.WithTool(dispatch.Tool{Name: "hold"}, func(ctx context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		dispatch.WithTool(mcp.Tool{Name: "hold"}, func(ctx context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			id := req.Info.ID.String()
 			g.entered <- id
 			select {
 			case <-g.release:
-				return dispatch.TextResult("released"), nil
+				return mcp.TextResult("released"), nil
 			case <-ctx.Done():
 				g.cancelled <- id
 				return nil, ctx.Err()
 			}
 		}),
-		dispatch.WithTool(dispatch.Tool{Name: "progress"}, func(ctx context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		dispatch.WithTool(mcp.Tool{Name: "progress"}, func(ctx context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			for i := 1; i <= 3; i++ {
-				if err := dispatch.ReportProgress(ctx, dispatch.Progress{Progress: float64(i), Total: 3, Message: fmt.Sprintf("step %d", i)}); err != nil {
+				if err := dispatch.ReportProgress(ctx, mcp.Progress{Progress: float64(i), Total: 3, Message: fmt.Sprintf("step %d", i)}); err != nil {
 					return nil, err
 				}
 			}
-			return dispatch.TextResult("done"), nil
+			return mcp.TextResult("done"), nil
 		}),
-		dispatch.WithTool(dispatch.Tool{Name: "progress-hold"}, func(ctx context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
-			if err := dispatch.ReportProgress(ctx, dispatch.Progress{Progress: 1}); err != nil {
+		dispatch.WithTool(mcp.Tool{Name: "progress-hold"}, func(ctx context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
+			if err := dispatch.ReportProgress(ctx, mcp.Progress{Progress: 1}); err != nil {
 				return nil, err
 			}
 			id := req.Info.ID.String()
 			g.entered <- id
 			select {
 			case <-g.release:
-				return dispatch.TextResult("released"), nil
+				return mcp.TextResult("released"), nil
 			case <-ctx.Done():
 				g.cancelled <- id
 				return nil, ctx.Err()
 			}
 		}),
-		dispatch.WithTool(dispatch.Tool{Name: "regional", InputSchema: json.RawMessage(`{"type":"object","properties":{
+		dispatch.WithTool(mcp.Tool{Name: "regional", InputSchema: json.RawMessage(`{"type":"object","properties":{
 			"region":{"type":"string","x-mcp-header":"Region"},
 			"shard":{"type":"integer","x-mcp-header":"Shard"}}}`)},
-			func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
-				return dispatch.TextResult("ok"), nil
+			func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
+				return mcp.TextResult("ok"), nil
 			}),
-		dispatch.WithTool(dispatch.Tool{Name: "whoami"}, func(_ context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
-			return dispatch.TextResult(fmt.Sprint(req.Info.Principal)), nil
+		dispatch.WithTool(mcp.Tool{Name: "whoami"}, func(_ context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.TextResult(fmt.Sprint(req.Info.Principal)), nil
 		}),
-		dispatch.WithTool(dispatch.Tool{Name: "fail"}, func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		dispatch.WithTool(mcp.Tool{Name: "fail"}, func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			return nil, jsonrpc.NewError(-31999, "application refused")
 		}),
-		dispatch.WithTool(dispatch.Tool{Name: "panic"}, func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		dispatch.WithTool(mcp.Tool{Name: "panic"}, func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			panic("boom")
 		}),
 	)

@@ -10,8 +10,9 @@ import (
 	"testing"
 
 	"github.com/snodo-go/snodo/dispatch"
-	"github.com/snodo-go/snodo/internal/testfixture"
+	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/supervisor"
+	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/testkit"
 	"github.com/snodo-go/snodo/transports/streamablehttp"
 )
@@ -56,10 +57,10 @@ func TestHandleServesAPlainRequest(t *testing.T) {
 
 func TestPrepareRunsNoApplicationCode(t *testing.T) {
 	var runs atomic.Int64
-	rt, err := dispatch.New(dispatch.Implementation{Name: "t", Version: "1"}, dispatch.WithLogger(quiet()),
-		dispatch.WithTool(dispatch.Tool{Name: "count"}, func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+	rt, err := dispatch.New(mcp.Implementation{Name: "t", Version: "1"}, dispatch.WithLogger(quiet()),
+		dispatch.WithTool(mcp.Tool{Name: "count"}, func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			runs.Add(1)
-			return dispatch.TextResult("counted"), nil
+			return mcp.TextResult("counted"), nil
 		}))
 	if err != nil {
 		t.Fatal(err)

@@ -16,8 +16,9 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
-	"github.com/snodo-go/snodo/internal/testfixture"
+	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/supervisor"
+	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/testkit"
 	"github.com/snodo-go/snodo/transports/streamablehttp"
 )
@@ -312,7 +313,7 @@ func runHTTPProperty(t *testing.T, tg target, seed uint64) {
 	rng := rand.New(rand.NewPCG(seed, seed>>9))
 	probe := testfixture.NewProbe()
 	t.Cleanup(probe.ReleaseAll) // on failure, before the server closes
-	rt, err := dispatch.New(dispatch.Implementation{Name: "property", Version: "1"},
+	rt, err := dispatch.New(mcp.Implementation{Name: "property", Version: "1"},
 		append(probe.Options(), dispatch.WithLogger(slog.New(slog.DiscardHandler)))...)
 	if err != nil {
 		t.Fatal(err)

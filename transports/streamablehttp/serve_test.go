@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/internal/testfixture"
 )
 
@@ -46,10 +47,10 @@ func (w *capturingWriter) Write(b []byte) (int, error) {
 // directly, so what it writes is seen whole.
 func TestServeHTTPWritesNothingAfterTheClientLeft(t *testing.T) {
 	var leave context.CancelFunc
-	rt, err := dispatch.New(dispatch.Implementation{Name: "t", Version: "1"}, dispatch.WithLogger(quiet()),
-		dispatch.WithTool(dispatch.Tool{Name: "leave"}, func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+	rt, err := dispatch.New(mcp.Implementation{Name: "t", Version: "1"}, dispatch.WithLogger(quiet()),
+		dispatch.WithTool(mcp.Tool{Name: "leave"}, func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			leave()
-			return dispatch.TextResult("too late"), nil
+			return mcp.TextResult("too late"), nil
 		}))
 	if err != nil {
 		t.Fatal(err)

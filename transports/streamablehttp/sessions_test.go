@@ -24,25 +24,25 @@ import (
 func legacyRuntime(t testing.TB) *dispatch.Runtime {
 	t.Helper()
 	form := json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}}}`)
-	rt, err := dispatch.New(dispatch.Implementation{Name: "http-legacy", Version: "1.0.0"},
+	rt, err := dispatch.New(mcp.Implementation{Name: "http-legacy", Version: "1.0.0"},
 		dispatch.WithLogger(quiet()),
 		dispatch.WithLogging(),
-		dispatch.WithTool(dispatch.Tool{Name: "ask_name"}, func(_ context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		dispatch.WithTool(mcp.Tool{Name: "ask_name"}, func(_ context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			ans, ok := req.Input.Elicitation("name")
 			if !ok {
-				return nil, &dispatch.InputRequired{Requests: map[string]dispatch.InputRequest{"name": dispatch.ElicitForm("Your name?", form)}}
+				return nil, &dispatch.InputRequired{Requests: map[string]mcp.InputRequest{"name": mcp.ElicitForm("Your name?", form)}}
 			}
-			return dispatch.TextResult(fmt.Sprintf("hello %v", ans.Content["name"])), nil
+			return mcp.TextResult(fmt.Sprintf("hello %v", ans.Content["name"])), nil
 		}),
-		dispatch.WithTool(dispatch.Tool{Name: "wait"}, func(ctx context.Context, _ *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		dispatch.WithTool(mcp.Tool{Name: "wait"}, func(ctx context.Context, _ *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			<-ctx.Done()
 			return nil, ctx.Err()
 		}),
-		dispatch.WithTool(dispatch.Tool{Name: "chatty"}, func(ctx context.Context, _ *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+		dispatch.WithTool(mcp.Tool{Name: "chatty"}, func(ctx context.Context, _ *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			for i := range 3 {
 				dispatch.Logger(ctx).Info("step", "n", i)
 			}
-			return dispatch.TextResult("done"), nil
+			return mcp.TextResult("done"), nil
 		}),
 	)
 	if err != nil {
@@ -394,14 +394,14 @@ func TestDrainEndsGetStreams(t *testing.T) {
 // stream opened waits for it.
 func TestSessionGetStreamCarriesChanges(t *testing.T) {
 	hub := dispatch.NewHub(dispatch.HubOptions{})
-	rt, err := dispatch.New(dispatch.Implementation{Name: "http-hub", Version: "1.0.0"},
+	rt, err := dispatch.New(mcp.Implementation{Name: "http-hub", Version: "1.0.0"},
 		dispatch.WithLogger(quiet()),
 		dispatch.WithSubscriptions(hub),
-		dispatch.WithTool(dispatch.Tool{Name: "noop"}, func(context.Context, *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
-			return dispatch.TextResult("ok"), nil
+		dispatch.WithTool(mcp.Tool{Name: "noop"}, func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.TextResult("ok"), nil
 		}),
-		dispatch.WithResource(dispatch.Resource{URI: "test://watched", Name: "watched"}, func(_ context.Context, req *dispatch.ReadResourceRequest) (*dispatch.ReadResourceResult, error) {
-			return &dispatch.ReadResourceResult{Contents: []*dispatch.ResourceContents{dispatch.TextContents(req.URI, "text/plain", "v1")}}, nil
+		dispatch.WithResource(mcp.Resource{URI: "test://watched", Name: "watched"}, func(_ context.Context, req *dispatch.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{mcp.TextContents(req.URI, "text/plain", "v1")}}, nil
 		}),
 	)
 	if err != nil {

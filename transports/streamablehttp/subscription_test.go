@@ -308,9 +308,9 @@ func TestListenOverflowThroughHandle(t *testing.T) {
 	} {
 		t.Run(fmt.Sprint(tc.policy), func(t *testing.T) {
 			hub := dispatch.NewHub(dispatch.HubOptions{MaxBuffer: 2, Overflow: tc.policy})
-			rt, err := dispatch.New(dispatch.Implementation{Name: "overflow", Version: "1"}, dispatch.WithLogger(quiet()),
+			rt, err := dispatch.New(mcp.Implementation{Name: "overflow", Version: "1"}, dispatch.WithLogger(quiet()),
 				dispatch.WithSubscriptions(hub),
-				dispatch.WithResource(dispatch.Resource{URI: "file:///1", Name: "one"}, func(context.Context, *dispatch.ReadResourceRequest) (*dispatch.ReadResourceResult, error) {
+				dispatch.WithResource(mcp.Resource{URI: "file:///1", Name: "one"}, func(context.Context, *dispatch.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 					return nil, dispatch.ErrResourceNotFound
 				}))
 			if err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/snodo-go/snodo/bench/internal/benchtool"
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 // NewRuntime returns the Runtime with the echo and sleep tools and their
@@ -25,25 +26,25 @@ func NewRuntimeWithoutSchemas(logger *slog.Logger) (*dispatch.Runtime, error) {
 
 func newRuntime(logger *slog.Logger, echoSchema, sleepSchema json.RawMessage) (*dispatch.Runtime, error) {
 	return dispatch.New(
-		dispatch.Implementation{Name: "bench-snodo", Version: "1.0.0"},
+		mcp.Implementation{Name: "bench-snodo", Version: "1.0.0"},
 		dispatch.WithLogger(logger),
 		// Serves subscriptions/listen (the idle-stream scenario); nothing
 		// is published.
 		dispatch.WithSubscriptions(dispatch.NewHub(dispatch.HubOptions{})),
-		dispatch.WithTool(dispatch.Tool{Name: benchtool.EchoTool, InputSchema: echoSchema}, echo),
-		dispatch.WithTool(dispatch.Tool{Name: benchtool.SleepTool, InputSchema: sleepSchema}, sleep),
+		dispatch.WithTool(mcp.Tool{Name: benchtool.EchoTool, InputSchema: echoSchema}, echo),
+		dispatch.WithTool(mcp.Tool{Name: benchtool.SleepTool, InputSchema: sleepSchema}, sleep),
 	)
 }
 
-func echo(_ context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+func echo(_ context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 	var a benchtool.EchoArgs
 	if err := json.Unmarshal(req.Arguments, &a); err != nil {
 		return nil, err
 	}
-	return dispatch.TextResult(a.Text), nil
+	return mcp.TextResult(a.Text), nil
 }
 
-func sleep(ctx context.Context, req *dispatch.CallToolRequest) (*dispatch.CallToolResult, error) {
+func sleep(ctx context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 	var a benchtool.SleepArgs
 	if err := json.Unmarshal(req.Arguments, &a); err != nil {
 		return nil, err
@@ -51,5 +52,5 @@ func sleep(ctx context.Context, req *dispatch.CallToolRequest) (*dispatch.CallTo
 	if err := benchtool.Sleep(ctx, a.MS); err != nil {
 		return nil, err
 	}
-	return dispatch.TextResult(benchtool.SleptText(a.MS)), nil
+	return mcp.TextResult(benchtool.SleptText(a.MS)), nil
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/testkit"
 )
 
@@ -15,7 +16,7 @@ func TestMain(m *testing.M) { testkit.VerifyTestMain(m) }
 
 func TestMainStatus(t *testing.T) {
 	good := func() (*dispatch.Runtime, error) {
-		return dispatch.New(dispatch.Implementation{Name: "t", Version: "1"})
+		return dispatch.New(mcp.Implementation{Name: "t", Version: "1"})
 	}
 	bad := func() (*dispatch.Runtime, error) { return nil, errors.New("no tools") }
 	pass := func(rt *dispatch.Runtime) error {

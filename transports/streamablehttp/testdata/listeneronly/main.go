@@ -9,11 +9,12 @@ import (
 	"net/http"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/transports/streamablehttp"
 )
 
 func main() {
-	rt, _ := dispatch.New(dispatch.Implementation{Name: "x", Version: "1"})
+	rt, _ := dispatch.New(mcp.Implementation{Name: "x", Version: "1"})
 	var ln net.Listener
 	_, _ = streamablehttp.NewHandler(rt, streamablehttp.WithAddr("127.0.0.1:0"))
 	_, _ = streamablehttp.NewHandler(rt, streamablehttp.WithListener(ln))

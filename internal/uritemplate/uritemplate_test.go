@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/snodo-go/snodo/dispatch/uritemplate"
+	"github.com/snodo-go/snodo/internal/uritemplate"
 	"github.com/snodo-go/snodo/testkit"
 )
 

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/snodo-go/snodo/dispatch/uritemplate"
+	"github.com/snodo-go/snodo/internal/uritemplate"
 )
 
 // FuzzMatch parses a template and matches a URI against it. Neither may

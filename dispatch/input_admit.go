@@ -1,0 +1,91 @@
+// Admission of the multi round-trip members of a request's params
+// (inputResponses, requestState), before any handler runs.
+
+package dispatch
+
+import (
+	"encoding/json"
+
+	"github.com/snodo-go/snodo/jsonrpc"
+)
+
+// mrtrMethods are the methods that may answer input_required.
+var mrtrMethods = map[string]bool{"tools/call": true, "resources/read": true, "prompts/get": true}
+
+// admitInput checks the MRTR members of a request's params before any
+// handler runs: inputResponses must be an object of client results, and
+// requestState a string this server sealed for this method, these params
+// and this principal, not yet expired. Anything else is -32602.
+func (rt *Runtime) admitInput(method string, params []byte, principal any) (*Input, *jsonrpc.Error) {
+	if !mrtrMethods[method] {
+		return nil, nil
+	}
+	// One pass over params for both members: most calls have neither, and
+	// looking for each on its own would scan the whole params twice.
+	var rawResp, rawState []byte
+	var hasResp, hasState bool
+	jsonrpc.Members(params, func(key, value []byte) bool {
+		switch {
+		case !hasResp && jsonrpc.KeyEquals(key, "inputResponses"):
+			rawResp, hasResp = value, true
+		case !hasState && jsonrpc.KeyEquals(key, "requestState"):
+			rawState, hasState = value, true
+		}
+		return !hasResp || !hasState
+	})
+	if !hasResp && !hasState {
+		return nil, nil
+	}
+	in := &Input{}
+	if hasResp {
+		if len(rawResp) == 0 || rawResp[0] != '{' {
+			return nil, invalidParams("Invalid params: inputResponses must be an object")
+		}
+		in.responses = map[string]json.RawMessage{}
+		bad := false
+		jsonrpc.Members(rawResp, func(key, value []byte) bool {
+			k, ok := jsonrpc.Unquote(key)
+			if !ok || !isInputResponse(value) {
+				bad = true
+				return false
+			}
+			in.responses[k] = value
+			return true
+		})
+		if bad {
+			return nil, invalidParams("Invalid params: every inputResponses value must be an elicitation, sampling or roots result")
+		}
+	}
+	if hasState {
+		token, ok := jsonrpc.Unquote(rawState)
+		if !ok {
+			return nil, invalidParams("Invalid params: requestState must be a string")
+		}
+		state, err := rt.state.open(token, method, params, principal)
+		if err != nil {
+			rt.logger.Debug("snodo: refused requestState", "method", method, "reason", err)
+			return nil, invalidParams("Invalid params: requestState is invalid or expired")
+		}
+		in.state, in.hasState = state, true
+	}
+	return in, nil
+}
+
+// isInputResponse reports whether raw has the shape of one of the three
+// client results an input request can get.
+func isInputResponse(raw []byte) bool {
+	if len(raw) == 0 || raw[0] != '{' {
+		return false
+	}
+	if action, ok := jsonrpc.Member(raw, "action"); ok {
+		a, _ := jsonrpc.Unquote(action)
+		return a == "accept" || a == "decline" || a == "cancel"
+	}
+	if roots, ok := jsonrpc.Member(raw, "roots"); ok {
+		return len(roots) > 0 && roots[0] == '['
+	}
+	role, okRole := jsonrpc.Member(raw, "role")
+	_, okModel := jsonrpc.Member(raw, "model")
+	_, okContent := jsonrpc.Member(raw, "content")
+	return okRole && okModel && okContent && len(role) > 0 && role[0] == '"'
+}
