@@ -10,7 +10,7 @@
 //
 // Transports: [Command] spawns a server and speaks newline-delimited JSON
 // on its standard input and output; [Stream] does the same over any
-// reader and writer; [HTTP] speaks Streamable HTTP; package client/direct
+// reader and writer; [HTTP] speaks Streamable HTTP; package transports/inprocess
 // runs a snodo dispatch.Runtime in the same process.
 //
 // Revisions: 2026-07-28 (stateless, probed with server/discover) and the

@@ -7,9 +7,9 @@ import (
 	"log"
 
 	"github.com/snodo-go/snodo/client"
-	"github.com/snodo-go/snodo/client/direct"
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/mcp"
+	"github.com/snodo-go/snodo/transports/inprocess"
 )
 
 // A client of a server in the same process. Over stdio or HTTP only the
@@ -30,7 +30,7 @@ func Example() {
 		log.Fatal(err)
 	}
 	ctx := context.Background()
-	c, err := client.New(ctx, direct.New(rt))
+	c, err := client.New(ctx, inprocess.New(rt))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func ExampleWithElicitation() {
 		log.Fatal(err)
 	}
 	ctx := context.Background()
-	c, err := client.New(ctx, direct.New(rt), client.WithElicitation(
+	c, err := client.New(ctx, inprocess.New(rt), client.WithElicitation(
 		func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			fmt.Println("asked:", req.Message)
 			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada"}}, nil

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/snodo-go/snodo/internal/sse"
 	"github.com/snodo-go/snodo/jsonrpc"
 )
 
@@ -192,7 +193,7 @@ func (ex *httpExchange) send() error {
 		if out.Stream {
 			limit = 1<<63 - 1 // a listen stream is bounded per event
 		}
-		ex.sse = newSSEReader(&limitReader{r: resp.Body, n: limit}, int(c.max))
+		ex.sse = newEventReader(&limitReader{r: resp.Body, n: limit}, c.max)
 		return nil
 	}
 	// A single JSON body: a result, or an error with any status.
@@ -291,14 +292,14 @@ func (c *httpConn) OpenEventStream() {
 		if resp.StatusCode != http.StatusOK || ct != "text/event-stream" {
 			return
 		}
-		r := newSSEReader(resp.Body, int(c.max))
+		r := newEventReader(resp.Body, c.max)
 		for {
-			_, data, err := r.next()
+			ev, err := r.Next()
 			if err != nil {
 				return
 			}
-			c.trace(false, data)
-			if msg, err := jsonrpc.Decode(data); err == nil && c.peer.Inbound != nil {
+			c.trace(false, ev.Data)
+			if msg, err := jsonrpc.Decode(ev.Data); err == nil && c.peer.Inbound != nil {
 				c.peer.Inbound(msg)
 			}
 		}
@@ -366,7 +367,7 @@ type httpExchange struct {
 	stop    func() bool
 
 	single *jsonrpc.Message
-	sse    *sseReader
+	sse    *sse.Reader
 
 	mu        sync.Mutex
 	answered  bool
@@ -403,7 +404,8 @@ func (ex *httpExchange) Next(ctx context.Context) (*jsonrpc.Message, error) {
 	stop := context.AfterFunc(ctx, ex.cancel)
 	defer stop()
 	for {
-		event, data, err := ex.sse.next()
+		ev, err := ex.sse.Next()
+		event, data := ev.Type, ev.Data
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
@@ -451,14 +453,14 @@ const maxResumes = 5
 // the session, with Last-Event-ID when there was an id. 2026-07-28
 // streams are never resumed: there a closed stream is a cancellation.
 func (ex *httpExchange) resume(ctx context.Context) error {
-	if ex.out.Stateless || ex.sse.lastID == "" && !ex.sse.retrySet {
+	if ex.out.Stateless || ex.sse.LastID == "" && !ex.sse.RetrySet {
 		return errors.New("the stream cannot be resumed")
 	}
 	if ex.resumes >= maxResumes {
 		return fmt.Errorf("resumed %d times already", ex.resumes)
 	}
 	ex.resumes++
-	delay := min(ex.sse.retry, 5*time.Second)
+	delay := min(ex.sse.Retry, 5*time.Second)
 	t := time.NewTimer(delay)
 	select {
 	case <-t.C:
@@ -476,8 +478,8 @@ func (ex *httpExchange) resume(ctx context.Context) error {
 		}
 	}
 	req.Header.Set("Accept", "text/event-stream")
-	if ex.sse.lastID != "" {
-		req.Header.Set("Last-Event-ID", ex.sse.lastID)
+	if ex.sse.LastID != "" {
+		req.Header.Set("Last-Event-ID", ex.sse.LastID)
 	}
 	if ex.session != "" {
 		req.Header.Set(headerSession, ex.session)
@@ -496,9 +498,9 @@ func (ex *httpExchange) resume(ctx context.Context) error {
 	}
 	ex.resp.Body.Close()
 	ex.resp = resp
-	last, retry, set := ex.sse.lastID, ex.sse.retry, ex.sse.retrySet
-	ex.sse = newSSEReader(&limitReader{r: resp.Body, n: ex.c.max}, int(ex.c.max))
-	ex.sse.lastID, ex.sse.retry, ex.sse.retrySet = last, retry, set
+	last, retry, set := ex.sse.LastID, ex.sse.Retry, ex.sse.RetrySet
+	ex.sse = newEventReader(&limitReader{r: resp.Body, n: ex.c.max}, ex.c.max)
+	ex.sse.LastID, ex.sse.Retry, ex.sse.RetrySet = last, retry, set
 	return nil
 }
 
@@ -582,4 +584,35 @@ func (c *httpConn) do(req *http.Request) (*http.Response, error) {
 		}
 		req = next
 	}
+}
+
+// newEventReader reads an event stream whose events are bounded by max,
+// one over it being ErrFrameTooLarge.
+func newEventReader(r io.Reader, max int64) *sse.Reader {
+	sr := sse.NewReader(r, int(max))
+	sr.TooLarge = ErrFrameTooLarge
+	return sr
+}
+
+// limitReader reads at most n bytes and fails with ErrFrameTooLarge past
+// them.
+type limitReader struct {
+	r io.Reader
+	n int64
+}
+
+func (l *limitReader) Read(p []byte) (int, error) {
+	if l.n <= 0 {
+		var one [1]byte
+		if k, _ := l.r.Read(one[:]); k > 0 {
+			return 0, ErrFrameTooLarge
+		}
+		return 0, io.EOF
+	}
+	if int64(len(p)) > l.n {
+		p = p[:l.n]
+	}
+	k, err := l.r.Read(p)
+	l.n -= int64(k)
+	return k, err
 }

@@ -73,45 +73,6 @@ func TestParamHeaders(t *testing.T) {
 	}
 }
 
-func TestSSEReader(t *testing.T) {
-	stream := ": keep-alive\n\n" +
-		"event: message\nid: 1\ndata: {\"a\":1}\n\n" +
-		"retry: 100\r\ndata:{\"b\":\r\ndata: 2}\r\n\r\n" +
-		"event: other\ndata: x\n\n" +
-		"data: last"
-	r := newSSEReader(strings.NewReader(stream), 64)
-	type ev struct{ event, data string }
-	var got []ev
-	for {
-		e, d, err := r.next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		got = append(got, ev{e, string(d)})
-	}
-	want := []ev{{"message", `{"a":1}`}, {"", "{\"b\":\n2}"}, {"other", "x"}, {"", "last"}}
-	if len(got) != len(want) {
-		t.Fatalf("got %q, want %q", got, want)
-	}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Errorf("event %d: %q, want %q", i, got[i], want[i])
-		}
-	}
-	// An event over the bound is refused without holding it.
-	r = newSSEReader(strings.NewReader("data: "+strings.Repeat("x", 100)+"\n\n"), 64)
-	if _, _, err := r.next(); !errors.Is(err, ErrFrameTooLarge) {
-		t.Fatalf("oversized event: %v", err)
-	}
-	r = newSSEReader(strings.NewReader("data: "+strings.Repeat("x", 40)+"\ndata: "+strings.Repeat("y", 40)+"\n\n"), 64)
-	if _, _, err := r.next(); !errors.Is(err, ErrFrameTooLarge) {
-		t.Fatalf("oversized multi-line event: %v", err)
-	}
-}
-
 func TestLimitReader(t *testing.T) {
 	b, err := io.ReadAll(&limitReader{r: strings.NewReader("12345"), n: 5})
 	if err != nil || string(b) != "12345" {
@@ -168,8 +129,8 @@ func TestCacheExpiresAndEvicts(t *testing.T) {
 }
 
 // TestStandsAlone: the client speaks the wire itself; of this module it
-// imports only the shared vocabulary (jsonrpc, mcp), never the server
-// core.
+// imports only the shared vocabulary (jsonrpc, mcp) and the shared
+// event-stream format (internal/sse), never the server core.
 func TestStandsAlone(t *testing.T) {
 	pkg, err := build.ImportDir(".", 0)
 	if err != nil {
@@ -177,7 +138,7 @@ func TestStandsAlone(t *testing.T) {
 	}
 	for _, imp := range pkg.Imports {
 		switch imp {
-		case "github.com/snodo-go/snodo/jsonrpc", "github.com/snodo-go/snodo/mcp":
+		case "github.com/snodo-go/snodo/jsonrpc", "github.com/snodo-go/snodo/mcp", "github.com/snodo-go/snodo/internal/sse":
 			continue
 		}
 		if strings.HasPrefix(imp, "github.com/snodo-go/snodo/") {

@@ -8,7 +8,7 @@ import (
 
 // Transport connects a Client to one server. The package provides
 // [Command] and [Stream] (newline-delimited JSON over a byte stream) and
-// [HTTP] (Streamable HTTP); package client/direct runs a server Runtime in
+// [HTTP] (Streamable HTTP); package transports/inprocess runs a server Runtime in
 // the same process. A Transport may be connected more than once: version
 // negotiation reconnects when a server ends the connection after refusing
 // the server/discover probe.

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/client"
-	"github.com/snodo-go/snodo/client/direct"
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/transports/inprocess"
 	"github.com/snodo-go/snodo/transports/stdio"
 )
 
@@ -45,7 +45,7 @@ func mustRuntime(t testing.TB) *dispatch.Runtime {
 }
 
 func directTransport(t testing.TB) client.Transport {
-	return direct.New(mustRuntime(t))
+	return inprocess.New(mustRuntime(t))
 }
 
 // streamTransport serves the runtime with transports/stdio over in-memory

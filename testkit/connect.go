@@ -13,11 +13,11 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/client"
-	"github.com/snodo-go/snodo/client/direct"
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/supervisor"
+	"github.com/snodo-go/snodo/transports/inprocess"
 	"github.com/snodo-go/snodo/transports/stdio"
 	"github.com/snodo-go/snodo/transports/streamablehttp"
 )
@@ -131,7 +131,7 @@ func Connect(t testing.TB, tr client.Transport, opts ...client.Option) *client.C
 // Connect).
 func ConnectDirect(t testing.TB, rt *dispatch.Runtime, opts ...client.Option) *client.Client {
 	t.Helper()
-	return Connect(t, direct.New(rt), opts...)
+	return Connect(t, inprocess.New(rt), opts...)
 }
 
 // ConnectStdio serves rt with transports/stdio over in-memory pipes, under

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
 	"io"
 	"mime"
 	"net"
@@ -10,6 +9,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/snodo-go/snodo/internal/sse"
 )
 
 // maxBody bounds a request body, as the library's HTTP transport does.
@@ -144,16 +145,17 @@ func startSSE(w http.ResponseWriter) *sseWriter {
 }
 
 func (s *sseWriter) event(frame []byte) error {
-	if _, err := fmt.Fprintf(s.w, "event: message\ndata: %s\n\n", frame); err != nil {
-		return err
-	}
-	return s.rc.Flush()
+	return s.write(sse.AppendEvent(nil, sse.Event{Type: "message", Data: frame}))
 }
 
 // comment writes an SSE comment line, which clients ignore; it keeps a
 // quiet stream from looking dead and finds a client that has gone.
 func (s *sseWriter) comment(text string) error {
-	if _, err := fmt.Fprintf(s.w, ": %s\n\n", text); err != nil {
+	return s.write(sse.AppendComment(nil, text))
+}
+
+func (s *sseWriter) write(b []byte) error {
+	if _, err := s.w.Write(b); err != nil {
 		return err
 	}
 	return s.rc.Flush()

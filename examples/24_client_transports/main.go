@@ -1,6 +1,6 @@
 // Command 24_client_transports makes the same calls with the snodo client
 // over each transport to the same server, and prints what each returned:
-// in process (client/direct), over stdio (the program starts itself as a
+// in process (transports/inprocess), over stdio (the program starts itself as a
 // server process) and over Streamable HTTP (the native listener on an
 // ephemeral 127.0.0.1 port).
 //
@@ -24,7 +24,7 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/client"
-	"github.com/snodo-go/snodo/client/direct"
+	"github.com/snodo-go/snodo/transports/inprocess"
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
@@ -122,7 +122,7 @@ func transports(rt *dispatch.Runtime) (names []string, trs map[string]client.Tra
 		return srv.Shutdown(ctx)
 	}
 	return []string{"direct", "stdio", "http"}, map[string]client.Transport{
-		"direct": direct.New(rt),
+		"direct": inprocess.New(rt),
 		"stdio":  cmd,
 		"http":   client.HTTP(srv.URL()),
 	}, stop, nil

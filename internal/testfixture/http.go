@@ -5,7 +5,6 @@
 package testfixture
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/base64"
@@ -18,6 +17,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/snodo-go/snodo/internal/sse"
 	"github.com/snodo-go/snodo/testkit"
 )
 
@@ -212,42 +212,53 @@ func checkedFrame(t testing.TB, raw []byte, method, version string) *testkit.Fra
 }
 
 // SSEReader reads a text/event-stream one event at a time, for tests that
-// act between events.
+// act between events. It holds the server to what snodo-go writes: data
+// lines and comments only, each event ended by a blank line.
 type SSEReader struct {
-	br *bufio.Reader
+	r *sse.Reader
 }
 
+// maxSSEEvent bounds one event a test reads.
+const maxSSEEvent = 64 << 20
+
 // NewSSEReader reads events from r.
-func NewSSEReader(r io.Reader) *SSEReader { return &SSEReader{br: bufio.NewReader(r)} }
+func NewSSEReader(r io.Reader) *SSEReader {
+	sr := sse.NewReader(&endChecker{r: r}, maxSSEEvent)
+	sr.Comments, sr.Strict = true, true
+	return &SSEReader{r: sr}
+}
 
 // Next returns the next event's data, or comment=true for a comment
 // block. It returns io.EOF at the end of the stream.
 func (s *SSEReader) Next() (data []byte, comment bool, err error) {
-	var lines [][]byte
-	sawComment := false
-	for {
-		line, err := s.br.ReadBytes('\n')
-		if err != nil {
-			if errors.Is(err, io.EOF) && len(line) == 0 && lines == nil && !sawComment {
-				return nil, false, io.EOF
-			}
-			return nil, false, fmt.Errorf("event stream ended inside an event: %w", err)
-		}
-		line = bytes.TrimRight(line, "\r\n")
-		switch {
-		case len(line) == 0:
-			if lines != nil {
-				return bytes.Join(lines, []byte("\n")), false, nil
-			}
-			if sawComment {
-				return nil, true, nil
-			}
-		case line[0] == ':':
-			sawComment = true
-		case bytes.HasPrefix(line, []byte("data:")):
-			lines = append(lines, bytes.TrimPrefix(bytes.TrimPrefix(line, []byte("data:")), []byte(" ")))
-		default:
-			return nil, false, fmt.Errorf("unexpected event stream line %q", line)
-		}
+	ev, err := s.r.Next()
+	switch {
+	case err != nil:
+		return nil, false, err
+	case ev.Comment:
+		return nil, true, nil
+	case ev.Type != "" || ev.ID != "" || ev.Retry != 0:
+		return nil, false, fmt.Errorf("event stream event with fields other than data: %+v", ev)
 	}
+	return ev.Data, false, nil
+}
+
+// endChecker reports a stream that ends inside an event (after a line
+// that is not blank) as an error, not as the event the format delivers.
+type endChecker struct {
+	r    io.Reader
+	last [2]byte // the stream's last two bytes
+	n    int
+}
+
+func (e *endChecker) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	for _, b := range p[:n] {
+		e.last[0], e.last[1] = e.last[1], b
+		e.n++
+	}
+	if errors.Is(err, io.EOF) && e.n > 0 && (e.last[1] != '\n' || e.n > 1 && e.last[0] != '\n') {
+		return n, fmt.Errorf("event stream ended inside an event: %w", io.ErrUnexpectedEOF)
+	}
+	return n, err
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/internal/sse"
 )
 
 // StreamResponse is a text/event-stream response: request-scoped
@@ -40,13 +41,10 @@ var errStreamClosed = errors.New("streamablehttp: stream closed")
 
 // Chunks of the event stream. Frames are compact ASCII JSON, so one data
 // line carries each.
-var keepaliveComment = []byte(": keepalive\n\n")
+var keepaliveComment = sse.AppendComment(nil, "keepalive")
 
 func sseEvent(frame []byte) []byte {
-	b := make([]byte, 0, len(frame)+8)
-	b = append(b, "data: "...)
-	b = append(b, frame...)
-	return append(b, '\n', '\n')
+	return sse.AppendEvent(make([]byte, 0, len(frame)+8), sse.Event{Data: frame})
 }
 
 func newStream(h *Handler, p *Prepared, first []byte) *StreamResponse {

@@ -1,10 +1,11 @@
-// Package direct connects a client.Client to a dispatch.Runtime in the
+// Package inprocess connects a client.Client to a dispatch.Runtime in the
 // same process, with no I/O: each request is decoded from the bytes the
 // client would send on a wire and run with Runtime.Dispatch on a goroutine
 // of its own; progress reaches the client through a dispatch.Notifier.
 //
-// It is the only part of the client that knows the server's internals.
-package direct
+// It is the client transport that knows the server core, so that package
+// client itself imports none of it.
+package inprocess
 
 import (
 	"context"
@@ -26,12 +27,12 @@ type Transport struct {
 func New(rt *dispatch.Runtime) *Transport { return &Transport{rt: rt} }
 
 // CacheKey identifies the server for a shared client.Cache.
-func (t *Transport) CacheKey() string { return fmt.Sprintf("direct:%p", t.rt) }
+func (t *Transport) CacheKey() string { return fmt.Sprintf("inprocess:%p", t.rt) }
 
 // Connect implements client.Transport.
 func (t *Transport) Connect(_ context.Context, peer client.Peer) (client.Conn, error) {
 	if t.rt == nil {
-		return nil, fmt.Errorf("direct: nil Runtime")
+		return nil, fmt.Errorf("inprocess: nil Runtime")
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &conn{rt: t.rt, peer: peer, ctx: ctx, cancel: cancel}, nil
@@ -74,7 +75,7 @@ func (c *conn) Call(_ context.Context, out *client.Outbound) (client.Exchange, e
 	msg, err := jsonrpc.Decode(out.Frame)
 	if err != nil {
 		c.wg.Done()
-		return nil, fmt.Errorf("direct: the client sent an undecodable request: %w", err)
+		return nil, fmt.Errorf("inprocess: the client sent an undecodable request: %w", err)
 	}
 	rctx, cancel := context.WithCancel(c.ctx)
 	ex := &exchange{c: c, cancel: cancel, msgs: make(chan *jsonrpc.Message, 16), done: make(chan struct{}), lost: make(chan struct{})}

@@ -1,4 +1,4 @@
-package direct_test
+package inprocess_test
 
 import (
 	"context"
@@ -9,12 +9,12 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/client"
-	"github.com/snodo-go/snodo/client/direct"
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/testkit"
+	"github.com/snodo-go/snodo/transports/inprocess"
 )
 
 func TestMain(m *testing.M) { testkit.VerifyTestMain(m) }
@@ -70,7 +70,7 @@ func TestFramesAreSchemaValid(t *testing.T) {
 		}
 	}
 	ctx := context.Background()
-	c, err := client.New(ctx, direct.New(rt), client.WithTrace(trace))
+	c, err := client.New(ctx, inprocess.New(rt), client.WithTrace(trace))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +100,7 @@ func TestFramesAreSchemaValid(t *testing.T) {
 // waits for it.
 func TestCloseCancelsRunningRequests(t *testing.T) {
 	started, ended := make(chan struct{}, 1), make(chan error, 1)
-	c, err := client.New(context.Background(), direct.New(newRuntime(t, started, ended)))
+	c, err := client.New(context.Background(), inprocess.New(newRuntime(t, started, ended)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +132,7 @@ func TestCloseCancelsRunningRequests(t *testing.T) {
 }
 
 func TestNilRuntime(t *testing.T) {
-	if _, err := client.New(context.Background(), direct.New(nil)); err == nil {
+	if _, err := client.New(context.Background(), inprocess.New(nil)); err == nil {
 		t.Fatal("a nil Runtime connected")
 	}
 }
