@@ -111,7 +111,7 @@ func parseList(r io.Reader) ([]entry, error) {
 			continue
 		}
 		if len(f) < 4 {
-			return nil, fmt.Errorf("line %d: want: marker mutation test-pattern package...", n)
+			return nil, fmt.Errorf("line %d: want fields: marker, mutation, test pattern, packages", n)
 		}
 		e := entry{marker: f[0], mutation: f[1], pattern: f[2], packages: f[3:], line: n}
 		if !markerName.MatchString(e.marker) {
