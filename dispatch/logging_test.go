@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
-	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/internal/testfixture"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 func loggingRuntime(t *testing.T, opts ...dispatch.Option) *dispatch.Runtime {

@@ -9,9 +9,9 @@ import (
 
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/instrumentation"
+	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/supervisor"
-	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/testkit"
 )
 
@@ -108,7 +108,9 @@ func TestTreeInheritsTheRuntimesSink(t *testing.T) {
 			if err := sup.Close(context.Background()); err != nil {
 				t.Fatal(err)
 			}
-			heard := func(e *testfixture.Events) bool { return len(testfixture.EventsOf[instrumentation.ExecutorEvent](e)) > 0 }
+			heard := func(e *testfixture.Events) bool {
+				return len(testfixture.EventsOf[instrumentation.ExecutorEvent](e)) > 0
+			}
 			if heard(rtSink) != c.rtWant || heard(own) != c.ownWant {
 				t.Fatalf("executor events: Runtime's sink %v, supervisor's %v", heard(rtSink), heard(own))
 			}
