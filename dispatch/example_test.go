@@ -68,7 +68,7 @@ func ExampleWithTypedTool() {
 	// Output:
 	// {"additionalProperties":false,"properties":{"a":{"description":"the first addend","type":"integer"},"b":{"description":"the second addend","type":"integer"}},"required":["a","b"],"type":"object"}
 	// map[sum:5] {"sum":5}
-	// true Invalid arguments: argument /a: fails "type"
+	// true arguments.a: expected integer
 }
 
 // A resource template: URIs matching the RFC 6570 template are served by

@@ -111,7 +111,7 @@ func toolArguments(args json.RawMessage) (json.RawMessage, *jsonrpc.Error) {
 	case len(args) == 0 || string(args) == "null":
 		return emptyObject, nil
 	case args[0] != '{':
-		return nil, invalidParams("Invalid params: arguments must be an object")
+		return nil, invalidParams("Invalid params: arguments: expected object")
 	}
 	return args, nil
 }
@@ -142,10 +142,10 @@ func opToolsCall(ctx context.Context, rt *Runtime, c *Call) (any, error) {
 	if !entry.anyObject && (entry.flat == nil || !entry.flat.valid(args)) {
 		value, err := toJSONValue(args)
 		if err != nil {
-			return nil, invalidParams("Invalid params: arguments are not valid JSON")
+			return nil, invalidParams("Invalid params: arguments: not valid JSON")
 		}
 		if err := entry.input.Validate(value); err != nil {
-			return mcp.ErrorResult("Invalid arguments: " + schemaFailure(err)), nil
+			return mcp.ErrorResult(entry.inputWhy.explain("arguments", value, err)), nil
 		}
 	}
 	res, err := entry.handler(ctx, &CallToolRequest{Name: *p.Name, Arguments: args, Info: &c.Info, Input: c.Input})
@@ -189,7 +189,7 @@ func checkStructured(e *toolEntry, res *mcp.CallToolResult) error {
 		return err
 	}
 	if err := e.output.Validate(v); err != nil {
-		return errors.New("structuredContent fails the output schema: " + schemaFailure(err))
+		return errors.New("output schema: " + e.outputWhy.explain("structuredContent", v, err))
 	}
 	return nil
 }

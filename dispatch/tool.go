@@ -43,6 +43,8 @@ type toolEntry struct {
 	handler ToolHandler
 	input   *jsonschema.Resolved
 	output  *jsonschema.Resolved // nil without an output schema
+	// inputWhy and outputWhy name the place a value fails the schemas.
+	inputWhy, outputWhy *explainer
 	// anyObject is set when the input schema is exactly {"type":"object"}:
 	// any arguments object passes, so validation is skipped.
 	anyObject bool
@@ -88,6 +90,7 @@ func (b *builder) addTool(t mcp.Tool, h ToolHandler) error {
 		return fmt.Errorf("dispatch: tool %q input schema must have \"type\":\"object\" at its root", t.Name)
 	}
 	e.anyObject = string(t.InputSchema) == `{"type":"object"}`
+	e.inputWhy = newExplainer(t.InputSchema)
 	if e.input, err = compileSchema(t.InputSchema); err != nil {
 		return fmt.Errorf("dispatch: tool %q input schema: %w", t.Name, err)
 	}
@@ -104,6 +107,7 @@ func (b *builder) addTool(t mcp.Tool, h ToolHandler) error {
 		if e.output, err = compileSchema(t.OutputSchema); err != nil {
 			return fmt.Errorf("dispatch: tool %q output schema: %w", t.Name, err)
 		}
+		e.outputWhy = newExplainer(t.OutputSchema)
 	}
 	b.tools[t.Name] = e
 	return nil

@@ -86,9 +86,9 @@ func TestTypedToolRejectsBadArgumentsWithoutEchoingThem(t *testing.T) {
 		args map[string]any
 		want string
 	}{
-		"wrong type": {map[string]any{"city": "SECRET-VALUE-1", "days": "SECRET-VALUE-2"}, "/days"},
+		"wrong type": {map[string]any{"city": "SECRET-VALUE-1", "days": "SECRET-VALUE-2"}, "arguments.days: expected integer"},
 		"missing":    {map[string]any{"days": 3}, "city"},
-		"extra":      {map[string]any{"city": "x", "SECRET-KEYLESS": 1}, "unexpected properties"},
+		"extra":      {map[string]any{"city": "x", "KEY": 1}, `unexpected property "KEY"`},
 	}
 	for name, c := range cases {
 		text, isErr := toolText(t, call(t, rt, "tools/call", map[string]any{"name": "w", "arguments": c.args}))

@@ -71,7 +71,7 @@ func typedHandler[In, Out any](h TypedToolHandler[In, Out]) ToolHandler {
 		if err := jsonrpc.Unmarshal(req.Arguments, &in); err != nil {
 			// The schema admitted the arguments but they do not fit In:
 			// the schema given was looser than the type.
-			return mcp.ErrorResult("Invalid arguments: they do not match the tool's input type"), nil
+			return mcp.ErrorResult(decodeFailure(req.Arguments, new(In))), nil
 		}
 		out, err := h(ctx, in)
 		if err != nil {

@@ -49,7 +49,7 @@ func checks(rt *dispatch.Runtime) error {
 	if err != nil {
 		return err
 	}
-	if err := excheck.Expect(res["isError"] == true && excheck.Text(res) == `Invalid arguments: argument /a: fails "type"`, "invalid arguments: %v", res); err != nil {
+	if err := excheck.Expect(res["isError"] == true && excheck.Text(res) == `arguments.a: expected number`, "invalid arguments: %v", res); err != nil {
 		return err
 	}
 	if _, err := c.Fail(ctx, "tools/call", map[string]any{"name": "missing"}, -32602); err != nil {

@@ -50,7 +50,7 @@ func checks(rt *dispatch.Runtime) error {
 	if err != nil {
 		return err
 	}
-	if err := excheck.Expect(res["isError"] == true && excheck.Text(res) == `Invalid arguments: argument /days: fails "type"`, "rejected before the handler: %v", res); err != nil {
+	if err := excheck.Expect(res["isError"] == true && excheck.Text(res) == `arguments.days: expected integer`, "rejected before the handler: %v", res); err != nil {
 		return err
 	}
 	res, err = c.Result(ctx, "tools/call", map[string]any{"name": "forecast", "arguments": map[string]any{"city": "Porto", "days": 9}})
