@@ -76,7 +76,7 @@ type Client struct {
 	readErr  error
 	readDone chan struct{}
 	writeMu  sync.Mutex
-	stopping atomic.Bool // see expectStop
+	stopping atomic.Bool // see ExpectStop
 }
 
 // NewClient reads frames from r until it ends, and writes requests to w.
@@ -137,10 +137,10 @@ func (c *Client) read(r io.Reader) {
 	}
 }
 
-// expectStop tells the client that the server is being stopped abruptly
+// ExpectStop tells the client that the server is being stopped abruptly
 // (its context cancelled, the test ending): a frame then cut short at the
 // end of output is the write the stop abandoned, not a malformed frame.
-func (c *Client) expectStop() { c.stopping.Store(true) }
+func (c *Client) ExpectStop() { c.stopping.Store(true) }
 
 func (c *Client) notify() {
 	close(c.changed)

@@ -63,7 +63,7 @@ func startStdio(t testing.TB, sup *supervisor.Supervisor, ownsSup bool, rt *disp
 	}()
 	s.Client = NewClient(outR, inW)
 	t.Cleanup(func() {
-		s.Client.expectStop()
+		s.Client.ExpectStop()
 		cancel()
 		inW.Close()
 		inR.Close()
