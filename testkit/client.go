@@ -250,8 +250,8 @@ func (c *Client) Frames() []*Frame {
 	return append([]*Frame(nil), c.frames...)
 }
 
-// problems returns the schema failures and unreadable frames seen so far.
-func (c *Client) problems() []string {
+// Problems returns the schema failures and unreadable frames seen so far.
+func (c *Client) Problems() []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return append([]string(nil), c.bad...)
@@ -260,7 +260,7 @@ func (c *Client) problems() []string {
 // CheckFrames fails t for every frame that failed validation.
 func (c *Client) CheckFrames(t testing.TB) {
 	t.Helper()
-	for _, p := range c.problems() {
+	for _, p := range c.Problems() {
 		t.Error(p)
 	}
 }
