@@ -165,7 +165,7 @@ func use(ctx context.Context, resource string, open func(context.Context, string
 	tr.TokenSource = flow
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute) // a person may take a while to log in
 	defer cancel()
-	c, err := client.New(ctx, tr, client.WithProbeTimeout(5*time.Minute), client.WithRequestTimeout(5*time.Minute))
+	c, err := client.New(ctx, tr, client.WithLimits(client.Limits{ProbeTimeout: 5*time.Minute, RequestTimeout: 5*time.Minute}))
 	if err != nil {
 		return err
 	}
@@ -187,10 +187,10 @@ func use(ctx context.Context, resource string, open func(context.Context, string
 		if err != nil {
 			return fmt.Errorf("%s: %w", tool, err)
 		}
-		if len(res.Content) != 1 || !strings.HasSuffix(res.Content[0].Text, " for alice") {
+		if len(res.Content) != 1 || !strings.HasSuffix(mcp.TextOf(res.Content), " for alice") {
 			return fmt.Errorf("%s: %+v", tool, res.Content)
 		}
-		fmt.Printf("%s: %s (logins so far: %d)\n", tool, res.Content[0].Text, logins)
+		fmt.Printf("%s: %s (logins so far: %d)\n", tool, mcp.TextOf(res.Content), logins)
 	}
 	if logins != 2 {
 		return errors.New("want two logins: the first, and the step-up to files:write")
