@@ -68,7 +68,13 @@ func (d dialect20260728) Admit(rt *Runtime, req *Request) (*Call, *jsonrpc.Error
 		entry.op, known = opExtension, true
 	}
 	if req.Header != nil {
-		if e := checkMirroredHeaders(req.Header, msg.Method, mirrorsName(msg.Method), mirroredName(msg)); e != nil {
+		mirrors, name := mirrorsName(msg.Method), mirroredName(msg)
+		if param := ext.nameParam(msg.Method); param != "" {
+			raw, _ := jsonrpc.Member(msg.Params, param)
+			name, _ = jsonrpc.Unquote(raw)
+			mirrors = true
+		}
+		if e := checkMirroredHeaders(req.Header, msg.Method, mirrors, name); e != nil {
 			return nil, e
 		}
 		if e := rt.checkToolHeaders(req.Header, msg); e != nil {

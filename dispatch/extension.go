@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -34,6 +35,21 @@ type Extension struct {
 	// settings object. A nil error accepts; a *jsonrpc.Error refuses with
 	// that error; any other error refuses with -32021.
 	Negotiate func(ctx context.Context, clientSettings map[string]any) error
+	// NameParams maps some of Methods to the params member their HTTP
+	// Mcp-Name header mirrors (as params.name for tools/call): the
+	// 2026-07-28 rules for that header then apply to them (-32020 when it
+	// is missing or differs).
+	NameParams map[string]string
+	// ToolCall, when set, sees every tools/call of an enabled revision once
+	// the tool is found, authorized and its arguments valid, and before its
+	// handler runs, whether or not the request declared the extension
+	// (ToolCall.Declared says). It returns nil to let the call run as
+	// usual; a JSON object to answer the call with it instead (its
+	// resultType kept, the server's identity added to its _meta); or an
+	// error to refuse the call (a *jsonrpc.Error as is, anything else
+	// -32603). ToolCall.Run runs the handler later, detached from the
+	// request. At most one installed extension may set it.
+	ToolCall func(ctx context.Context, call *ToolCall) (json.RawMessage, error)
 }
 
 // ExtensionHandler serves one extension method. The result must encode as
@@ -72,7 +88,6 @@ var coreMethods = map[string]bool{
 	"prompts/list": true, "prompts/get": true, "completion/complete": true,
 	"logging/setLevel": true, "subscriptions/listen": true,
 	"elicitation/create": true, "sampling/createMessage": true, "roots/list": true,
-	"tasks/get": true, "tasks/result": true, "tasks/list": true, "tasks/cancel": true,
 }
 
 // WithExtension installs an extension.
@@ -105,6 +120,18 @@ func WithExtension(e Extension) Option {
 			}
 			b.extRoutes[m] = &extensionRoute{ext: &ext, handler: h}
 		}
+		for m, param := range e.NameParams {
+			if _, ok := e.Methods[m]; !ok || param == "" {
+				return fmt.Errorf("dispatch: extension %q names the Mcp-Name param of %q, which it does not serve", e.ID, m)
+			}
+		}
+		ext.NameParams = maps.Clone(e.NameParams)
+		if e.ToolCall != nil {
+			if b.toolCallExt != nil {
+				return fmt.Errorf("dispatch: extensions %q and %q both intercept tools/call", b.toolCallExt.ID, e.ID)
+			}
+			b.toolCallExt = &ext
+		}
 		b.extensions[e.ID] = &ext
 		return nil
 	}
@@ -117,6 +144,15 @@ func (rt *Runtime) extensionRoute(method, version string) *extensionRoute {
 		return nil
 	}
 	return r
+}
+
+// nameParam returns the params member a method's Mcp-Name mirrors, or ""
+// (also for a nil route).
+func (r *extensionRoute) nameParam(method string) string {
+	if r == nil {
+		return ""
+	}
+	return r.ext.NameParams[method]
 }
 
 // admitExtension checks that the client advertised the extension.

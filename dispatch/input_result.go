@@ -27,29 +27,8 @@ type inputRequiredResult struct {
 // something, that every request is well formed (form schemas flat,
 // sampling messages present), and that the client can serve them all.
 func (rt *Runtime) inputRequired(c *Call, ir *InputRequired) (any, error) {
-	if !mrtrMethods[c.Info.Method] {
-		return nil, rt.internal(c, "input_required", errors.New("only tools/call, resources/read and prompts/get may ask for input"))
-	}
-	if len(ir.Requests) == 0 && ir.State == nil {
-		return nil, rt.internal(c, "input_required", errors.New("an InputRequired needs at least one request or a State"))
-	}
-	var lacking []*mcp.ClientCapabilities
-	for key, r := range ir.Requests {
-		if r == nil {
-			return nil, rt.internal(c, "input_required", errors.New("nil input request under key "+key))
-		}
-		if err := checkInputRequest(r); err != nil {
-			return nil, rt.internal(c, "input_required", fmt.Errorf("input request %q: %w", key, err))
-		}
-		if m := c.Info.ClientCapabilities.Missing(r); m != nil {
-			lacking = append(lacking, m)
-		}
-	}
-	// An initialize-era request without a session has no declared
-	// capabilities to judge, and no channel for server-to-client
-	// requests: its dialect says so (withClientRequests).
-	if len(lacking) > 0 && (c.Dialect == nil || c.Dialect.Era() != EraSession || c.Session != nil) {
-		return nil, mcp.NewMissingCapabilityError(lacking...)
+	if err := rt.checkInputRequired(c, ir); err != nil {
+		return nil, err
 	}
 	res := &inputRequiredResult{requests: ir.Requests, appState: ir.State}
 	if ir.State != nil {
@@ -60,6 +39,37 @@ func (rt *Runtime) inputRequired(c *Call, ir *InputRequired) (any, error) {
 		res.state = token
 	}
 	return res, nil
+}
+
+// checkInputRequired checks that c's method may ask for input, that ir
+// asks for something, that every request is well formed, and that the
+// client can serve them all (-32021 naming what it lacks).
+func (rt *Runtime) checkInputRequired(c *Call, ir *InputRequired) *jsonrpc.Error {
+	if !mrtrMethods[c.Info.Method] {
+		return rt.internal(c, "input_required", errors.New("only tools/call, resources/read and prompts/get may ask for input"))
+	}
+	if len(ir.Requests) == 0 && ir.State == nil {
+		return rt.internal(c, "input_required", errors.New("an InputRequired needs at least one request or a State"))
+	}
+	var lacking []*mcp.ClientCapabilities
+	for key, r := range ir.Requests {
+		if r == nil {
+			return rt.internal(c, "input_required", errors.New("nil input request under key "+key))
+		}
+		if err := checkInputRequest(r); err != nil {
+			return rt.internal(c, "input_required", fmt.Errorf("input request %q: %w", key, err))
+		}
+		if m := c.Info.ClientCapabilities.Missing(r); m != nil {
+			lacking = append(lacking, m)
+		}
+	}
+	// An initialize-era request without a session has no declared
+	// capabilities to judge, and no channel for server-to-client
+	// requests: its dialect says so (withClientRequests).
+	if len(lacking) > 0 && (c.Dialect == nil || c.Dialect.Era() != EraSession || c.Session != nil) {
+		return mcp.NewMissingCapabilityError(lacking...)
+	}
+	return nil
 }
 
 // checkInputRequest reports an input request the protocol would not

@@ -139,14 +139,14 @@ func opToolsCall(ctx context.Context, rt *Runtime, c *Call) (any, error) {
 	if err := rt.authorizeUse(ctx, c, KindTool, *p.Name, "", func() *jsonrpc.Error { return unknownTool(*p.Name) }); err != nil {
 		return nil, err
 	}
-	if !entry.anyObject && (entry.flat == nil || !entry.flat.valid(args)) {
-		value, err := toJSONValue(args)
-		if err != nil {
-			return nil, invalidParams("Invalid params: arguments: not valid JSON")
+	if bad, jerr := checkToolArguments(entry, args); bad != nil || jerr != nil {
+		if jerr != nil {
+			return nil, jerr
 		}
-		if err := entry.input.Validate(value); err != nil {
-			return mcp.ErrorResult(entry.inputWhy.explain("arguments", value, err)), nil
-		}
+		return bad, nil
+	}
+	if res, handled, err := rt.interceptToolCall(ctx, c, entry, *p.Name, args); handled {
+		return res, err
 	}
 	res, err := entry.handler(ctx, &CallToolRequest{Name: *p.Name, Arguments: args, Info: &c.Info, Input: c.Input})
 	if err != nil {
@@ -172,6 +172,22 @@ func opToolsCall(ctx context.Context, rt *Runtime, c *Call) (any, error) {
 		}
 	}
 	return res, nil
+}
+
+// checkToolArguments validates arguments against the tool's input schema:
+// a failure is an isError result naming the path and keyword.
+func checkToolArguments(entry *toolEntry, args json.RawMessage) (*mcp.CallToolResult, *jsonrpc.Error) {
+	if entry.anyObject || entry.flat != nil && entry.flat.valid(args) {
+		return nil, nil
+	}
+	value, err := toJSONValue(args)
+	if err != nil {
+		return nil, invalidParams("Invalid params: arguments: not valid JSON")
+	}
+	if err := entry.input.Validate(value); err != nil {
+		return mcp.ErrorResult(entry.inputWhy.explain("arguments", value, err)), nil
+	}
+	return nil, nil
 }
 
 // checkStructured validates a result's structuredContent against the

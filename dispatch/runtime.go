@@ -64,6 +64,7 @@ type Runtime struct {
 	authorizer   Authorizer      // nil: everything is visible and usable
 	state        stateSealer
 	extRoutes    map[string]*extensionRoute
+	toolCallExt  *Extension           // the extension that intercepts tools/call, if any
 	source       SubscriptionSource   // nil: subscriptions/listen is unknown
 	sink         instrumentation.Sink // nil: no events are built
 }
@@ -76,13 +77,14 @@ type builder struct {
 	versions []string
 	dialects []Dialect
 
-	tools      map[string]*toolEntry
-	prompts    map[string]*promptEntry
-	resources  map[string]*resourceEntry
-	templates  []*templateEntry
-	extensions map[string]*Extension
-	extRoutes  map[string]*extensionRoute
-	registry   *Registry
+	tools       map[string]*toolEntry
+	prompts     map[string]*promptEntry
+	resources   map[string]*resourceEntry
+	templates   []*templateEntry
+	extensions  map[string]*Extension
+	extRoutes   map[string]*extensionRoute
+	toolCallExt *Extension
+	registry    *Registry
 }
 
 // WithInstructions sets the natural-language guidance returned by
@@ -213,6 +215,7 @@ func New(info mcp.Implementation, opts ...Option) (*Runtime, error) {
 		rt.capabilities.Extensions[id] = settings
 	}
 	rt.extRoutes = b.extRoutes
+	rt.toolCallExt = b.toolCallExt
 	reg.checkRuntime(rt)
 	return rt, nil
 }

@@ -83,6 +83,18 @@ func (s *schemaSet) validate(name string, v any) error {
 	return nil
 }
 
+// tasksSchema is the directory of the tasks extension's schema
+// (io.modelcontextprotocol/tasks), which 2026-07-28 servers may speak.
+const tasksSchema = "ext-tasks"
+
+// taskResultDefs names the result definition of each method of the tasks
+// extension, in its schema.
+var taskResultDefs = map[string]string{
+	"tasks/get":    "GetTaskResult",
+	"tasks/update": "UpdateTaskResult",
+	"tasks/cancel": "CancelTaskResult",
+}
+
 // resultDefs names the result definition of each method.
 var resultDefs = map[string]string{
 	"initialize":               "InitializeResult",
@@ -161,6 +173,13 @@ func ValidateFrame(version string, frame []byte, method string) error {
 		if name, ok := notificationDefs[head.Method]; ok {
 			return s.validate(name, v)
 		}
+		if head.Method == "notifications/tasks" && version == "2026-07-28" {
+			ext, err := schemaFor(tasksSchema)
+			if err != nil {
+				return err
+			}
+			return ext.validate("TaskStatusNotification", v)
+		}
 		return s.validate("JSONRPCNotification", v)
 	case head.Result != nil:
 		envelope := "JSONRPCResultResponse"
@@ -177,6 +196,20 @@ func ValidateFrame(version string, frame []byte, method string) error {
 			}
 			if head.Result["resultType"] == "input_required" {
 				return s.validate("InputRequiredResult", result)
+			}
+			// The tasks extension's results live in its own schema: a
+			// task handle in place of a method's result, and the results
+			// of its methods.
+			name, isTask := taskResultDefs[method]
+			if head.Result["resultType"] == "task" {
+				name, isTask = "CreateTaskResult", true
+			}
+			if isTask {
+				ext, err := schemaFor(tasksSchema)
+				if err != nil {
+					return err
+				}
+				return ext.validate(name, result)
 			}
 		}
 		if name, ok := resultDefs[method]; ok {

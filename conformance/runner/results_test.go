@@ -179,3 +179,33 @@ func TestCommittedBaselineLoads(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckLevelBaselineEntries(t *testing.T) {
+	bl := baseline{"*/2026-07-28": {
+		"tasks-lifecycle:wire-schema-valid":   "the suite validates a task handle as a tool result",
+		"tasks-wire-fields:wire-schema-valid": "same",
+	}}
+	fail := func(ids ...string) outcome {
+		o := outcome{successes: 3, failed: map[string]string{}}
+		for _, id := range ids {
+			p := "FAILURE " + id + ": x"
+			o.problems = append(o.problems, p)
+			o.failed[id] = p
+		}
+		return o
+	}
+	r := laneResult{unscored: map[string]outcome{
+		"tasks-lifecycle":   fail("wire-schema-valid"),                              // only the expected check fails
+		"tasks-wire-fields": fail("wire-schema-valid", "tasks-no-early-ttl-expiry"), // and a real failure
+	}}
+	problems := bl.check("native/2026-07-28", r, false)
+	if len(problems) != 1 || !strings.Contains(problems[0], "NEW FAILURE") || !strings.Contains(problems[0], "tasks-no-early-ttl-expiry") || strings.Contains(problems[0], "FAILURE wire-schema-valid") {
+		t.Fatalf("problems: %q", problems)
+	}
+	r.unscored["tasks-lifecycle"] = fail()
+	r.unscored["tasks-wire-fields"] = fail("wire-schema-valid")
+	problems = bl.check("native/2026-07-28", r, false)
+	if len(problems) != 1 || !strings.Contains(problems[0], "STALE baseline entry tasks-lifecycle:wire-schema-valid") {
+		t.Fatalf("a check that no longer fails: %q", problems)
+	}
+}

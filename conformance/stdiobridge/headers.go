@@ -32,12 +32,25 @@ func loadHeaderRules(c *child, logger *slog.Logger) (*headerRules, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), catalogTimeout)
 	defer cancel()
 	var discover struct {
-		Versions []string `json:"supportedVersions"`
+		Versions     []string `json:"supportedVersions"`
+		Capabilities struct {
+			Extensions map[string]json.RawMessage `json:"extensions"`
+		} `json:"capabilities"`
 	}
 	if err := c.call(ctx, "server/discover", nil, &discover); err != nil {
 		return nil, err
 	}
 	opts := []dispatch.Option{dispatch.WithProtocolVersions(discover.Versions...), dispatch.WithLogger(logger)}
+	if _, ok := discover.Capabilities.Extensions[mcp.ExtensionTasks]; ok {
+		// The tasks extension's methods mirror params.taskId in Mcp-Name.
+		opts = append(opts, dispatch.WithExtension(dispatch.Extension{
+			ID: mcp.ExtensionTasks, Versions: []string{mcp.Version20260728},
+			Methods: map[string]dispatch.ExtensionHandler{
+				mcp.MethodTasksGet: neverCalledExt, mcp.MethodTasksUpdate: neverCalledExt, mcp.MethodTasksCancel: neverCalledExt,
+			},
+			NameParams: map[string]string{mcp.MethodTasksGet: "taskId", mcp.MethodTasksUpdate: "taskId", mcp.MethodTasksCancel: "taskId"},
+		}))
+	}
 	cursor := ""
 	for page := 0; ; page++ {
 		if page == 1000 {
@@ -73,6 +86,10 @@ func loadHeaderRules(c *child, logger *slog.Logger) (*headerRules, error) {
 
 func neverCalled(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 	return nil, errors.New("stdiobridge: header rules never execute tools")
+}
+
+func neverCalledExt(context.Context, *dispatch.ExtensionRequest) (any, error) {
+	return nil, errors.New("stdiobridge: header rules never execute extension methods")
 }
 
 // call sends one 2026-07-28 request of the bridge's own and decodes its

@@ -21,6 +21,9 @@ const drainTimeout = 5 * time.Second
 // serveListener serves rt on the library's native listener.
 func serveListener(ctx context.Context, rt *dispatch.Runtime, cfg config, stdin io.Reader, stdout io.Writer, logger *slog.Logger) error {
 	opts := []streamablehttp.ListenerOption{streamablehttp.WithAddr(cfg.addr)}
+	if cfg.sup != nil {
+		opts = append(opts, streamablehttp.WithSupervisor(cfg.sup))
+	}
 	if cfg.sessions {
 		opts = append(opts, sessions())
 	}
@@ -42,6 +45,9 @@ func serveListener(ctx context.Context, rt *dispatch.Runtime, cfg config, stdin 
 // server, as an application would.
 func serveHandler(ctx context.Context, rt *dispatch.Runtime, cfg config, stdin io.Reader, stdout io.Writer, logger *slog.Logger) error {
 	var opts []streamablehttp.HandlerOption
+	if cfg.sup != nil {
+		opts = append(opts, streamablehttp.WithSupervisor(cfg.sup))
+	}
 	if cfg.sessions {
 		opts = append(opts, sessions())
 	}

@@ -35,6 +35,7 @@ import (
 	"syscall"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/supervisor"
 )
 
 func main() {
@@ -50,6 +51,7 @@ type config struct {
 	sessions      bool
 	subscriptions bool
 	pageSize      int
+	sup           *supervisor.Supervisor // the tree every transport serves in
 }
 
 // run parses args and serves until the transport ends; it returns the
@@ -71,11 +73,31 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if cfg.pageSize > 0 {
 		extra = append(extra, dispatch.WithLimits(dispatch.Limits{PageSize: cfg.pageSize}))
 	}
+	runner, err := newTaskRunner()
+	if err != nil {
+		logger.Error("invalid task runner", "error", err)
+		return 1
+	}
+	extra = append(extra, runner.Option())
 	rt, hub, err := newRuntimeWith(logger, cfg.subscriptions, extra...)
 	if err != nil {
 		logger.Error("invalid server definition", "error", err)
 		return 1
 	}
+	if cfg.sup, err = supervisor.New(rt); err != nil {
+		logger.Error("starting the supervision tree", "error", err)
+		return 1
+	}
+	if err := runner.Start(ctx, rt, cfg.sup); err != nil {
+		logger.Error("starting the task runner", "error", err)
+		return 1
+	}
+	defer func() {
+		cctx, cancel := context.WithTimeout(context.Background(), drainTimeout)
+		defer cancel()
+		_ = runner.Close(cctx)
+		_ = cfg.sup.Close(cctx)
+	}()
 	if hub != nil {
 		wctx, stopWatched := context.WithCancel(ctx)
 		updated := make(chan struct{})

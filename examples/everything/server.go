@@ -36,7 +36,7 @@ func newRuntimeWith(logger *slog.Logger, subscriptions bool, extra ...dispatch.O
 	if hub != nil {
 		opts = append(opts, dispatch.WithSubscriptions(hub))
 	}
-	for _, group := range [][]dispatch.Option{contentTools(), protocolTools(reg), mrtrTools(), clientTools(), resources(), prompts(), extra} {
+	for _, group := range [][]dispatch.Option{contentTools(), protocolTools(reg), mrtrTools(), clientTools(), taskToolOptions(), resources(), prompts(), extra} {
 		opts = append(opts, group...)
 	}
 	rt, err := dispatch.New(mcp.Implementation{Name: "snodo-everything", Title: "snodo conformance fixture", Version: "0.1.0"}, opts...)

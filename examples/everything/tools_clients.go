@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/mcp"
@@ -19,11 +20,26 @@ type cityInput struct {
 	City string `json:"city" jsonschema:"The city to report on."`
 }
 
+// reconnectDelay is how long test_reconnection works on after closing
+// its stream, so that its client is away when the response is ready.
+const reconnectDelay = 200 * time.Millisecond
+
 // clientTools cover what client libraries offer beyond the conformance
 // suite's tools: structured output with an output schema, a resource
-// link, and an elicitation in URL mode.
+// link, an elicitation in URL mode, and a call that closes its event
+// stream and answers after the client reconnected (SEP-1699).
 func clientTools() []dispatch.Option {
 	return []dispatch.Option{
+		dispatch.WithTool(mcp.Tool{
+			Name: "test_reconnection", Description: "Closes its event stream mid-call, then answers on the resumed stream (2025-11-25 over HTTP with sessions).", InputSchema: noArgs,
+		}, func(ctx context.Context, _ *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
+			if dispatch.CloseStream(ctx) {
+				if err := pause(ctx, reconnectDelay); err != nil {
+					return nil, err
+				}
+			}
+			return mcp.TextResult("Reconnection test completed"), nil
+		}),
 		dispatch.WithTypedTool(mcp.Tool{
 			Name: "test_structured_output", Description: "Reports the weather of a city as structured content.",
 		}, func(_ context.Context, in cityInput) (weather, error) {

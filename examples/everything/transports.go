@@ -23,5 +23,9 @@ func serveStdio(ctx context.Context, rt *dispatch.Runtime, cfg config, stdin io.
 	if cfg.sessions {
 		logger.Warn("-sessions has no effect on stdio: the connection is the session")
 	}
-	return stdio.Serve(ctx, rt, stdio.WithInput(stdin), stdio.WithOutput(stdout))
+	opts := []stdio.Option{stdio.WithInput(stdin), stdio.WithOutput(stdout)}
+	if cfg.sup != nil {
+		opts = append(opts, stdio.WithSupervisor(cfg.sup))
+	}
+	return stdio.Serve(ctx, rt, opts...)
 }

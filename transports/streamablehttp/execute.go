@@ -26,6 +26,13 @@ type exchange struct {
 	acks    chan error
 	done    chan struct{} // closed when the exchange is over
 	endOnce sync.Once
+	// resumable: the request is in a session, so its event stream carries
+	// ids and survives a dropped connection. closeStream is closed when
+	// the handler asks for its stream to end (dispatch.CloseStream).
+	resumable   bool
+	pollable    bool // 2025-11-25, whose streams start with an id to resume from (SEP-1699)
+	closeStream chan struct{}
+	closeOnce   sync.Once
 }
 
 type event struct {
@@ -35,7 +42,7 @@ type event struct {
 }
 
 func newExchange() *exchange {
-	return &exchange{events: make(chan event, 2), acks: make(chan error, 1), done: make(chan struct{})}
+	return &exchange{events: make(chan event, 2), acks: make(chan error, 1), done: make(chan struct{}), closeStream: make(chan struct{})}
 }
 
 // Notify implements dispatch.Notifier.
@@ -59,6 +66,28 @@ func (x *exchange) Notify(ctx context.Context, frame []byte) error {
 		return ctx.Err()
 	case <-x.done:
 		return errStreamClosed
+	}
+}
+
+// CloseStream implements dispatch.StreamCloser: a request in a session
+// has its event stream closed, its client reconnects with Last-Event-ID
+// and gets the rest from the session's replay log; any other request
+// cannot.
+func (x *exchange) CloseStream() bool {
+	if !x.pollable {
+		return false
+	}
+	x.closeOnce.Do(func() { close(x.closeStream) })
+	return true
+}
+
+// closed reports whether the handler has asked for its stream to end.
+func (x *exchange) closed() bool {
+	select {
+	case <-x.closeStream:
+		return true
+	default:
+		return false
 	}
 }
 
@@ -138,6 +167,15 @@ func (h *Handler) Execute(ctx context.Context, p *Prepared) (*Response, *StreamR
 
 	select {
 	case ev := <-p.x.events:
+		if p.x.closed() {
+			// The handler closed its stream before this event: the stream
+			// starts (with its priming event), ends, and the event waits
+			// in the replay log.
+			task.SetStreaming()
+			st := newStream(h, p, nil)
+			st.held = &ev
+			return nil, st
+		}
 		if !ev.final {
 			task.SetStreaming()
 			return nil, newStream(h, p, ev.frame)
@@ -159,6 +197,11 @@ func (h *Handler) Execute(ctx context.Context, p *Prepared) (*Response, *StreamR
 		task.Cancel()
 		p.finish()
 		return &Response{Status: http.StatusAccepted}, nil
+	case <-p.x.closeStream:
+		// The handler asked for its stream to end before it had one: the
+		// stream starts (with its priming event) and ends at once.
+		task.SetStreaming()
+		return nil, newStream(h, p, nil)
 	case <-h.host.Context().Done():
 		p.finish()
 		return errorResponse(http.StatusServiceUnavailable, call.Info.ID, errShuttingDown), nil

@@ -14,6 +14,7 @@ import (
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/internal/tree"
 	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/mcp"
 )
 
 // Prepared is a request that passed every check and was admitted by the
@@ -32,7 +33,17 @@ type Prepared struct {
 	sess      *httpSession      // the session the request named, held until finish
 	newSess   *dispatch.Session // an initialize's session, issued if it succeeds
 	principal any               // the principal a new session is bound to
-	get       bool              // the session's GET stream
+	get       bool              // the session's GET stream, or a POST stream resumed on a GET
+	// Replay (replay.go): the stream's number in the session's log, and
+	// what a GET with Last-Event-ID resumes.
+	getStream   uint64        // the GET stream's number (0 until it starts, or for a new one)
+	resumeFrom  uint64        // resume after this seq of getStream
+	resumePost  bool          // getStream is a POST stream: follow it to its response, then end
+	lastEventID string        // the Last-Event-ID the client sent ("" for none)
+	lostUnknown bool          // Last-Event-ID names no stream the log still has
+	kick        chan struct{} // closed to stop the GET stream for its resumption
+	kickOnce    sync.Once
+	gone        chan struct{} // closed when the GET stream has ended
 	// clientCancel is closed when the client cancels the request with
 	// notifications/cancelled in its session (nil outside a session).
 	clientCancel chan struct{}
@@ -84,6 +95,9 @@ func (p *Prepared) finish() {
 	if p.sess != nil {
 		if p.get {
 			p.h.sessions.detach(p.sess, p)
+			if p.gone != nil {
+				close(p.gone)
+			}
 		} else {
 			p.h.sessions.untrack(p.sess, p)
 		}
@@ -269,6 +283,8 @@ func (h *Handler) admit(req *Request, body []byte) (*Prepared, *Response) {
 	p := &Prepared{h: h, call: call, x: x, peer: req.Peer, sess: hs, newSess: newSess, principal: req.Principal}
 	if hs != nil {
 		p.clientCancel = make(chan struct{})
+		x.resumable = true // its event stream has ids and can be resumed
+		x.pollable = hs.sess.ProtocolVersion() == mcp.Version20251125
 		h.sessions.track(hs, p)
 	}
 	if call.Info.Method == dispatch.MethodListen {

@@ -143,11 +143,11 @@ func (h *Handler) writeStream(w http.ResponseWriter, r *http.Request, s *StreamR
 		}
 		_ = rc.SetWriteDeadline(time.Now().Add(h.o.limits.WriteTimeout))
 		if _, err := w.Write(chunk); err != nil {
-			s.Close()
+			s.dropped()
 			return
 		}
 		if err := rc.Flush(); err != nil {
-			s.Close()
+			s.dropped()
 			return
 		}
 	}

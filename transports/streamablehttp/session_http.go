@@ -82,13 +82,40 @@ func (h *Handler) prepareSessionMethod(req *Request) (*Prepared, *Response) {
 		h.sessions.release(hs)
 		return nil, &Response{Status: http.StatusNoContent}
 	}
-	p := &Prepared{h: h, x: newExchange(), get: true, sess: hs, peer: req.Peer}
-	if err := h.sessions.attach(hs, p); err != nil {
-		h.sessions.release(hs)
-		return nil, errorResponse(http.StatusConflict, jsonrpc.NullID, errStreamOpenRPC)
+	p := &Prepared{h: h, x: newExchange(), get: true, sess: hs, peer: req.Peer, kick: make(chan struct{}), gone: make(chan struct{})}
+	var resume uint64
+	if last := lastEventID(req.Header); last != "" {
+		// A reconnection: resume the stream the id belongs to.
+		p.lastEventID = last
+		stream, seq, ok := parseEventID(last)
+		if r := hs.log.since(stream, seq); ok && r.known {
+			p.getStream, p.resumeFrom, p.resumePost = stream, seq, r.post
+			if !r.post {
+				resume = stream
+			}
+		} else {
+			p.lostUnknown = true
+		}
+	}
+	if p.getStream == 0 {
+		p.getStream = hs.log.open(false, jsonrpc.NullID)
+	}
+	if !p.resumePost { // a resumed POST stream is not the session's GET stream
+		if err := h.sessions.attach(hs, p, resume, h.o.limits.WriteTimeout); err != nil {
+			h.sessions.release(hs)
+			return nil, errorResponse(http.StatusConflict, jsonrpc.NullID, errStreamOpenRPC)
+		}
 	}
 	h.active.enter()
 	return p, nil
+}
+
+// lastEventID returns the one Last-Event-ID of a request, or "".
+func lastEventID(h http.Header) string {
+	if vs := h["Last-Event-Id"]; len(vs) == 1 {
+		return vs[0]
+	}
+	return ""
 }
 
 // executeGet opens a session's GET stream: an event stream of the

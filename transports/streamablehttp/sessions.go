@@ -31,6 +31,17 @@ type SessionConfig struct {
 	// MaxSessions bounds the live sessions (default 1,024); an initialize
 	// beyond it gets 503.
 	MaxSessions int
+	// ReplayEvents bounds the events a session keeps so that a client
+	// whose event stream dropped can reconnect with Last-Event-ID and get
+	// what it missed (default 256). Beyond it the oldest are dropped, and
+	// a client that reconnects after them is told they were lost.
+	ReplayEvents int
+	// ReplayBytes bounds the bytes of those events (default 1 MiB).
+	ReplayBytes int
+	// RetryDelay is the reconnection delay a 2025-11-25 event stream
+	// announces (the retry field of its first, priming, event; default
+	// 1 s).
+	RetryDelay time.Duration
 	// BindPrincipal makes a session answer only requests whose principal
 	// equals (==) the one of the request that created it; any other gets
 	// 404, as for an unknown session. Principals must then be comparable
@@ -55,8 +66,17 @@ type SessionConfig struct {
 // server-to-client requests. 2026-07-28 requests never use sessions.
 func WithSessions(cfg SessionConfig) Option {
 	return option{"WithSessions", func(o *options) error {
-		if cfg.IdleTimeout < 0 || cfg.MaxSessions < 0 {
+		if cfg.IdleTimeout < 0 || cfg.MaxSessions < 0 || cfg.ReplayEvents < 0 || cfg.ReplayBytes < 0 || cfg.RetryDelay < 0 {
 			return errors.New("session limits must not be negative")
+		}
+		if cfg.ReplayEvents == 0 {
+			cfg.ReplayEvents = 256
+		}
+		if cfg.ReplayBytes == 0 {
+			cfg.ReplayBytes = 1 << 20
+		}
+		if cfg.RetryDelay == 0 {
+			cfg.RetryDelay = time.Second
 		}
 		if cfg.IdleTimeout == 0 {
 			cfg.IdleTimeout = defaultSessionIdleTimeout
@@ -96,6 +116,8 @@ type httpSession struct {
 	// wake holds one signal that the session may have a change
 	// notification for its GET stream.
 	wake chan struct{}
+	// log keeps the session's recent events for replay (replay.go).
+	log *eventLog
 }
 
 func newSessionStore(cfg SessionConfig) *sessionStore {
@@ -131,7 +153,7 @@ func (st *sessionStore) register(sess *dispatch.Session, principal any) (string,
 		return "", err
 	}
 	hs := &httpSession{store: st, id: base64.RawURLEncoding.EncodeToString(b[:]), sess: sess, principal: principal,
-		endCh: make(chan struct{}), wake: make(chan struct{}, 1)}
+		endCh: make(chan struct{}), wake: make(chan struct{}, 1), log: newEventLog(st.cfg.ReplayEvents, st.cfg.ReplayBytes)}
 	sess.SetWake(func() {
 		select {
 		case hs.wake <- struct{}{}:
@@ -231,15 +253,31 @@ func (st *sessionStore) live() int {
 
 var errStreamOpen = errors.New("streamablehttp: the session already has a GET stream")
 
-// attach makes p the session's GET stream.
-func (st *sessionStore) attach(hs *httpSession, p *Prepared) error {
+// attach makes p the session's GET stream. resume is the stream number
+// p resumes (0 for a new stream): a client reconnecting to the GET stream
+// it had takes its place, once the old one, whose connection may not have
+// been seen to drop yet, has stopped (at most timeout), so that nothing is
+// sent on both.
+func (st *sessionStore) attach(hs *httpSession, p *Prepared, resume uint64, timeout time.Duration) error {
 	st.mu.Lock()
-	defer st.mu.Unlock()
-	if hs.stream != nil {
+	old := hs.stream
+	if old != nil && (resume == 0 || old.getStream != resume) {
+		st.mu.Unlock()
 		return errStreamOpen
 	}
-	hs.stream = p
-	return nil
+	if old == nil {
+		hs.stream = p
+		st.mu.Unlock()
+		return nil
+	}
+	st.mu.Unlock()
+	old.kickOnce.Do(func() { close(old.kick) })
+	select {
+	case <-old.gone:
+	case <-time.After(timeout):
+		return errStreamOpen
+	}
+	return st.attach(hs, p, 0, timeout)
 }
 
 // detach forgets p as the session's GET stream.
