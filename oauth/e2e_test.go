@@ -13,6 +13,7 @@ import (
 	"github.com/snodo-go/snodo/client"
 	clientoauth "github.com/snodo-go/snodo/client/oauth"
 	"github.com/snodo-go/snodo/internal/authserver"
+	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/oauth"
 )
 
@@ -101,7 +102,7 @@ func callText(t *testing.T, c *client.Client, tool string) string {
 	if err != nil {
 		t.Fatalf("%s: %v", tool, err)
 	}
-	return res.Content[0].Text
+	return mcp.TextOf(res.Content)
 }
 
 // TestGoClientWithJWTs: the Go client logs in to the protected server
