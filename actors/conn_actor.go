@@ -103,7 +103,7 @@ func (c *connActor) Receive(ac actor.Context) {
 	switch m := ac.Message().(type) {
 	case *actor.Started:
 		c.self = ac.Self()
-		c.ctx, c.cancel = context.WithCancel(context.Background())
+		c.ctx, c.cancel = context.WithCancel(c.s.base)
 		c.scope = c.s.exec.NewScope(c.ctx)
 		c.requests = map[jsonrpc.ID]*reqEntry{}
 		c.subs = map[jsonrpc.ID]*subEntry{}

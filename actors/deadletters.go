@@ -58,6 +58,15 @@ var lateMessages = map[reflect.Type]string{
 	// The tree.
 	reflect.TypeFor[*inspect]():       "Tree asks each actor it listed a moment before, and one may have stopped in between",
 	reflect.TypeFor[*childFinished](): "a finished actor asks its parent to stop it while the parent may be closing the tree",
+	reflect.TypeFor[*closeRoot]():     "the root of a tree started under an application's actor stops by itself when that actor stops, before Close",
+	reflect.TypeFor[*spawnChild]():    "the root of a tree started under an application's actor may stop by itself with a spawn queued; the spawner sees rootDone",
+
+	// The application node and call actors (app.go, app_call.go).
+	reflect.TypeFor[*spawnApp]():   "Spawn may reach an application node that stopped as the tree closed; Spawn sees the node's done channel",
+	reflect.TypeFor[*startCall]():  "a handler may start a call as the tree closes; it sees the node's done channel",
+	reflect.TypeFor[*endCall]():    "the handler ends its call after the tree may have stopped the call actor",
+	reflect.TypeFor[*cancelCall](): "the handler cancels its call after the tree may have stopped the call actor",
+	reflect.TypeFor[*targetGone](): "the application node tells each call of a stopped target, and a call may be stopping meanwhile",
 }
 
 // lateMessage reports whether msg may legitimately reach a stopped actor.
@@ -67,10 +76,14 @@ func lateMessage(msg any) bool {
 }
 
 // countDeadLetter is the system's dead-letter subscriber: an unexpected
-// dead letter is logged and counted.
+// dead letter to one of the tree's actors is logged and counted. The
+// application's part lists its own late messages (tree.AppHooks.Late).
 func (s *system) countDeadLetter(evt any) {
 	dl, ok := evt.(*actor.DeadLetterEvent)
-	if !ok || lateMessage(dl.Message) {
+	if !ok || !s.ours(dl.PID) || lateMessage(dl.Message) {
+		return
+	}
+	if _, ok := s.hooks.Late[reflect.TypeOf(dl.Message)]; ok {
 		return
 	}
 	s.deadLetters.Add(1)

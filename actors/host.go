@@ -47,7 +47,7 @@ func (s *system) StartHost(cfg tree.HostConfig) (tree.Host, error) {
 		cfg.Kind = tree.KindListener
 	}
 	h := &hostHandle{s: s, cfg: cfg, ready: make(chan struct{})}
-	h.ctx, h.cancel = context.WithCancel(context.Background())
+	h.ctx, h.cancel = context.WithCancel(s.base)
 	h.scope = s.exec.NewScope(h.ctx)
 	pid, done, err := s.spawnTop(s.props(func() actor.Actor { return &hostActor{h: h} }), cfg.Prefix)
 	if err != nil {

@@ -69,13 +69,13 @@ const inspectTimeout = 200 * time.Millisecond
 func (s *system) Tree() *tree.Node {
 	root := s.inspectNode(s.root)
 	if root == nil {
-		return &tree.Node{Kind: tree.KindSupervisor, ID: "snodo"}
+		return &tree.Node{Kind: tree.KindSupervisor, ID: s.rootID}
 	}
 	s.mu.Lock()
 	closed := s.closed
 	s.mu.Unlock()
 	if s.exec != nil && !closed {
-		root.Children = append(root.Children, executorNode("executor", s.exec))
+		root.Children = append(root.Children, executorNode(s.rootID+"/executor", s.exec))
 	}
 	return root
 }
@@ -139,10 +139,10 @@ func numberAt(s string, i int) (int, bool) {
 	return n, err == nil
 }
 
-func executorNode(name string, e *executor.Executor) *tree.Node {
+func executorNode(id string, e *executor.Executor) *tree.Node {
 	st := e.Stats()
 	cfg := e.Config()
-	return &tree.Node{Kind: tree.KindExecutor, ID: "snodo/" + name, Attrs: map[string]string{
+	return &tree.Node{Kind: tree.KindExecutor, ID: id, Attrs: map[string]string{
 		"running":         strconv.Itoa(st.Running),
 		"queued":          strconv.Itoa(st.Queued),
 		"subscriptions":   strconv.Itoa(st.Subscriptions),

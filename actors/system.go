@@ -4,9 +4,11 @@ package actors
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -23,7 +25,12 @@ import (
 // one: creating one costs about 3 MB and a few milliseconds.
 type system struct {
 	sys       *actor.ActorSystem
+	hosted    bool   // sys is the application's: never shut it down
+	rootID    string // "snodo", or "<parent>/snodo" under an application's actor
 	root      *actor.PID
+	rootDone  chan struct{} // closed once the root has stopped, for whatever reason
+	base      context.Context
+	hooks     tree.AppHooks // the application part's hooks; hooks.Late extends lateMessages
 	logger    *slog.Logger
 	exec      *executor.Executor
 	strategy  actor.SupervisorStrategy // stop, never restart; shared by every actor
@@ -32,9 +39,13 @@ type system struct {
 	deadLetters atomic.Int64 // dead letters that were not expected
 	deadSub     *eventstream.Subscription
 
-	mu     sync.Mutex
-	closed bool
-	names  map[string]any // claimed with Claim
+	mu      sync.Mutex
+	closed  bool           // no more children: Close was called, or the root is closing by itself
+	closing bool           // Close was called
+	names   map[string]any // claimed with Claim
+
+	appMu sync.Mutex
+	app   *appNode // started on first use
 }
 
 // NewSystem starts an actor system and its root supervisor, with cfg's
@@ -46,26 +57,51 @@ func newSystem(cfg tree.SystemConfig) (*system, error) {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	s := &system{logger: logger, exec: cfg.Executor, strategy: stopStrategy(logger), mailboxes: newMailboxPool(), names: map[string]any{}}
-	libLogger := slog.New(infoAsDebug{logger.Handler()}).With("component", "protoactor")
-	s.sys = actor.NewActorSystem(
-		actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return libLogger }),
-		actor.WithDeadLetterThrottleInterval(10*time.Millisecond),
-		actor.WithDeadLetterRequestLogging(false),
-	)
+	s := &system{logger: logger, exec: cfg.Executor, strategy: stopStrategy(logger), mailboxes: newMailboxPool(), names: map[string]any{},
+		hooks: cfg.App, rootID: "snodo", rootDone: make(chan struct{})}
+	s.base = tree.ContextWithSystem(context.Background(), s)
+	if cfg.Host != nil {
+		s.sys, s.hosted = cfg.Host, true
+		if cfg.Parent != nil {
+			s.rootID = cfg.Parent.Id + "/snodo"
+		}
+	} else {
+		libLogger := slog.New(infoAsDebug{logger.Handler()}).With("component", "protoactor")
+		s.sys = actor.NewActorSystem(
+			actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return libLogger }),
+			actor.WithDeadLetterThrottleInterval(10*time.Millisecond),
+			actor.WithDeadLetterRequestLogging(false),
+		)
+	}
 	s.deadSub = s.sys.EventStream.Subscribe(s.countDeadLetter)
-	pid, err := s.sys.Root.SpawnNamed(s.props(func() actor.Actor { return newRootActor(s) }, actor.WithGuardian(stopStrategy(logger))), "snodo")
+	pid, err := s.sys.Root.SpawnNamed(s.props(func() actor.Actor { return newRootActor(s, cfg.Parent) }, actor.WithGuardian(guardianStrategy)), s.rootID)
 	if err != nil {
 		s.sys.EventStream.Unsubscribe(s.deadSub)
 		s.mailboxes.close()
+		if errors.Is(err, actor.ErrNameExists) {
+			return nil, fmt.Errorf("actors: a supervision tree named %q already runs in this actor system", s.rootID)
+		}
 		return nil, fmt.Errorf("actors: starting root supervisor: %w", err)
 	}
 	s.root = pid
 	return s, nil
 }
 
+// ours reports whether pid is an actor of this tree. In a system of its
+// own every actor is the tree's; in an application's system only those
+// under the root are.
+func (s *system) ours(pid *actor.PID) bool {
+	if !s.hosted {
+		return true
+	}
+	return pid != nil && (pid.Id == s.rootID || strings.HasPrefix(pid.Id, s.rootID+"/"))
+}
+
 // Logger returns the system's logger.
 func (s *system) Logger() *slog.Logger { return s.logger }
+
+// ActorSystem returns the actor system the tree runs in.
+func (s *system) ActorSystem() *actor.ActorSystem { return s.sys }
 
 // Executor returns the executor the tree's requests run on.
 func (s *system) Executor() *executor.Executor { return s.exec }
@@ -104,27 +140,40 @@ func (s *system) Named(name string) (any, bool) {
 
 // Close stops the root supervisor and with it every actor, waiting until
 // the tree is empty or ctx ends. Work running in the executor is not
-// waited for; the executor's owner closes it.
+// waited for; the executor's owner closes it. In an application's actor
+// system only the tree's own actors stop.
 func (s *system) Close(ctx context.Context) error {
 	s.mu.Lock()
-	if s.closed {
+	if s.closing {
 		s.mu.Unlock()
 		return nil
 	}
-	s.closed = true
-	done := make(chan struct{})
-	s.send(s.root, &closeRoot{done: done})
+	s.closing = true
+	if !s.closed {
+		s.closed = true
+		s.send(s.root, &closeRoot{})
+	}
 	s.mu.Unlock()
 	var err error
 	select {
-	case <-done:
+	case <-s.rootDone:
 	case <-ctx.Done():
 		err = fmt.Errorf("actors: supervision tree did not stop: %w", ctx.Err())
 	}
 	s.sys.EventStream.Unsubscribe(s.deadSub)
-	s.sys.Shutdown()
+	if !s.hosted {
+		s.sys.Shutdown()
+	}
 	s.mailboxes.close()
 	return err
+}
+
+// markClosed refuses new children from now on: the root is closing
+// because the actor it was started under stopped.
+func (s *system) markClosed() {
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
 }
 
 // registered returns the number of live actors of ours in the registry
@@ -133,7 +182,7 @@ func (s *system) registered() int {
 	n := 0
 	for _, m := range s.sys.ProcessRegistry.LocalPIDs.LocalPIDs {
 		for _, id := range m.Keys() {
-			if id == "snodo" || len(id) > 6 && id[:6] == "snodo/" {
+			if id == s.rootID || strings.HasPrefix(id, s.rootID+"/") {
 				n++
 			}
 		}
@@ -204,6 +253,11 @@ type requestSpawner struct {
 }
 
 func (r *requestSpawner) spawn(s *system, ac actor.Context, a actor.Actor) *actor.PID {
+	return r.spawnPrefix(s, ac, a, "req")
+}
+
+// spawnPrefix is spawn with another prefix than "req".
+func (r *requestSpawner) spawnPrefix(s *system, ac actor.Context, a actor.Actor, prefix string) *actor.PID {
 	if r.props == nil {
 		r.props = s.leafProps(func() actor.Actor {
 			a := r.next
@@ -212,11 +266,16 @@ func (r *requestSpawner) spawn(s *system, ac actor.Context, a actor.Actor) *acto
 		})
 	}
 	r.next = a
-	return ac.SpawnPrefix(r.props, "req")
+	return ac.SpawnPrefix(r.props, prefix)
 }
 
 // inlineDispatcher processes a mailbox on the sending goroutine.
 var inlineDispatcher = actor.NewSynchronizedDispatcher(300)
+
+// guardianStrategy supervises the root itself: one value for every tree,
+// so an application's actor system gets one guardian for all the trees
+// started in it. The root's panics are logged by its middleware.
+var guardianStrategy = actor.NewOneForOneStrategy(0, 0, func(any) actor.Directive { return actor.StopDirective })
 
 // stopStrategy stops a failing child and never restarts it: a restart would
 // replay nothing useful (the message that failed is dropped) and would

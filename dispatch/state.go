@@ -98,7 +98,8 @@ func WithRequestStateTTL(d time.Duration) Option {
 
 // WithPrincipalID sets how a request's Principal becomes the identity a
 // requestState is bound to, so that state sealed for one principal is
-// refused for another. The default uses a string principal as is, a
+// refused for another. The default uses an [IdentifiedPrincipal]'s
+// PrincipalID (with its type), a string principal as is, a
 // fmt.Stringer's String(), and otherwise the type and printed value.
 func WithPrincipalID(f func(principal any) string) Option {
 	return func(b *builder) error {
@@ -123,6 +124,9 @@ func WithClock(now func() time.Time) Option {
 }
 
 func defaultPrincipalID(p any) string {
+	if id := principalIdentity(p); id != "" {
+		return id
+	}
 	switch v := p.(type) {
 	case nil:
 		return ""

@@ -24,11 +24,16 @@ const (
 
 var allScopes = []string{"files:read", "files:write", "files:admin", "prompts:use"}
 
-func startAS(t *testing.T) *authserver.Server {
+// startAS starts the authorization server for one test, with the
+// resource server's introspection client and every scope the test server
+// uses.
+func startAS(t *testing.T, cfg authserver.Config) *authserver.Server {
 	t.Helper()
+	cfg.Introspection = &authserver.ClientCredentials{ID: rsClient, Secret: rsSecret}
+	cfg.Scopes = allScopes
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	as, err := authserver.Start(ctx, authserver.Config{Introspection: &authserver.ClientCredentials{ID: rsClient, Secret: rsSecret}, Scopes: allScopes})
+	as, err := authserver.Start(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,6 +43,50 @@ func startAS(t *testing.T) *authserver.Server {
 		}
 	})
 	return as
+}
+
+// protectedByAS starts the test server accepting the JWTs as issues for
+// it, which live for ttl (0: the authorization server's 300 s).
+func protectedByAS(t *testing.T, as *authserver.Server, ttl time.Duration) (*protected, *recordingVerifier) {
+	t.Helper()
+	rec := &recordingVerifier{}
+	p := startProtected(t, false, func(resource string) oauth.Verifier {
+		v, err := oauth.NewJWTVerifier(oauth.JWTConfig{Issuer: as.Issuer, Audience: resource})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec.Verifier = v
+		return rec
+	}, []string{as.Issuer})
+	if err := as.AddResource(context.Background(), authserver.Resource{URL: p.url, Scopes: allScopes, TTL: ttl}); err != nil {
+		t.Fatal(err)
+	}
+	return p, rec
+}
+
+// recordingVerifier remembers the distinct tokens its Verifier accepted.
+type recordingVerifier struct {
+	oauth.Verifier
+	mu   sync.Mutex
+	seen []string
+}
+
+func (r *recordingVerifier) Verify(ctx context.Context, token string) (*oauth.Principal, error) {
+	p, err := r.Verifier.Verify(ctx, token)
+	if err == nil {
+		r.mu.Lock()
+		if !slices.Contains(r.seen, token) {
+			r.seen = append(r.seen, token)
+		}
+		r.mu.Unlock()
+	}
+	return p, err
+}
+
+func (r *recordingVerifier) tokens() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.seen)
 }
 
 // keptTokens is a TokenStore that remembers every access token, so that
@@ -72,16 +121,34 @@ func (k *keptTokens) secrets() []string {
 	return slices.Clone(k.all)
 }
 
-// goClient connects the Go client, which logs in through the flow.
-func goClient(t *testing.T, url string, store clientoauth.TokenStore, logins *atomic.Int32) *client.Client {
+// user plays the browser for the logins the Go client asks of it, and
+// keeps their authorization URLs.
+type user struct {
+	logins atomic.Int32
+	urls   chan string
+}
+
+func newUser() *user { return &user{urls: make(chan string, 16)} }
+
+func (u *user) open(ctx context.Context, authURL string) error {
+	u.logins.Add(1)
+	u.urls <- authURL
+	return authserver.Browser(ctx, authURL)
+}
+
+// newFlow returns the Go client's OAuth flow for the server at url.
+func newFlow(t *testing.T, url string, cfg clientoauth.Config) *clientoauth.Flow {
 	t.Helper()
-	flow, err := clientoauth.New(url, clientoauth.Config{Store: store, OpenURL: func(ctx context.Context, u string) error {
-		logins.Add(1)
-		return authserver.Browser(ctx, u)
-	}})
+	flow, err := clientoauth.New(url, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return flow
+}
+
+// goClient connects the Go client, which logs in through flow.
+func goClient(t *testing.T, url string, flow *clientoauth.Flow) *client.Client {
+	t.Helper()
 	tr := client.HTTP(url)
 	tr.TokenSource = flow
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -94,15 +161,29 @@ func goClient(t *testing.T, url string, store clientoauth.TokenStore, logins *at
 	return c
 }
 
-func callText(t *testing.T, c *client.Client, tool string) string {
+// call calls tool and returns the text of its one content block.
+func call(t *testing.T, c *client.Client, tool string) (string, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	res, err := c.CallTool(ctx, tool, nil)
 	if err != nil {
+		return "", err
+	}
+	if len(res.Content) != 1 {
+		t.Fatalf("%s: %+v", tool, res)
+	}
+	return mcp.TextOf(res.Content), nil
+}
+
+// callText is call for a tool that must succeed.
+func callText(t *testing.T, c *client.Client, tool string) string {
+	t.Helper()
+	got, err := call(t, c, tool)
+	if err != nil {
 		t.Fatalf("%s: %v", tool, err)
 	}
-	return mcp.TextOf(res.Content)
+	return got
 }
 
 // TestGoClientWithJWTs: the Go client logs in to the protected server
@@ -111,20 +192,11 @@ func callText(t *testing.T, c *client.Client, tool string) string {
 // challenge and the client steps up. No token, subject or claim reaches
 // a log or an instrumentation event.
 func TestGoClientWithJWTs(t *testing.T) {
-	as := startAS(t)
-	p := startProtected(t, false, func(resource string) oauth.Verifier {
-		v, err := oauth.NewJWTVerifier(oauth.JWTConfig{Issuer: as.Issuer, Audience: resource})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return v
-	}, []string{as.Issuer})
-	if err := as.AddResource(context.Background(), authserver.Resource{URL: p.url, Scopes: allScopes}); err != nil {
-		t.Fatal(err)
-	}
+	as := startAS(t, authserver.Config{})
+	p, _ := protectedByAS(t, as, 0)
 	store := &keptTokens{}
-	var logins atomic.Int32
-	c := goClient(t, p.url, store, &logins)
+	u := newUser()
+	c := goClient(t, p.url, newFlow(t, p.url, clientoauth.Config{Store: store, OpenURL: u.open}))
 	ctx := context.Background()
 	tools, err := c.ListTools(ctx)
 	if err != nil {
@@ -147,7 +219,7 @@ func TestGoClientWithJWTs(t *testing.T) {
 	if got := callText(t, c, "write"); got != "written" {
 		t.Fatal(got)
 	}
-	if n := logins.Load(); n != 2 {
+	if n := u.logins.Load(); n != 2 {
 		t.Fatalf("%d logins, want 2 (the first and the step-up)", n)
 	}
 	noSecrets(t, p, append(store.secrets(), "alice"))
@@ -156,7 +228,7 @@ func TestGoClientWithJWTs(t *testing.T) {
 // TestGoClientWithOpaqueTokens: opaque tokens checked by introspection,
 // each introspected once while it is cached.
 func TestGoClientWithOpaqueTokens(t *testing.T) {
-	as := startAS(t)
+	as := startAS(t, authserver.Config{})
 	var introspections atomic.Int32
 	counting := &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
 		if strings.HasSuffix(r.URL.Path, "/introspection") {
@@ -176,8 +248,8 @@ func TestGoClientWithOpaqueTokens(t *testing.T) {
 		t.Fatal(err)
 	}
 	store := &keptTokens{}
-	var logins atomic.Int32
-	c := goClient(t, p.url, store, &logins)
+	u := newUser()
+	c := goClient(t, p.url, newFlow(t, p.url, clientoauth.Config{Store: store, OpenURL: u.open}))
 	for range 3 {
 		if got := callText(t, c, "read"); got != "read" {
 			t.Fatal(got)
@@ -202,17 +274,8 @@ func TestGoClientWithOpaqueTokens(t *testing.T) {
 // own OAuth implementation, logs in to the protected server through the
 // same authorization server and calls a tool.
 func TestTypeScriptClientLogsIn(t *testing.T) {
-	as := startAS(t)
-	p := startProtected(t, false, func(resource string) oauth.Verifier {
-		v, err := oauth.NewJWTVerifier(oauth.JWTConfig{Issuer: as.Issuer, Audience: resource})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return v
-	}, []string{as.Issuer})
-	if err := as.AddResource(context.Background(), authserver.Resource{URL: p.url, Scopes: allScopes}); err != nil {
-		t.Fatal(err)
-	}
+	as := startAS(t, authserver.Config{})
+	p, _ := protectedByAS(t, as, 0)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	res, err := authserver.TSClient(ctx, p.url, "whoami")

@@ -44,6 +44,17 @@ const (
 	// KindTask is one task the runner holds: its tool, status, age and
 	// deadline.
 	KindTask Kind = "task"
+	// KindApplication is the application node: the parent of the actors
+	// started with [Supervisor.Spawn] and of the calls to actor handlers,
+	// with its counts (actors, calls in flight, total calls).
+	KindApplication Kind = "application"
+	// KindActor is one of the application's actors, with the attributes
+	// its [Describer] gives.
+	KindActor Kind = "actor"
+	// KindCall is one call to an actor handler in flight: its method,
+	// tool, resource or prompt, request id, target, age and state
+	// (waiting, cancelled).
+	KindCall Kind = "call"
 	// KindUnresponsive marks an actor that did not answer in time while
 	// the snapshot was taken: stopping, or stuck.
 	KindUnresponsive Kind = "unresponsive"

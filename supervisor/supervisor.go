@@ -18,6 +18,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/asynkron/protoactor-go/actor"
+
 	"github.com/snodo-go/snodo/actors"
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/instrumentation"
@@ -28,8 +30,9 @@ import (
 // Supervisor owns one supervision tree and the executor its transports
 // run requests on.
 type Supervisor struct {
-	sys  tree.System
-	exec *executor.Executor
+	sys    tree.System
+	exec   *executor.Executor
+	events *events
 }
 
 // Transports reach the tree through tree.SystemOf, so that applications
@@ -68,6 +71,8 @@ type config struct {
 	logger *slog.Logger
 	sink   instrumentation.Sink
 	limits Limits
+	host   *actor.ActorSystem
+	parent *actor.PID
 }
 
 // Option configures [New]. An invalid option makes New fail, naming the
@@ -150,12 +155,20 @@ func New(rt *dispatch.Runtime, opts ...Option) (*Supervisor, error) {
 		Logger:           c.logger,
 		Sink:             c.sink,
 	})
-	sys, err := actors.NewSystem(tree.SystemConfig{Logger: c.logger, Executor: exec})
+	ev := &events{}
+	ev.hub, _ = rt.SubscriptionSource().(publisher)
+	ev.ctx, ev.cancel = context.WithCancel(context.Background())
+	sys, err := actors.NewSystem(tree.SystemConfig{
+		Logger: c.logger, Executor: exec, Host: c.host, Parent: c.parent,
+		App: tree.AppHooks{Guard: newGuard, Receive: ev.receive, Late: lateMessages},
+	})
 	if err != nil {
+		ev.cancel()
 		_ = exec.Close(context.Background())
-		return nil, err
+		return nil, fmt.Errorf("supervisor: %w", err)
 	}
-	return &Supervisor{sys: sys, exec: exec}, nil
+	ev.named = sys.Named
+	return &Supervisor{sys: sys, exec: exec, events: ev}, nil
 }
 
 // Tree returns a snapshot of the live supervision tree: the root, the
@@ -170,6 +183,7 @@ func (s *Supervisor) Tree() *Node { return fromTree(s.sys.Tree()) }
 // for running handlers until ctx ends (a handler that ignores
 // cancellation is reported and abandoned). A second Close returns nil.
 func (s *Supervisor) Close(ctx context.Context) error {
+	s.events.close()
 	return errors.Join(s.sys.Close(ctx), s.exec.Close(ctx))
 }
 

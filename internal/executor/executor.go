@@ -198,7 +198,7 @@ type job struct {
 	spec   Job
 	state  atomic.Int32
 	ctx    context.Context
-	cancel context.CancelFunc
+	cancel context.CancelCauseFunc
 	timer  *time.Timer
 	elem   *list.Element // in the queue while queued
 	// admitted is the submission time, recorded only for instrumentation.
@@ -257,7 +257,7 @@ func (s *Scope) Submit(key any, spec Job) (*Ticket, error) {
 		return nil, ErrOverloaded
 	}
 	j := &job{e: e, scope: s, key: key, spec: spec}
-	j.ctx, j.cancel = context.WithCancel(s.ctx)
+	j.ctx, j.cancel = context.WithCancelCause(s.ctx)
 	if key != nil {
 		s.keys[key] = j
 	}
@@ -429,7 +429,13 @@ func (j *job) finishTerminal(wasQueued bool) {
 	if j.timer != nil {
 		j.timer.Stop()
 	}
-	j.cancel()
+	// A job that timed out has context.DeadlineExceeded as its context's
+	// cause (context.Cause), so code it cancels can tell why.
+	if j.state.Load() == stateTimedOut {
+		j.cancel(context.DeadlineExceeded)
+	} else {
+		j.cancel(context.Canceled)
+	}
 }
 
 func (j *job) deliver(r Result) {

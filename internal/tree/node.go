@@ -21,6 +21,15 @@ const (
 	// KindTask is one task a runner holds: its tool, status, age and
 	// deadline.
 	KindTask Kind = "task"
+	// KindApplication is the application's node: the parent of the
+	// actors an application starts through the supervisor and of the
+	// calls to application actors.
+	KindApplication Kind = "application"
+	// KindActor is an application actor, with the attributes it gives
+	// itself.
+	KindActor Kind = "actor"
+	// KindCall is one handler call in flight to an application actor.
+	KindCall Kind = "call"
 	// KindUnresponsive marks an actor that did not answer inspection in
 	// time: stopping, or stuck in a blocking receive.
 	KindUnresponsive Kind = "unresponsive"

@@ -2,13 +2,17 @@
 // package actors implements it with protoactor-go, package supervisor
 // owns one System per server and publishes its snapshot, and the
 // transports start their connections and hosts in it. Nothing here is an
-// actor, and nothing here is visible to applications.
+// actor (the application's part names protoactor's PID, props and system
+// types, which applications hand in), and nothing here is visible to
+// applications.
 package tree
 
 import (
 	"context"
 	"errors"
 	"log/slog"
+
+	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/snodo-go/snodo/internal/executor"
 )
@@ -23,6 +27,12 @@ type System interface {
 	StartHost(cfg HostConfig) (Host, error)
 	// StartTaskRunner starts a task runner under the root.
 	StartTaskRunner(cfg TaskRunnerConfig) (TaskRunner, error)
+	// Application returns the application's node, starting it on first
+	// use; it fails with ErrSystemClosed once the tree is closed.
+	Application() (Application, error)
+	// ActorSystem is the actor system the tree runs in: its own, or the
+	// application's (SystemConfig.Host).
+	ActorSystem() *actor.ActorSystem
 	// Executor is the executor the tree's requests run on.
 	Executor() *executor.Executor
 	// Logger is the tree's logger.
@@ -52,6 +62,17 @@ type SystemConfig struct {
 	// Executor runs the tree's requests and is shown in the tree.
 	// Required.
 	Executor *executor.Executor
+	// Host, when set, is an actor system the application already runs:
+	// the tree starts in it instead of a system of its own, and closing
+	// the tree stops only the tree's actors.
+	Host *actor.ActorSystem
+	// Parent, when set (with Host), is an actor of the application's the
+	// tree's root is named under (<parent>/snodo); the root watches it
+	// and stops the tree when it stops.
+	Parent *actor.PID
+	// App is what package supervisor adds to the application's part of
+	// the tree.
+	App AppHooks
 }
 
 // ErrSystemClosed is returned when starting children on a closed System.

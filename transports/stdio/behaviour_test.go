@@ -318,6 +318,10 @@ func TestStopHandleAndAppSupervisor(t *testing.T) {
 	if err := waitDone(t, c2); !errors.Is(err, stdio.ErrStopped) {
 		t.Fatalf("Wait after the supervisor closed: %v", err)
 	}
+	// A transport started in a tree already closed ends the same way.
+	if err := stdio.Serve(context.Background(), rt, stdio.WithSupervisor(sup), stdio.WithInput(strings.NewReader("")), stdio.WithOutput(io.Discard)); !errors.Is(err, stdio.ErrStopped) {
+		t.Fatalf("Serve in a closed tree: %v", err)
+	}
 	if n := sup.UnexpectedDeadLetters(); n != 0 {
 		t.Fatalf("%d unexpected dead letters", n)
 	}

@@ -79,6 +79,15 @@ func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 	if err != nil {
 		return &NotifyError{Kind: ErrInvalidNotification, Reason: err}
 	}
+	// A Conn found by its name may still be starting.
+	select {
+	case <-c.started:
+	case <-ctx.Done():
+		return &NotifyError{Kind: ErrOutcomeUnknown, Reason: ctx.Err()}
+	}
+	if c.ac == nil {
+		return &NotifyError{Kind: ErrClosed}
+	}
 	err = c.ac.Notify(ctx, frame)
 	var de *tree.DeliveryError
 	switch {

@@ -57,6 +57,7 @@ var ErrStopped = errors.New("stdio: transport stopped")
 // are safe for concurrent use.
 type Conn struct {
 	ac      tree.Conn
+	started chan struct{} // closed once start has set ac (or failed): a named Conn is found before
 	name    string
 	allowed map[string]bool
 	logger  *slog.Logger
@@ -109,12 +110,14 @@ func Start(ctx context.Context, rt *dispatch.Runtime, opts ...Option) (*Conn, er
 	if rt == nil {
 		return nil, errors.New("stdio: nil Runtime")
 	}
-	c := &Conn{name: o.name, logger: rt.Logger(), grace: o.limits.GracePeriod, writeTimeout: o.limits.WriteTimeout, sup: o.sup, done: make(chan struct{})}
+	c := &Conn{name: o.name, logger: rt.Logger(), grace: o.limits.GracePeriod, writeTimeout: o.limits.WriteTimeout, sup: o.sup, done: make(chan struct{}), started: make(chan struct{})}
 	c.allowed = make(map[string]bool, len(o.notificationMethods))
 	for _, m := range o.notificationMethods {
 		c.allowed[m] = true
 	}
-	if err := c.start(rt, o); err != nil {
+	err := c.start(rt, o)
+	close(c.started)
+	if err != nil {
 		c.release()
 		c.closeOwned(false)
 		return nil, err
@@ -155,6 +158,9 @@ func (c *Conn) start(rt *dispatch.Runtime, o options) error {
 		MaxSubscriptions: o.limits.MaxSubscriptions,
 		Transport:        dispatch.TransportStdio,
 	})
+	if errors.Is(err, tree.ErrSystemClosed) {
+		return fmt.Errorf("%w: its supervision tree was closed", ErrStopped)
+	}
 	if err != nil {
 		return fmt.Errorf("stdio: %w", err)
 	}

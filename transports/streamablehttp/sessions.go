@@ -43,10 +43,13 @@ type SessionConfig struct {
 	// 1 s).
 	RetryDelay time.Duration
 	// BindPrincipal makes a session answer only requests whose principal
-	// equals (==) the one of the request that created it; any other gets
-	// 404, as for an unknown session. Principals must then be comparable
-	// values (strings, pointers, structs of those); a principal that is
-	// not comparable never matches.
+	// is the one of the request that created it; any other gets 404, as
+	// for an unknown session. Two principals of the same type that
+	// implement dispatch.IdentifiedPrincipal are the same when their
+	// PrincipalID is (so a refreshed token's new principal keeps the
+	// session); other principals must be equal (==), and must then be
+	// comparable values (strings, pointers, structs of those): a
+	// principal that is not comparable never matches.
 	BindPrincipal bool
 }
 
@@ -321,15 +324,17 @@ func (st *sessionStore) cancel(hs *httpSession, id jsonrpc.ID) {
 	}
 }
 
-// samePrincipal compares two principals with ==, without panicking on
-// values that are not comparable (those never match): a comparable type
-// can still hold an incomparable value in an interface field.
+// samePrincipal compares two principals by their PrincipalID when they
+// have one (see SessionConfig.BindPrincipal), otherwise with ==. A panic
+// (== on values that are not comparable: a comparable type can still
+// hold an incomparable value in an interface field; a PrincipalID on a
+// nil receiver) means no match.
 func samePrincipal(a, b any) (same bool) {
 	if a == nil || b == nil {
 		return a == nil && b == nil
 	}
 	ta, tb := reflect.TypeOf(a), reflect.TypeOf(b)
-	if ta != tb || !ta.Comparable() {
+	if ta != tb {
 		return false
 	}
 	defer func() {
@@ -337,5 +342,10 @@ func samePrincipal(a, b any) (same bool) {
 			same = false
 		}
 	}()
-	return a == b
+	if ia, ok := a.(dispatch.IdentifiedPrincipal); ok {
+		if id := ia.PrincipalID(); id != "" { // mutation: session-matches-principal-identity
+			return id == b.(dispatch.IdentifiedPrincipal).PrincipalID()
+		}
+	}
+	return ta.Comparable() && a == b
 }
