@@ -1,0 +1,15 @@
+// Package backplane lets several instances of one MCP server, behind a
+// load balancer, share what a client may reach through any of them, over
+// NATS (github.com/nats-io/nats.go). The application owns the
+// *nats.Conn: it dials, authenticates and closes it; this package only
+// uses it.
+//
+//   - [NewTaskStore] is a taskstore.Store on a JetStream key-value bucket:
+//     a task created through one instance is read, updated and cancelled
+//     through any other, and compare-and-set on the record's revision
+//     keeps two instances from both taking it.
+//
+// The package lives in its own module so that the server core never
+// depends on NATS. docs/DEPLOYMENT.md describes a deployment of several
+// instances: what they must share and what needs no affinity.
+package backplane
