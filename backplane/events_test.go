@@ -347,3 +347,38 @@ func TestEventsNATSRestart(t *testing.T) {
 		t.Fatalf("b's stats %+v", s)
 	}
 }
+
+// TestRemoteEventsObeyTheListenersBound: events from another instance
+// fill a listener's buffer under its own hub's bound and overflow policy,
+// as local ones do (here 2 events, DropNewest).
+func TestRemoteEventsObeyTheListenersBound(t *testing.T) {
+	ns := startNATS(t)
+	a := newInstance(t, "a", ns.connect(t), dispatch.HubOptions{})
+	b := newInstance(t, "b", ns.connect(t), dispatch.HubOptions{MaxBuffer: 2, Overflow: dispatch.DropNewest})
+	// A listener nobody reads, and a stream that sees the end marker: the
+	// hub hands each event to both in one Publish.
+	slow := b.hub.Attach(mcp.SubscriptionFilter{ResourceSubscriptions: []string{watched, "file:///end/a"}}, nil)
+	defer slow.Close()
+	if _, err := slow.Next(); err != dispatch.ErrNoEvent {
+		t.Fatalf("an empty listener: %v", err)
+	}
+	reader := b.listen(t, mcp.SubscriptionFilter{ResourceSubscriptions: []string{"file:///end/a"}})
+	for i := range 4 {
+		if _, err := a.events.Publish(dispatch.Event{Kind: dispatch.EventResourceUpdated, URI: fmt.Sprintf("%s/%d", watched, i), Subscribed: watched}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	endMarker(t, a)
+	collect(t, reader, "a")
+	var got []string
+	for {
+		ev, err := slow.Next()
+		if err != nil {
+			break
+		}
+		got = append(got, ev.URI)
+	}
+	if want := []string{watched + "/0", watched + "/1"}; !slices.Equal(got, want) || slow.Dropped() != 3 {
+		t.Fatalf("the bounded listener holds %v with %d dropped, want %v and 3 dropped (DropNewest)", got, slow.Dropped(), want)
+	}
+}
