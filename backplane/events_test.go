@@ -34,7 +34,7 @@ const (
 	other   = "file:///other"
 )
 
-func newInstance(t *testing.T, name string, nc *nats.Conn, hubOpts dispatch.HubOptions) *instance {
+func newInstance(t testing.TB, name string, nc *nats.Conn, hubOpts dispatch.HubOptions) *instance {
 	t.Helper()
 	in := &instance{name: name, nc: nc, hub: dispatch.NewHub(hubOpts)}
 	var err error

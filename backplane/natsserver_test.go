@@ -13,14 +13,14 @@ import (
 // keeping its streams under a test's temporary directory, that a test can
 // stop and start again on the same port and storage.
 type natsServer struct {
-	t    *testing.T
+	t    testing.TB
 	dir  string
 	port int
 	srv  *server.Server
 }
 
 // startNATS starts a server; the test's cleanup stops it.
-func startNATS(t *testing.T) *natsServer {
+func startNATS(t testing.TB) *natsServer {
 	t.Helper()
 	n := &natsServer{t: t, dir: t.TempDir(), port: -1}
 	n.start()
@@ -65,7 +65,7 @@ func (n *natsServer) stop() {
 func (n *natsServer) URL() string { return n.srv.ClientURL() }
 
 // connect dials the server; the test's cleanup closes the connection.
-func (n *natsServer) connect(t *testing.T, opts ...nats.Option) *nats.Conn {
+func (n *natsServer) connect(t testing.TB, opts ...nats.Option) *nats.Conn {
 	t.Helper()
 	nc, err := nats.Connect(n.srv.ClientURL(), opts...)
 	if err != nil {

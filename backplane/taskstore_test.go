@@ -170,3 +170,44 @@ func TestTaskTTLIsTheBucketsTTL(t *testing.T) {
 		t.Fatalf("per-key TTL of a task without a TTL: %q, want none", got)
 	}
 }
+
+// TestTaskStoreWhileNATSIsDown: with the server gone, a call fails when
+// its context ends, with the context's error, instead of waiting for the
+// server; once the server is back (same storage) the same store serves
+// the record it kept.
+func TestTaskStoreWhileNATSIsDown(t *testing.T) {
+	ns := startNATS(t)
+	nc := ns.connect(t, nats.ReconnectWait(20*time.Millisecond), nats.MaxReconnects(-1))
+	s := openStore(t, nc, "outage", taskstore.Options{})
+	defer s.Close()
+	rec := taskstore.Record{ID: taskstore.NewID(), Method: "tools/call", Status: taskstore.StatusWorking, TTL: time.Hour}
+	if _, _, err := s.Create(context.Background(), rec); err != nil {
+		t.Fatal(err)
+	}
+	back := nc.StatusChanged(nats.CONNECTED)
+	defer nc.RemoveStatusListener(back)
+
+	ns.stop()
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := s.Get(ctx, rec.ID)
+	if err == nil || !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, nats.ErrTimeout) {
+		t.Fatalf("Get while NATS is down: %v, want the context's deadline", err)
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Fatalf("Get while NATS is down took %v with a 300 ms context", took)
+	}
+
+	ns.start()
+	select {
+	case <-back:
+	case <-time.After(20 * time.Second):
+		t.Fatal("no reconnection in 20 s")
+	}
+	ctx2, cancel2 := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel2()
+	if got, err := s.Get(ctx2, rec.ID); err != nil || got.Revision != 1 {
+		t.Fatalf("Get after NATS came back: revision %d, %v", got.Revision, err)
+	}
+}

@@ -216,6 +216,20 @@ func cacheArgCursor(first bool, cursor string) string {
 // annotations from ListTools; a call to a tool it has not listed that the
 // server refuses with a header mismatch is retried once after listing.
 func (c *Client) CallTool(ctx context.Context, name string, arguments any, opts ...CallOption) (*mcp.CallToolResult, error) {
+	raw, err := c.callTool(ctx, name, arguments, false, opts)
+	if err != nil {
+		return nil, err
+	}
+	var res mcp.CallToolResult
+	if err := decodeResult("tools/call", raw, &res); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
+// callTool sends a tools/call and returns its raw result; task declares
+// the tasks extension, so that the result may be a task handle.
+func (c *Client) callTool(ctx context.Context, name string, arguments any, task bool, opts []CallOption) (json.RawMessage, error) {
 	var args json.RawMessage
 	if arguments != nil {
 		b, err := jsonrpc.Marshal(arguments)
@@ -242,6 +256,7 @@ func (c *Client) CallTool(ctx context.Context, name string, arguments any, opts 
 		c.toolsMu.Unlock()
 		r.paramHeaders = paramHeaderValues(hs, args)
 		r.knownTool = known
+		r.task = task
 		return r
 	}
 	r := build()
@@ -252,14 +267,7 @@ func (c *Client) CallTool(ctx context.Context, name string, arguments any, opts 
 			raw, err = c.call(ctx, build())
 		}
 	}
-	if err != nil {
-		return nil, err
-	}
-	var res mcp.CallToolResult
-	if err := decodeResult("tools/call", raw, &res); err != nil {
-		return nil, err
-	}
-	return &res, nil
+	return raw, err
 }
 
 // ReadResource reads a resource. Results the server marks cacheable are

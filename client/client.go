@@ -183,6 +183,9 @@ type request struct {
 	inputRound bool
 	knownTool  bool
 	extraMeta  map[string]any
+	// task declares the tasks extension on this request (2026-07-28),
+	// so that a tools/call may answer with a task.
+	task bool
 }
 
 var progressSeq atomic.Int64
@@ -244,7 +247,11 @@ func (c *Client) start(ctx context.Context, r *request) (*pending, error) {
 	isStateless := version != "" && stateless(version)
 	if isStateless {
 		meta["io.modelcontextprotocol/protocolVersion"] = version
-		meta["io.modelcontextprotocol/clientCapabilities"] = c.capabilities()
+		caps := c.capabilities()
+		if r.task {
+			caps["extensions"] = map[string]any{mcp.ExtensionTasks: map[string]any{}}
+		}
+		meta["io.modelcontextprotocol/clientCapabilities"] = caps
 		meta["io.modelcontextprotocol/clientInfo"] = c.cfg.info
 		if c.cfg.logLevel != "" {
 			meta["io.modelcontextprotocol/logLevel"] = c.cfg.logLevel

@@ -105,6 +105,29 @@ func resultType(raw []byte) string {
 	return s
 }
 
+// answerInputs asks the registered handlers for every input request of
+// method's result, in key order. A request no handler answers makes it
+// return an *InputRequiredError listing what is missing.
+func (c *Client) answerInputs(ctx context.Context, method string, requests map[string]mcp.InputRequest, requestState string) (map[string]any, error) {
+	responses := map[string]any{}
+	var missing []string
+	for _, key := range slices.Sorted(maps.Keys(requests)) {
+		res, err := c.fulfil(ctx, requests[key])
+		switch {
+		case errors.Is(err, errNoHandler):
+			missing = append(missing, requests[key].Method())
+		case err != nil:
+			return nil, fmt.Errorf("client: %s: answering %s: %w", method, requests[key].Method(), err)
+		default:
+			responses[key] = res
+		}
+	}
+	if len(missing) > 0 {
+		return nil, &InputRequiredError{Requests: requests, RequestState: requestState, Missing: slices.Compact(slices.Sorted(slices.Values(missing)))}
+	}
+	return responses, nil
+}
+
 // call runs a request to completion, answering input requests through the
 // registered handlers for up to maxInputRounds retries. Results are served
 // from and stored in the cache when the request is cacheable.
@@ -138,6 +161,11 @@ func (c *Client) call(ctx context.Context, r *request) (json.RawMessage, error) 
 			}
 			return raw, nil
 		case "input_required":
+		case mcp.ResultTypeTask:
+			if r.task {
+				return raw, nil
+			}
+			return nil, fmt.Errorf("%w: %s returned a task, which only StartTool asks for", ErrUnexpectedResult, r.method)
 		default:
 			return nil, fmt.Errorf("%w: %s returned resultType %q", ErrUnexpectedResult, r.method, resultType(raw))
 		}
@@ -153,21 +181,9 @@ func (c *Client) call(ctx context.Context, r *request) (json.RawMessage, error) 
 		if round >= c.cfg.maxInputRounds {
 			return nil, fmt.Errorf("client: %s: %w (%d)", r.method, ErrTooManyInputRounds, c.cfg.maxInputRounds)
 		}
-		responses := map[string]any{}
-		var missing []string
-		for _, key := range slices.Sorted(maps.Keys(ir.InputRequests)) {
-			res, err := c.fulfil(ctx, ir.InputRequests[key])
-			switch {
-			case errors.Is(err, errNoHandler):
-				missing = append(missing, ir.InputRequests[key].Method())
-			case err != nil:
-				return nil, fmt.Errorf("client: %s: answering %s: %w", r.method, ir.InputRequests[key].Method(), err)
-			default:
-				responses[key] = res
-			}
-		}
-		if len(missing) > 0 {
-			return nil, &InputRequiredError{Requests: ir.InputRequests, RequestState: ir.RequestState, Missing: slices.Compact(slices.Sorted(slices.Values(missing)))}
+		responses, err := c.answerInputs(ctx, r.method, ir.InputRequests, ir.RequestState)
+		if err != nil {
+			return nil, err
 		}
 		if len(ir.InputRequests) == 0 {
 			// Only requestState: the server asks for a plain retry (for

@@ -23,4 +23,12 @@
 // running. A task ends with its work, a cancel, its deadline, or the
 // runner stopping; only the principal that created it can see or change
 // it.
+//
+// Only 2026-07-28 requests get tasks. On an initialize-era session
+// (2025-11-25, 2025-06-18) an Optional tool answers synchronously, a
+// Required one is refused with -32021, and tasks/* are -32601: the
+// experimental tasks of 2025-11-25 are not served.
+//
+// The client side is client.Client's StartTool, GetTask, UpdateTask,
+// CancelTask and AwaitTask.
 package tasks

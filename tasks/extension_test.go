@@ -17,7 +17,7 @@ import (
 
 // server is a Runtime with the tasks extension and a few tools, its
 // supervisor and its Runner, all closed when the test ends.
-func server(t *testing.T, opts ...tasks.Option) (*dispatch.Runtime, *supervisor.Supervisor) {
+func server(t testing.TB, opts ...tasks.Option) (*dispatch.Runtime, *supervisor.Supervisor) {
 	t.Helper()
 	r, err := tasks.New(append([]tasks.Option{tasks.WithTools(
 		tasks.Tool{Name: "render", Support: tasks.Optional},

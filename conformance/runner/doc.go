@@ -26,6 +26,7 @@ func writeConformanceDoc(path string, results []laneResult, bl baseline) error {
 	for _, r := range results {
 		fmt.Fprintf(&b, "| %s | %s | %d / %d | %d / %d |\n", r.lane, r.version, r.passed(), len(r.scenarios), r.unscoredPassed(), r.unscoredTotal())
 	}
+	writeUnscored(&b, results)
 	b.WriteString("\n## Expected failures\n\n")
 	b.WriteString("Every failing scenario, scored or not (pending and extension scenarios run with the required ones\n")
 	b.WriteString("but do not count in the suite's score), is listed here with its reason; one that fails and is not\n")
@@ -60,6 +61,69 @@ func writeConformanceDoc(path string, results []laneResult, bl baseline) error {
 		return err
 	}
 	return os.WriteFile(path, []byte(b.String()), 0o644)
+}
+
+// writeUnscored lists each scenario the suite ran without scoring it
+// (pending ones and those of extensions, such as the tasks-* scenarios of
+// io.modelcontextprotocol/tasks) with its result on every lane and
+// version that ran it: "pass", or the ids of the checks that failed.
+// Lanes and versions without such scenarios get no column.
+func writeUnscored(b *strings.Builder, all []laneResult) {
+	names := map[string]bool{}
+	var results []laneResult // the lanes and versions with such scenarios
+	for _, r := range all {
+		for n := range r.unscored {
+			names[n] = true
+		}
+		if len(r.unscored) > 0 {
+			results = append(results, r)
+		}
+	}
+	if len(names) == 0 {
+		return
+	}
+	sorted := make([]string, 0, len(names))
+	for n := range names {
+		sorted = append(sorted, n)
+	}
+	sort.Strings(sorted)
+	b.WriteString("\n## Scenarios the suite does not score\n\n")
+	b.WriteString("Pending scenarios and those of extensions (`tasks-*` is `io.modelcontextprotocol/tasks`) run\n")
+	b.WriteString("with the required ones; each cell is the scenario's result on that lane: **pass**, the checks that\n")
+	b.WriteString("failed (see the expected failures below for why), or *skipped* when the suite ran no check.\n\n")
+	b.WriteString("| scenario |")
+	for _, r := range results {
+		fmt.Fprintf(b, " %s %s |", r.lane, r.version)
+	}
+	b.WriteString("\n|---|")
+	for range results {
+		b.WriteString("---|")
+	}
+	b.WriteString("\n")
+	for _, n := range sorted {
+		fmt.Fprintf(b, "| `%s` |", n)
+		for _, r := range results {
+			o, ran := r.unscored[n]
+			switch {
+			case !ran:
+				b.WriteString(" — |")
+			case o.ok():
+				b.WriteString(" pass |")
+			case len(o.failed) > 0:
+				ids := make([]string, 0, len(o.failed))
+				for id := range o.failed {
+					ids = append(ids, "`"+id+"`")
+				}
+				sort.Strings(ids)
+				fmt.Fprintf(b, " failed %s |", strings.Join(ids, ", "))
+			case o.successes == 0:
+				b.WriteString(" *skipped* |")
+			default:
+				b.WriteString(" failed |")
+			}
+		}
+		b.WriteString("\n")
+	}
 }
 
 // stdioFront says which requests of the stdio lane the bridge answers

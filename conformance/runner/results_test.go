@@ -209,3 +209,33 @@ func TestCheckLevelBaselineEntries(t *testing.T) {
 		t.Fatalf("a check that no longer fails: %q", problems)
 	}
 }
+
+func TestUnscoredScenariosAreTabled(t *testing.T) {
+	results := []laneResult{
+		{lane: "native", version: "2026-07-28", unscored: map[string]outcome{
+			"tasks-lifecycle":            {successes: 3},
+			"tasks-wire-fields":          {successes: 2, problems: []string{"FAILURE wire-schema-valid: x"}, failed: map[string]string{"wire-schema-valid": "FAILURE wire-schema-valid: x"}},
+			"tasks-status-notifications": {problems: []string{"no successful check"}},
+		}},
+		{lane: "native", version: "2025-06-18"},
+		{lane: "stdio", version: "2026-07-28", unscored: map[string]outcome{"tasks-lifecycle": {successes: 1, problems: []string{"FAILURE a: y"}}}},
+	}
+	var b strings.Builder
+	writeUnscored(&b, results)
+	got := b.String()
+	for _, want := range []string{
+		"| scenario | native 2026-07-28 | stdio 2026-07-28 |",
+		"| `tasks-lifecycle` | pass | failed |",
+		"| `tasks-status-notifications` | *skipped* | — |",
+		"| `tasks-wire-fields` | failed `wire-schema-valid` | — |",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("table lacks %q:\n%s", want, got)
+		}
+	}
+	b.Reset()
+	writeUnscored(&b, []laneResult{{lane: "native", version: "2025-06-18"}})
+	if b.Len() != 0 {
+		t.Errorf("a run with no unscored scenario wrote %q", b.String())
+	}
+}

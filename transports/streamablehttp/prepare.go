@@ -263,7 +263,7 @@ func (h *Handler) admit(req *Request, body []byte) (*Prepared, *Response) {
 	x := newExchange()
 	dreq.Notifier = x
 	call, out := h.rt.Admit(dreq)
-	if call == nil || h.sessions != nil && hs == nil && newSess == nil && call.Dialect.Era() == dispatch.EraSession {
+	if call == nil || h.sessions != nil && hs == nil && newSess == nil && call.Dialect.Era() == dispatch.EraSession && !pingBeforeSession(call) {
 		if hs != nil {
 			h.sessions.release(hs)
 		}
@@ -301,3 +301,9 @@ func (h *Handler) admit(req *Request, body []byte) (*Prepared, *Response) {
 	h.active.enter()
 	return p, nil
 }
+
+// pingBeforeSession reports an initialize-era ping outside a session,
+// which is served without one: the 2025 lifecycle lets a client ping
+// before it has the initialize response, so before it has a session id
+// to send.
+func pingBeforeSession(call *dispatch.Call) bool { return call.Info.Method == "ping" }

@@ -60,7 +60,10 @@ type SessionConfig struct {
 // capabilities and the log level it set, carries server-to-client
 // requests, and serves one GET event stream for notifications that answer
 // no request. DELETE ends a session; a request naming an unknown or ended
-// session gets 404, and an initialize-era request without the header 400.
+// session gets 404, and an initialize-era request without the header 400,
+// except a ping, which is answered without a session (the 2025 lifecycle
+// allows one before the initialize response, so before the client has
+// its session id).
 // Sessions idle for SessionConfig.IdleTimeout end by themselves.
 //
 // Without this option (the default, as for a 2026-07-28-only server) no

@@ -144,8 +144,9 @@ func TestSessionLifecycle(t *testing.T) {
 			t.Fatalf("2026 request: %d %s", r.Status, r.Body)
 		}
 
-		// The refusals.
-		noID := s.Post(t, testkit.LegacyRequest(5, "ping", nil), func(r *http.Request) { r.Header.Del("Mcp-Session-Id") })
+		// The refusals. (A ping needs no session: see
+		// TestPingBeforeTheInitializeResponse.)
+		noID := s.Post(t, testkit.LegacyRequest(5, "tools/list", nil), func(r *http.Request) { r.Header.Del("Mcp-Session-Id") })
 		unknown := s.Post(t, testkit.LegacyRequest(6, "ping", nil), func(r *http.Request) { r.Header.Set("Mcp-Session-Id", "no-such-session") })
 		bad := s.Post(t, testkit.LegacyRequest(7, "ping", nil), func(r *http.Request) { r.Header.Set("Mcp-Session-Id", "a b") })
 		for _, c := range []struct {
