@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/snodo-go/snodo/jsonrpc"
@@ -15,7 +16,7 @@ import (
 // postBare posts frame as an initialize-era client does before it has
 // the initialize response: no MCP-Protocol-Version, no Mcp-Session-Id,
 // no Mcp-Method, nothing but the body and its media types.
-func postBare(t *testing.T, url string, frame []byte) *testkit.HTTPReply {
+func postBare(t *testing.T, url, method string, frame []byte) *testkit.HTTPReply {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), testkit.DefaultTimeout)
 	defer cancel()
@@ -30,7 +31,7 @@ func postBare(t *testing.T, url string, frame []byte) *testkit.HTTPReply {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	return testkit.ReadHTTPReplyVersion(t, resp, "ping", mcp.Version20251125)
+	return testkit.ReadHTTPReplyVersion(t, resp, method, mcp.Version20251125)
 }
 
 // TestPingBeforeTheInitializeResponse: the 2025 lifecycle lets a client
@@ -45,7 +46,7 @@ func TestPingBeforeTheInitializeResponse(t *testing.T) {
 		}{{"stateless", nil}, {"sessions", []streamablehttp.Option{sessionsOn}}} {
 			t.Run(c.name, func(t *testing.T) {
 				ep := tg.start(t, legacyRuntime(t), c.opts...)
-				r := postBare(t, ep.url, testkit.LegacyRequest(1, "ping", nil))
+				r := postBare(t, ep.url, "ping", testkit.LegacyRequest(1, "ping", nil))
 				last := r.Last()
 				if r.Status != http.StatusOK || last == nil || last.Error != nil || string(last.Result) != "{}" {
 					t.Fatalf("ping before initialize: HTTP %d %s", r.Status, r.Body)
@@ -88,6 +89,24 @@ func TestRemovedMethodsStayRemovedAt20260728(t *testing.T) {
 					}
 				}
 			})
+		}
+	})
+}
+
+// TestBareRequestIsInitializeEra: a request with no revision anywhere (no
+// _meta, no MCP-Protocol-Version, no session) is an initialize-era
+// request, as the 2025-06-18 transport says a server that cannot tell
+// should assume: served without sessions, and with sessions refused for
+// the missing Mcp-Session-Id, never for a missing 2026-07-28 header.
+func TestBareRequestIsInitializeEra(t *testing.T) {
+	forEachTarget(t, func(t *testing.T, tg target) {
+		r := postBare(t, tg.start(t, legacyRuntime(t)).url, "tools/list", testkit.LegacyRequest(1, "tools/list", nil))
+		if last := r.Last(); r.Status != http.StatusOK || last == nil || last.Error != nil || !bytes.Contains(last.Result, []byte(`"tools"`)) {
+			t.Fatalf("tools/list with no revision, no sessions: HTTP %d %s", r.Status, r.Body)
+		}
+		r = postBare(t, tg.start(t, legacyRuntime(t), sessionsOn).url, "tools/list", testkit.LegacyRequest(2, "tools/list", nil))
+		if last := r.Last(); r.Status != http.StatusBadRequest || last == nil || last.Error == nil || !strings.Contains(last.Error.Message, "Mcp-Session-Id") {
+			t.Fatalf("tools/list with no revision, sessions on: HTTP %d %s, want 400 naming Mcp-Session-Id", r.Status, r.Body)
 		}
 	})
 }
