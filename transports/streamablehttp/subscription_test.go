@@ -74,6 +74,10 @@ func TestSubscriptionCapIs503AndSlotsReturn(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		resp := openStream(t, ctx, ep.url, listenFrame(1))
 		nextEvent(t, testkit.NewSSEReader(resp.Body), "subscriptions/listen")
+		// The acknowledgement can reach the client before the host has
+		// started the stream's subscription actor: wait for the actor, so
+		// that its absence below means it stopped.
+		testkit.WaitTree(t, ep.sup, subscriptionsOpen(1))
 
 		reply := testkit.PostMCP(t, nil, ep.url, listenFrame(2), nil)
 		if reply.Status != 503 || reply.Last().Error == nil || reply.Last().Error.Code != -32603 {
@@ -84,8 +88,13 @@ func TestSubscriptionCapIs503AndSlotsReturn(t *testing.T) {
 			t.Fatalf("discover: %d", r.Status)
 		}
 		cancel()
-		// The subscription actor gives the slot back as it stops.
-		testkit.WaitTree(t, ep.sup, subscriptionsOpen(0))
+		// The subscription actor gives the slot back as it stops: once it
+		// and its request actor are gone (and no actor was too slow to
+		// describe itself, which would hide it), the slot is free.
+		testkit.WaitTree(t, ep.sup, func(n *supervisor.Node) bool {
+			return n.Count(supervisor.KindSubscription) == 0 && n.Count(supervisor.KindRequest) == 0 &&
+				n.Count(supervisor.KindUnresponsive) == 0
+		})
 		if n := executorCount(t, sup, "subscriptions"); n != 0 {
 			t.Fatalf("%d slots taken after the disconnect", n)
 		}

@@ -77,7 +77,7 @@ func main() {
 
 	ctx := context.Background()
 	measured := commit() // what the servers were built from, before anything else changes
-	started := time.Now()
+	started, loadBefore := time.Now(), loadAverage()
 	var records []Record
 	for round := range *rounds {
 		for _, sc := range scenarios {
@@ -106,6 +106,7 @@ func main() {
 	}
 	report := render(records, scenarios, runInfo{
 		Rounds: *rounds, Quick: *quick, Elapsed: elapsed, Date: time.Now().UTC(), Commit: measured,
+		LoadBefore: loadBefore, LoadAfter: loadAverage(),
 	})
 	if err := replaceResults(*out, report); err != nil {
 		fatal(err)

@@ -27,6 +27,10 @@ type runInfo struct {
 	Elapsed time.Duration
 	Date    time.Time
 	Commit  string
+	// LoadBefore and LoadAfter are the machine's one-minute load average
+	// (/proc/loadavg) as the run started and as it ended; empty where it
+	// could not be read.
+	LoadBefore, LoadAfter string
 }
 
 func replaceResults(path, generated string) error {
@@ -184,9 +188,9 @@ func render(recs []Record, scenarios []load.Scenario, info runInfo) string {
 	if info.Quick {
 		mode = "quick (-quick: one round, 1 s windows; indicative only)"
 	}
-	w("\n_Last run: %s, %s, %d round(s), %s; %s; %d CPUs (%s); commit %s._\n\n",
+	w("\n_Last run: %s, %s, %d round(s), %s; %s; %d CPUs (%s); commit %s; %s._\n\n",
 		info.Date.Format("2006-01-02 15:04 UTC"), mode, info.Rounds, info.Elapsed.Round(time.Second),
-		runtime.Version(), runtime.NumCPU(), cpuModel(), info.Commit)
+		runtime.Version(), runtime.NumCPU(), cpuModel(), info.Commit, describeLoad(info.LoadBefore, info.LoadAfter))
 	w("Medians over rounds. Ratios are snodo-go ÷ peer computed within each round, then the median of those; ")
 	w("for throughput higher is better for snodo-go, for latency, CPU and memory lower is better. ")
 	w("A measurement in which any response was a JSON-RPC error (or a tool result with isError) has failed: ")
@@ -393,6 +397,30 @@ func oneLine(s string) string {
 		s = s[:300] + "…"
 	}
 	return s
+}
+
+// loadAverage is the machine's one-minute load average, or "" where
+// /proc/loadavg cannot be read.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return ""
+	}
+	return f[0]
+}
+
+// describeLoad says under what load the run was measured: the machine's
+// one-minute load average before it and at its end (which includes the
+// run's own driver and server).
+func describeLoad(before, after string) string {
+	if before == "" || after == "" {
+		return "load average not known"
+	}
+	return fmt.Sprintf("load average %s before the run, %s at its end (the run's own processes included)", before, after)
 }
 
 func cpuModel() string {

@@ -45,3 +45,14 @@ func TestRoundWithJSONRPCErrorsIsFailed(t *testing.T) {
 		t.Fatalf("a server whose every round failed:\n%s", out)
 	}
 }
+
+// The report says under what load it was measured.
+func TestReportStatesTheLoad(t *testing.T) {
+	out := render(nil, nil, runInfo{Rounds: 1, Date: time.Unix(0, 0), LoadBefore: "1.70", LoadAfter: "5.02"})
+	if !strings.Contains(out, "load average 1.70 before the run, 5.02 at its end") {
+		t.Fatalf("no load in the header:\n%s", out)
+	}
+	if out := render(nil, nil, runInfo{Rounds: 1, Date: time.Unix(0, 0)}); !strings.Contains(out, "load average not known") {
+		t.Fatalf("an unknown load is not said:\n%s", out)
+	}
+}
