@@ -6,64 +6,20 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/internal/executor"
 	"github.com/snodo-go/snodo/internal/tree"
-	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
 )
 
-// sessionDialect is a stand-in for an initialize-era revision: it serves
-// initialize, and afterwards claims every message whose connection
-// negotiated its version. Its "whoami" method reports the version the
-// transport claimed for the message.
-type sessionDialect struct{}
-
-const fakeVersion = "2099-01-01"
-
-func (sessionDialect) Version() string   { return fakeVersion }
-func (sessionDialect) Era() dispatch.Era { return dispatch.EraSession }
-func (sessionDialect) ShapeError(_ *dispatch.Runtime, _ *dispatch.Call, e *jsonrpc.Error) *jsonrpc.Error {
-	return e
-}
-func (sessionDialect) ShapeResult(_ *dispatch.Runtime, _ *dispatch.Call, r any) (any, error) {
-	if h, ok := r.(handshake); ok {
-		return map[string]any{"protocolVersion": h.Handshake().ProtocolVersion}, nil
-	}
-	return r, nil
-}
-
-// handshake is the stand-in's initialize result: a dispatch.HandshakeResult,
-// which is how a dialect outside dispatch reports a negotiated version.
-type handshake struct{}
-
-func (handshake) Handshake() dispatch.Handshake {
-	return dispatch.Handshake{ProtocolVersion: fakeVersion}
-}
-
-func (sessionDialect) Detect(req *dispatch.Request, _ string) dispatch.Match {
-	if req.ProtocolVersion == fakeVersion {
-		return dispatch.MatchClaim
-	}
-	return dispatch.MatchNone
-}
-
-func (d sessionDialect) Admit(_ *dispatch.Runtime, req *dispatch.Request) (*dispatch.Call, *jsonrpc.Error) {
-	claimed := req.ProtocolVersion
-	return &dispatch.Call{
-		Info:    dispatch.RequestInfo{ID: req.Message.ID, Method: req.Message.Method, ProtocolVersion: fakeVersion},
-		Dialect: d,
-		Op: func(_ context.Context, _ *dispatch.Runtime, c *dispatch.Call) (any, error) {
-			if c.Info.Method == "initialize" {
-				return handshake{}, nil
-			}
-			return map[string]any{"claimed": claimed}, nil
-		},
-	}, nil
-}
+// negotiated is the initialize-era revision the test negotiates: not the
+// preferred one, so a later message served under the preferred revision
+// would show (2025-06-18 drops tool icons, 2025-11-25 keeps them).
+const negotiated = mcp.Version20250618
 
 // lines is a FrameReader fed by the test.
 type lines chan []byte
@@ -83,7 +39,12 @@ func (l lines) ReadFrame() ([]byte, error) {
 // dialect selection is shared with HTTP's MCP-Protocol-Version header.
 func TestNegotiatedVersionAppliesToLaterMessages(t *testing.T) {
 	logger := slog.New(slog.DiscardHandler)
-	rt, err := dispatch.New(mcp.Implementation{Name: "t", Version: "1"}, dispatch.WithLogger(logger), dispatch.WithDialect(sessionDialect{}))
+	rt, err := dispatch.New(mcp.Implementation{Name: "t", Version: "1"}, dispatch.WithLogger(logger),
+		dispatch.WithProtocolVersions(mcp.Version20260728, mcp.Version20251125, mcp.Version20250618),
+		dispatch.WithTool(mcp.Tool{Name: "t", Icons: []mcp.Icon{{Src: "https://example.com/t.png"}}},
+			func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
+				return mcp.TextResult("t"), nil
+			}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,27 +75,29 @@ func TestNegotiatedVersionAppliesToLaterMessages(t *testing.T) {
 		return m
 	}
 
-	// Before initialize nothing claims the version: the built-in stateless
-	// revision answers, refusing a method it does not know.
-	if m := roundTrip(`{"jsonrpc":"2.0","id":1,"method":"whoami"}`); m["error"] == nil {
-		t.Fatalf("whoami before initialize was served: %s", m["result"])
+	// Before initialize nothing is recorded, and a message without a
+	// version goes to the preferred initialize-era revision, which keeps
+	// the tool's icons.
+	if m := roundTrip(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`); !strings.Contains(string(m["result"]), `"icons"`) {
+		t.Fatalf("tools/list before initialize: %s %s", m["result"], m["error"])
 	}
 	if h.ProtocolVersion() != "" {
 		t.Fatalf("a version was recorded before initialize: %q", h.ProtocolVersion())
 	}
-	if m := roundTrip(`{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"` + fakeVersion + `"}}`); m["result"] == nil {
+	if m := roundTrip(`{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"` + negotiated + `","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`); m["result"] == nil {
 		t.Fatalf("initialize failed: %s", m["error"])
 	}
-	if h.ProtocolVersion() != fakeVersion {
+	if h.ProtocolVersion() != negotiated {
 		t.Fatalf("recorded version %q", h.ProtocolVersion())
 	}
-	m := roundTrip(`{"jsonrpc":"2.0","id":3,"method":"whoami"}`)
-	if string(m["result"]) != `{"claimed":"`+fakeVersion+`"}` {
+	in <- []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	m := roundTrip(`{"jsonrpc":"2.0","id":3,"method":"tools/list"}`)
+	if m["result"] == nil || strings.Contains(string(m["result"]), `"icons"`) {
 		t.Fatalf("a later message was not served under the negotiated version: %s %s", m["result"], m["error"])
 	}
 	var sawAttr bool
 	sys.Tree().Walk(func(n *tree.Node) {
-		sawAttr = sawAttr || (n.Kind == tree.KindConnection && n.Attrs["protocolVersion"] == fakeVersion)
+		sawAttr = sawAttr || (n.Kind == tree.KindConnection && n.Attrs["protocolVersion"] == negotiated)
 	})
 	if !sawAttr {
 		t.Fatal("the tree does not show the connection's negotiated version")

@@ -99,3 +99,30 @@ type progressParams struct {
 	Total    float64    `json:"total,omitempty"`
 	Message  string     `json:"message,omitempty"`
 }
+
+// RequestInfo describes an admitted request to the code that serves it.
+type RequestInfo struct {
+	// ID is the request id.
+	ID jsonrpc.ID
+	// Method is the JSON-RPC method.
+	Method string
+	// ProtocolVersion is the revision serving the request.
+	ProtocolVersion string
+	// ClientCapabilities are those declared for this request.
+	ClientCapabilities mcp.ClientCapabilities
+	// ClientInfo is the client's self-description, when it sent one. It is
+	// unverified: never base a security decision on it.
+	ClientInfo *mcp.Implementation
+	// LogLevel is the level the request asked for log messages at, or "".
+	LogLevel string
+	// ProgressToken is the request's progress token; the zero ID when the
+	// request carried none.
+	ProgressToken jsonrpc.ID
+	// Meta is the request's raw _meta object, for vendor keys; nil when
+	// absent.
+	Meta []byte
+	// Principal is the verified identity attached by the application.
+	Principal any
+	// Transport is the transport the request arrived on.
+	Transport TransportKind
+}

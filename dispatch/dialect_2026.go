@@ -13,41 +13,27 @@ import (
 type dialect20260728 struct{}
 
 func (dialect20260728) Version() string { return mcp.Version20260728 }
-func (dialect20260728) Era() Era        { return EraStateless }
+func (dialect20260728) Era() era        { return eraStateless }
 
-func (d dialect20260728) Detect(req *Request, metaVersion string) Match {
+func (d dialect20260728) Detect(req *Request, metaVersion string) match {
 	switch {
 	case metaVersion == mcp.Version20260728:
-		return MatchExact
+		return matchExact
 	case versionClaim(req) == mcp.Version20260728:
-		return MatchClaim
+		return matchClaim
 	}
 	// It answers everything else with the error that tells a client what
 	// is supported.
-	return MatchFallback
-}
-
-// methodRoute is where a dialect routes one method: its operation and
-// the capability it needs ("" for none).
-type methodRoute struct {
-	op         Operation
-	capability string
+	return matchFallback
 }
 
 // methods20260728 maps each method of the revision to its operation and the
-// capability it needs ("" for none).
-var methods20260728 = map[string]methodRoute{
-	"server/discover":          {opDiscover, ""},
-	"tools/list":               {opToolsList, "tools"},
-	"tools/call":               {opToolsCall, "tools"},
-	"prompts/list":             {opPromptsList, "prompts"},
-	"prompts/get":              {opPromptsGet, "prompts"},
-	"resources/list":           {opResourcesList, "resources"},
-	"resources/templates/list": {opTemplatesList, "resources"},
-	"resources/read":           {opResourcesRead, "resources"},
-	"completion/complete":      {opComplete, "completions"},
-	MethodListen:               {opListen, "subscriptions"},
-}
+// capability it needs ("" for none): the shared table plus discovery and
+// subscriptions/listen.
+var methods20260728 = withBaseMethods(map[string]methodRoute{
+	"server/discover": {opDiscover, ""},
+	MethodListen:      {opListen, "subscriptions"},
+})
 
 // removed20260728 are methods of earlier revisions this one removed.
 var removed20260728 = map[string]bool{
@@ -166,8 +152,8 @@ func (d dialect20260728) Admit(rt *Runtime, req *Request) (*Call, *jsonrpc.Error
 			Transport:          req.Transport,
 		},
 		Params:   msg.Params,
-		Dialect:  d,
-		Op:       entry.op,
+		dialect:  d,
+		op:       entry.op,
 		Notifier: req.Notifier,
 		Input:    input,
 
@@ -240,7 +226,7 @@ func (rt *Runtime) methodNotFound(method string) *jsonrpc.Error {
 func (rt *Runtime) unsupportedVersion(requested string) *jsonrpc.Error {
 	detail := ""
 	for _, d := range rt.registry.dialects {
-		if d.Version() == requested && d.Era() == EraSession {
+		if d.Version() == requested && d.Era() == eraSession {
 			// Listed as supported, but only through initialize.
 			detail = "is served only after initialize"
 		}

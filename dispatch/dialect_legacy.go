@@ -17,19 +17,19 @@ import (
 // dialect_legacy_shape.go).
 type legacyDialect struct{ version string }
 
-func newLegacyDialect(version string) Dialect { return legacyDialect{version: version} }
+func newLegacyDialect(version string) dialect { return legacyDialect{version: version} }
 
 func (d legacyDialect) Version() string { return d.version }
-func (legacyDialect) Era() Era          { return EraSession }
+func (legacyDialect) Era() era          { return eraSession }
 
 // Detect claims a message only through the transport: an initialize-era
 // request carries no version of its own. initialize itself is routed by
 // the registry (forInitialize).
-func (d legacyDialect) Detect(req *Request, _ string) Match {
+func (d legacyDialect) Detect(req *Request, _ string) match {
 	if versionClaim(req) == d.version {
-		return MatchClaim
+		return matchClaim
 	}
-	return MatchNone
+	return matchNone
 }
 
 // Capabilities a legacy method needs beyond the component kinds of
@@ -44,21 +44,15 @@ const (
 )
 
 // methodsLegacy maps each method the initialize-era revisions serve to
-// its operation and the capability it needs.
-var methodsLegacy = map[string]methodRoute{
-	"ping":                     {opPing, ""},
-	"tools/list":               {opToolsList, "tools"},
-	"tools/call":               {opToolsCall, "tools"},
-	"prompts/list":             {opPromptsList, "prompts"},
-	"prompts/get":              {opPromptsGet, "prompts"},
-	"resources/list":           {opResourcesList, "resources"},
-	"resources/templates/list": {opTemplatesList, "resources"},
-	"resources/read":           {opResourcesRead, "resources"},
-	"completion/complete":      {opComplete, "completions"},
-	"logging/setLevel":         {opSetLevel, capSessionLogging},
-	"resources/subscribe":      {opSubscribe, capSessionSubscribe},
-	"resources/unsubscribe":    {opUnsubscribe, capSessionSubscribe},
-}
+// its operation and the capability it needs: the shared table plus ping,
+// logging/setLevel and resource subscriptions (initialize itself is
+// admitted on its own, see admitInitialize).
+var methodsLegacy = withBaseMethods(map[string]methodRoute{
+	"ping":                  {opPing, ""},
+	"logging/setLevel":      {opSetLevel, capSessionLogging},
+	"resources/subscribe":   {opSubscribe, capSessionSubscribe},
+	"resources/unsubscribe": {opUnsubscribe, capSessionSubscribe},
+})
 
 func (legacyDialect) hasMethod(method string) bool { _, ok := methodsLegacy[method]; return ok }
 
@@ -150,8 +144,8 @@ func (d legacyDialect) Admit(rt *Runtime, req *Request) (*Call, *jsonrpc.Error) 
 			Transport:          req.Transport,
 		},
 		Params:   msg.Params,
-		Dialect:  d,
-		Op:       op,
+		dialect:  d,
+		op:       op,
 		Notifier: req.Notifier,
 		Session:  sess,
 	}, nil
@@ -206,7 +200,7 @@ func objectRooted(schema []byte) bool {
 func (d legacyDialect) checkRuntime(rt *Runtime) {
 	var legacy []string
 	for _, x := range rt.registry.dialects {
-		if x.Era() == EraSession {
+		if x.Era() == eraSession {
 			legacy = append(legacy, x.Version())
 		}
 	}

@@ -27,7 +27,7 @@ const MaxInputRounds = 16
 // request being served, the answers are collected into the call's Input
 // (with the handler's State, unsealed), and the handler runs again, until
 // it returns something else. One handler serves both eras.
-func (d legacyDialect) withClientRequests(op Operation) Operation {
+func (d legacyDialect) withClientRequests(op operation) operation {
 	return func(ctx context.Context, rt *Runtime, c *Call) (any, error) {
 		for round := 1; ; round++ {
 			res, err := op(ctx, rt, c)

@@ -16,13 +16,13 @@ import (
 // initializeResult is the neutral result of initialize. It completes the
 // handshake, which Execute records in the request's session.
 type initializeResult struct {
-	handshake    Handshake
+	handshake    handshake
 	capabilities mcp.ServerCapabilities
 	instructions string
 }
 
-// Handshake implements HandshakeResult.
-func (r *initializeResult) Handshake() Handshake { return r.handshake }
+// handshake implements handshakeResult.
+func (r *initializeResult) Handshake() handshake { return r.handshake }
 
 // emptyResult is the neutral {} of ping and logging/setLevel.
 type emptyResult struct{}
@@ -73,16 +73,16 @@ func (d legacyDialect) admitInitialize(rt *Runtime, req *Request) (*Call, *jsonr
 			Transport:          req.Transport,
 		},
 		Params:   msg.Params,
-		Dialect:  d,
+		dialect:  d,
 		Notifier: req.Notifier,
 		Session:  sess,
-		Op: func(context.Context, *Runtime, *Call) (any, error) {
+		op: func(context.Context, *Runtime, *Call) (any, error) {
 			offer := d.serverCapabilities(rt, sess)
 			if f := listChanges(offer); sess != nil && rt.Hub() != nil && (!filterEmpty(f) || offer.Resources != nil && offer.Resources.Subscribe) {
 				sess.attachHub(rt.Hub(), f)
 			}
 			return &initializeResult{
-				handshake:    Handshake{ProtocolVersion: d.version, ClientCapabilities: caps, ClientInfo: info},
+				handshake:    handshake{ProtocolVersion: d.version, ClientCapabilities: caps, ClientInfo: info},
 				capabilities: offer,
 				instructions: rt.instructions,
 			}, nil

@@ -581,64 +581,6 @@ func TestLegacyInputRequests(t *testing.T) {
 	}
 }
 
-// sessionDialect is an initialize-era revision plugged in from outside the
-// package: its initialize result is a HandshakeResult.
-type sessionDialect struct{}
-
-type handshakeResult struct{ h dispatch.Handshake }
-
-func (r handshakeResult) Handshake() dispatch.Handshake { return r.h }
-
-func (sessionDialect) Version() string   { return "2099-12-31" }
-func (sessionDialect) Era() dispatch.Era { return dispatch.EraSession }
-func (d sessionDialect) Detect(req *dispatch.Request, _ string) dispatch.Match {
-	if req.Session.ProtocolVersion() == d.Version() {
-		return dispatch.MatchClaim
-	}
-	return dispatch.MatchNone
-}
-func (d sessionDialect) Admit(_ *dispatch.Runtime, req *dispatch.Request) (*dispatch.Call, *jsonrpc.Error) {
-	return &dispatch.Call{
-		Info:    dispatch.RequestInfo{ID: req.Message.ID, Method: req.Message.Method, ProtocolVersion: d.Version()},
-		Dialect: d, Session: req.Session,
-		Op: func(_ context.Context, _ *dispatch.Runtime, c *dispatch.Call) (any, error) {
-			if c.Info.Method != "initialize" {
-				return map[string]any{"claimed": c.Session.ProtocolVersion()}, nil
-			}
-			return handshakeResult{dispatch.Handshake{ProtocolVersion: d.Version(), ClientInfo: &mcp.Implementation{Name: "c", Version: "1"}}}, nil
-		},
-	}, nil
-}
-func (sessionDialect) ShapeResult(_ *dispatch.Runtime, _ *dispatch.Call, r any) (any, error) {
-	if h, ok := r.(handshakeResult); ok {
-		return map[string]any{"protocolVersion": h.h.ProtocolVersion}, nil
-	}
-	return r, nil
-}
-func (sessionDialect) ShapeError(_ *dispatch.Runtime, _ *dispatch.Call, e *jsonrpc.Error) *jsonrpc.Error {
-	return e
-}
-
-func TestPluggedDialectNegotiates(t *testing.T) {
-	rt := mustNew(t, dispatch.WithProtocolVersions(mcp.Version20260728), dispatch.WithDialect(sessionDialect{}))
-	sess := dispatch.NewSession()
-	run := func(raw string) dispatch.Outcome {
-		msg, err := jsonrpc.Decode([]byte(raw))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return rt.Dispatch(context.Background(), &dispatch.Request{Message: msg, Session: sess})
-	}
-	out := run(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2099-12-31"}}`)
-	if out.NegotiatedVersion != "2099-12-31" || sess.ProtocolVersion() != "2099-12-31" || sess.ClientInfo().Name != "c" {
-		t.Fatalf("outcome %q, session %q: %s", out.NegotiatedVersion, sess.ProtocolVersion(), out.Frame)
-	}
-	out = run(`{"jsonrpc":"2.0","id":2,"method":"whoami"}`)
-	if !strings.Contains(string(out.Frame), `"claimed":"2099-12-31"`) {
-		t.Fatalf("later message: %s", out.Frame)
-	}
-}
-
 func TestSessionZeroValues(t *testing.T) {
 	var s *dispatch.Session
 	if s.ProtocolVersion() != "" || s.ClientInfo() != nil || s.Initialized() || s.LogLevel() != "" ||

@@ -6,12 +6,12 @@
 // tests and from any host. Every message takes the same path:
 //
 //	raw message  (jsonrpc.Decode: bounds and envelope)
-//	  -> protocol registry: pick the Dialect for this message
-//	  -> the Dialect admits it: _meta, versions, headers, capabilities
+//	  -> protocol registry: pick the dialect for this message
+//	  -> the dialect admits it: _meta, versions, headers, capabilities
 //	  -> core operation or extension route
 //	  -> application callback (tool handler), isolated from panics
 //	  -> protocol-neutral result
-//	  -> the Dialect shapes it for the wire
+//	  -> the dialect shapes it for the wire
 //
 // [Runtime.Admit] runs the first three steps without calling any handler,
 // and [Runtime.Execute] the rest, so a transport can refuse a request before

@@ -77,7 +77,7 @@ func (rt *Runtime) interceptToolCall(ctx context.Context, c *Call, entry *toolEn
 	detached.Notifier, detached.Session = nil, nil
 	call := &ToolCall{
 		Tool: name, Arguments: append(json.RawMessage(nil), args...), Params: detached.Params,
-		Info: &c.Info, Declared: declared && c.Dialect != nil && c.Dialect.Era() != EraSession,
+		Info: &c.Info, Declared: declared && c.dialect != nil && c.dialect.Era() != eraSession,
 		HasInput: c.Input != nil,
 		Run:      rt.toolRun(&detached, entry, name, append(json.RawMessage(nil), args...)),
 	}
@@ -194,7 +194,7 @@ func (rt *Runtime) ResumeToolCall(ctx context.Context, params json.RawMessage, p
 	if !ok {
 		return nil, unknownTool(*p.Name)
 	}
-	c := &Call{Params: append([]byte(nil), params...), Dialect: dialect20260728{}}
+	c := &Call{Params: append([]byte(nil), params...), dialect: dialect20260728{}}
 	c.Info.Method, c.Info.ProtocolVersion, c.Info.Principal = "tools/call", mcp.Version20260728, principal
 	if meta, ok := jsonrpc.Member(params, "_meta"); ok {
 		var wm wireRequestMeta

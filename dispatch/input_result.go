@@ -66,7 +66,7 @@ func (rt *Runtime) checkInputRequired(c *Call, ir *InputRequired) *jsonrpc.Error
 	// An initialize-era request without a session has no declared
 	// capabilities to judge, and no channel for server-to-client
 	// requests: its dialect says so (withClientRequests).
-	if len(lacking) > 0 && (c.Dialect == nil || c.Dialect.Era() != EraSession || c.Session != nil) {
+	if len(lacking) > 0 && (c.dialect == nil || c.dialect.Era() != eraSession || c.Session != nil) {
 		return mcp.NewMissingCapabilityError(lacking...)
 	}
 	return nil

@@ -11,7 +11,7 @@ import (
 )
 
 // The core operations are revision-neutral: they return neutral results
-// that each Dialect shapes for its wire.
+// that each dialect shapes for its wire.
 
 // discoverResult is the neutral result of server/discover.
 type discoverResult struct {

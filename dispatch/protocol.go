@@ -7,47 +7,47 @@ import (
 	"github.com/snodo-go/snodo/mcp"
 )
 
-// Era separates protocol revisions with an initialize handshake from the
+// era separates protocol revisions with an initialize handshake from the
 // stateless ones.
-type Era uint8
+type era uint8
 
 const (
-	// EraStateless revisions (2026-07-28) carry version and capabilities
+	// eraStateless revisions (2026-07-28) carry version and capabilities
 	// in every request's _meta.
-	EraStateless Era = iota + 1
-	// EraSession revisions (2025-11-25, 2025-06-18) negotiate once with
+	eraStateless era = iota + 1
+	// eraSession revisions (2025-11-25, 2025-06-18) negotiate once with
 	// initialize.
-	EraSession
+	eraSession
 )
 
-// Match is how strongly a Dialect claims a message. The registry picks the
+// match is how strongly a dialect claims a message. The registry picks the
 // strongest; among equals, the first in the Runtime's preference order.
-type Match uint8
+type match uint8
 
 const (
-	// MatchNone: the dialect cannot serve the message.
-	MatchNone Match = iota
-	// MatchFallback: the dialect can answer it, usually with an error
+	// matchNone: the dialect cannot serve the message.
+	matchNone match = iota
+	// matchFallback: the dialect can answer it, usually with an error
 	// that tells the client what is supported.
-	MatchFallback
-	// MatchClaim: the transport's version claim (HTTP header, or the
+	matchFallback
+	// matchClaim: the transport's version claim (HTTP header, or the
 	// version negotiated on a stdio connection) names this dialect.
-	MatchClaim
-	// MatchExact: the message itself names this dialect's version.
-	MatchExact
+	matchClaim
+	// matchExact: the message itself names this dialect's version.
+	matchExact
 )
 
-// Dialect is one protocol revision's rules: how it recognises its messages,
+// dialect is one protocol revision's rules: how it recognises its messages,
 // admits them, and shapes results for the wire. The core operations are
 // revision-neutral; a dialect maps methods onto them.
-type Dialect interface {
+type dialect interface {
 	// Version is the exact revision, such as "2026-07-28".
 	Version() string
 	// Era says whether the revision has an initialize handshake.
-	Era() Era
+	Era() era
 	// Detect reports how strongly the dialect claims req. metaVersion is
 	// the protocol version named in the request's _meta ("" if none).
-	Detect(req *Request, metaVersion string) Match
+	Detect(req *Request, metaVersion string) match
 	// Admit checks req under this revision and resolves its operation, or
 	// returns the error to answer with. Admit never runs application code.
 	Admit(rt *Runtime, req *Request) (*Call, *jsonrpc.Error)
@@ -60,25 +60,25 @@ type Dialect interface {
 }
 
 // builtinDialects are the revisions a Runtime can enable by version name.
-// Adding a revision means adding its Dialect here; the pipeline does not
+// Adding a revision means adding its dialect here; the pipeline does not
 // change.
-var builtinDialects = map[string]func() Dialect{
-	mcp.Version20260728: func() Dialect { return dialect20260728{} },
-	mcp.Version20251125: func() Dialect { return newLegacyDialect(mcp.Version20251125) },
-	mcp.Version20250618: func() Dialect { return newLegacyDialect(mcp.Version20250618) },
+var builtinDialects = map[string]func() dialect{
+	mcp.Version20260728: func() dialect { return dialect20260728{} },
+	mcp.Version20251125: func() dialect { return newLegacyDialect(mcp.Version20251125) },
+	mcp.Version20250618: func() dialect { return newLegacyDialect(mcp.Version20250618) },
 }
 
 // registry is the Runtime's immutable set of enabled dialects in preference
 // order.
 type registry struct {
-	dialects []Dialect
+	dialects []dialect
 	versions []string
 }
 
-func newRegistry(versions []string, extra []Dialect) (registry, error) {
+func newRegistry(versions []string, extra []dialect) (registry, error) {
 	var r registry
 	seen := map[string]bool{}
-	add := func(d Dialect) error {
+	add := func(d dialect) error {
 		if seen[d.Version()] {
 			return fmt.Errorf("dispatch: protocol version %q enabled twice", d.Version())
 		}
@@ -122,16 +122,16 @@ var errNoDialect = jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request
 // claimed only through the transport by a revision that does not have its
 // method (ping with a 2026-07-28 header) goes to an initialize-era
 // dialect that has it.
-func (r *registry) selectDialect(req *Request) (Dialect, *jsonrpc.Error) {
+func (r *registry) selectDialect(req *Request) (dialect, *jsonrpc.Error) {
 	mv := metaProtocolVersion(req.Message.Params)
-	var best Dialect
-	bestMatch := MatchNone
+	var best dialect
+	bestMatch := matchNone
 	for _, d := range r.dialects {
 		if m := d.Detect(req, mv); m > bestMatch {
 			best, bestMatch = d, m
 		}
 	}
-	if req.Message.Method == "initialize" && (best == nil || bestMatch < MatchClaim || best.Era() != EraStateless) {
+	if req.Message.Method == "initialize" && (best == nil || bestMatch < matchClaim || best.Era() != eraStateless) {
 		if d := r.forInitialize(req); d != nil {
 			return d, nil
 		}
@@ -139,14 +139,14 @@ func (r *registry) selectDialect(req *Request) (Dialect, *jsonrpc.Error) {
 	if mv == "" && req.Message.Method != "initialize" {
 		m := req.Message.Method
 		switch {
-		case bestMatch <= MatchFallback && versionClaim(req) == "":
+		case bestMatch <= matchFallback && versionClaim(req) == "":
 			if d := r.unversioned(m); d != nil {
 				return d, nil
 			}
-		case bestMatch == MatchClaim && best.Era() == EraStateless && !hasMethod(best, m):
+		case bestMatch == matchClaim && best.Era() == eraStateless && !hasMethod(best, m):
 			// A claim from outside the message (a header) does not make it
 			// a message of a revision that does not have its method.
-			if d := r.firstWith(EraSession, m); d != nil {
+			if d := r.firstWith(eraSession, m); d != nil {
 				return d, nil
 			}
 		}
@@ -193,14 +193,14 @@ type methodTable interface {
 	hasMethod(method string) bool
 }
 
-func hasMethod(d Dialect, method string) bool {
+func hasMethod(d dialect, method string) bool {
 	t, ok := d.(methodTable)
 	return ok && t.hasMethod(method)
 }
 
 // firstWith is the preferred dialect of the era whose revision has
 // method, or nil.
-func (r *registry) firstWith(era Era, method string) Dialect {
+func (r *registry) firstWith(era era, method string) dialect {
 	for _, d := range r.dialects {
 		if d.Era() == era && hasMethod(d, method) {
 			return d
@@ -214,15 +214,15 @@ func (r *registry) firstWith(era Era, method string) Dialect {
 // revisions first (only they have messages without a version; a
 // server/discover without _meta is a 2026-07-28 request missing it), and
 // the preferred initialize-era one for a method no revision has.
-func (r *registry) unversioned(method string) Dialect {
-	if d := r.firstWith(EraSession, method); d != nil {
+func (r *registry) unversioned(method string) dialect {
+	if d := r.firstWith(eraSession, method); d != nil {
 		return d
 	}
-	if d := r.firstWith(EraStateless, method); d != nil {
+	if d := r.firstWith(eraStateless, method); d != nil {
 		return d
 	}
 	for _, d := range r.dialects {
-		if d.Era() == EraSession {
+		if d.Era() == eraSession {
 			return d
 		}
 	}
@@ -231,14 +231,14 @@ func (r *registry) unversioned(method string) Dialect {
 
 // forInitialize picks the session-era dialect for an initialize request:
 // the client's version if enabled, else the first session-era dialect.
-func (r *registry) forInitialize(req *Request) Dialect {
+func (r *registry) forInitialize(req *Request) dialect {
 	var requested string
 	if raw, ok := jsonrpc.Member(req.Message.Params, "protocolVersion"); ok {
 		requested, _ = jsonrpc.Unquote(raw)
 	}
-	var first Dialect
+	var first dialect
 	for _, d := range r.dialects {
-		if d.Era() != EraSession {
+		if d.Era() != eraSession {
 			continue
 		}
 		if d.Version() == requested {

@@ -75,7 +75,7 @@ type Option func(*builder) error
 type builder struct {
 	rt       *Runtime
 	versions []string
-	dialects []Dialect
+	dialects []dialect
 
 	tools       map[string]*toolEntry
 	prompts     map[string]*promptEntry
@@ -130,9 +130,10 @@ func WithProtocolVersions(versions ...string) Option {
 	}
 }
 
-// WithDialect enables an additional protocol revision implemented outside
-// this package, after the built-in ones.
-func WithDialect(d Dialect) Option {
+// withDialect enables an additional protocol revision after the built-in
+// ones. Only this package's tests use it, to plug in stand-in revisions:
+// the registry and the pipeline take a new revision without changing.
+func withDialect(d dialect) Option {
 	return func(b *builder) error {
 		if d == nil {
 			return errors.New("dispatch: nil dialect")

@@ -217,7 +217,7 @@ func (h *Handler) final(p *Prepared, r executor.Result) (int, []byte) {
 		if out.Frame == nil {
 			return http.StatusInternalServerError, encodeError(id, errWorker)
 		}
-		return statusFor(p.call.Dialect.Era(), out.ErrorCode), out.Frame
+		return statusFor(p.call.SessionEra(), out.ErrorCode), out.Frame
 	case executor.TimedOut:
 		return http.StatusGatewayTimeout, encodeError(id, errTimedOut)
 	}

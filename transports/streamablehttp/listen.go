@@ -29,7 +29,7 @@ func (h *Handler) executeListen(ctx context.Context, p *Prepared) (*Response, *S
 	})
 	if st == nil {
 		p.finish()
-		return &Response{Status: statusFor(call.Dialect.Era(), out.ErrorCode), ContentType: mediaJSON, Body: out.Frame}, nil
+		return &Response{Status: statusFor(call.SessionEra(), out.ErrorCode), ContentType: mediaJSON, Body: out.Frame}, nil
 	}
 	spec := tree.StreamSpec{
 		ID: call.Info.ID, Method: call.Info.Method, Peer: p.peer,

@@ -263,7 +263,7 @@ func (h *Handler) admit(req *Request, body []byte) (*Prepared, *Response) {
 	x := newExchange()
 	dreq.Notifier = x
 	call, out := h.rt.Admit(dreq)
-	if call == nil || h.sessions != nil && hs == nil && newSess == nil && call.Dialect.Era() == dispatch.EraSession && !pingBeforeSession(call) {
+	if call == nil || h.sessions != nil && hs == nil && newSess == nil && call.SessionEra() && !pingBeforeSession(call) {
 		if hs != nil {
 			h.sessions.release(hs)
 		}

@@ -11,13 +11,13 @@ import (
 )
 
 // statusFor maps a JSON-RPC error code to the HTTP status of a 2026-07-28
-// response; 0 means a result. Initialize-era revisions answer execution
-// errors with 200.
-func statusFor(era dispatch.Era, code int64) int {
+// response; 0 means a result. Initialize-era revisions (sessionEra)
+// answer execution errors with 200.
+func statusFor(sessionEra bool, code int64) int {
 	if code == 0 {
 		return http.StatusOK
 	}
-	if era == dispatch.EraSession {
+	if sessionEra {
 		return http.StatusOK
 	}
 	return admissionStatus(code)
@@ -28,7 +28,7 @@ func statusFor(era dispatch.Era, code int64) int {
 // start a new one), so an unknown method is refused with 200 there, as the
 // JSON-RPC error it is.
 func refusalStatus(out dispatch.Outcome) int {
-	if out.Era == dispatch.EraSession && out.ErrorCode == jsonrpc.CodeMethodNotFound {
+	if out.SessionEra && out.ErrorCode == jsonrpc.CodeMethodNotFound {
 		return http.StatusOK
 	}
 	return admissionStatus(out.ErrorCode)

@@ -1,5 +1,8 @@
 package dispatch
 
+// Transport-author API: a Session's change notifications, which the
+// transport drains outside any request (SetWake, NextNotification).
+
 import (
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"

@@ -1,5 +1,9 @@
 package dispatch
 
+// Transport-author API: a Session's server-to-client requests (the
+// transport hands the client's answers to Deliver) and the handler-facing
+// PingClient built on them.
+
 import (
 	"context"
 	"encoding/json"
@@ -46,7 +50,7 @@ func PingClient(ctx context.Context) error {
 // requests: an initialize-era call in an initialized session, with a
 // stream to write them on.
 func canAskClient(c *Call) bool {
-	return c.Dialect != nil && c.Dialect.Era() == EraSession && c.Session != nil && c.Notifier != nil && c.Session.Initialized()
+	return c.dialect != nil && c.dialect.Era() == eraSession && c.Session != nil && c.Notifier != nil && c.Session.Initialized()
 }
 
 // clientReply is a client's response to a server-to-client request.

@@ -1,5 +1,8 @@
 package dispatch
 
+// Transport-author API: the initialize-era Session a transport keeps per
+// connection or HTTP session and passes with every message.
+
 import (
 	"maps"
 	"sync"
@@ -103,7 +106,7 @@ func (s *Session) LogLevel() string {
 
 // begin records a completed handshake. A later initialize would replace
 // it; the built-in dialects refuse one.
-func (s *Session) begin(h Handshake) {
+func (s *Session) begin(h handshake) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.version = h.ProtocolVersion
@@ -136,8 +139,8 @@ func (s *Session) setLogLevel(level string) {
 	s.logLevel = level
 }
 
-// Handshake is what an initialize handshake settles for a session.
-type Handshake struct {
+// handshake is what an initialize handshake settles for a session.
+type handshake struct {
 	// ProtocolVersion is the negotiated revision.
 	ProtocolVersion string
 	// ClientCapabilities are those the client declared.
@@ -146,13 +149,13 @@ type Handshake struct {
 	ClientInfo *mcp.Implementation
 }
 
-// HandshakeResult is implemented by the result of an operation that
+// handshakeResult is implemented by the result of an operation that
 // completes an initialize handshake, in this package's dialects or in one
-// plugged in with [WithDialect]. When such a result has been shaped and
+// plugged in with withDialect. When such a result has been shaped and
 // encoded, [Runtime.Execute] sets [Outcome.NegotiatedVersion] and records
 // the handshake in the request's [Session], if it has one, before it
 // returns the response: a message the client sends after reading the
 // response is served under the negotiated version.
-type HandshakeResult interface {
-	Handshake() Handshake
+type handshakeResult interface {
+	Handshake() handshake
 }

@@ -1,5 +1,8 @@
 package dispatch
 
+// Transport-author API: running one message in the calling goroutine
+// (Dispatch, or Admit then Execute) and its Outcome.
+
 import (
 	"context"
 	"errors"
@@ -20,14 +23,14 @@ type Outcome struct {
 	// is a result (or absent). HTTP transports map it to a status.
 	ErrorCode int64
 	// NegotiatedVersion is set when the message was a successful
-	// initialize (its result is a [HandshakeResult]): the transport
-	// records it for the connection, or issues a session for it.
+	// initialize: the transport records it for the connection, or issues
+	// a session for it.
 	NegotiatedVersion string
-	// Era is the era of the dialect that refused a request in
-	// [Runtime.Admit], or 0 when no dialect did (or nothing was refused).
-	// An HTTP transport chooses the status of a refusal by it: for an
+	// SessionEra is set when an initialize-era revision (2025-11-25,
+	// 2025-06-18) refused the request in [Runtime.Admit]. An HTTP
+	// transport chooses the status of a refusal by it: for an
 	// initialize-era client, 404 means its session is gone.
-	Era Era
+	SessionEra bool
 }
 
 // ErrorOutcome returns the Outcome that answers id with e.
@@ -50,7 +53,7 @@ func (rt *Runtime) Dispatch(ctx context.Context, req *Request) Outcome {
 // outcome to send) when there is nothing to run: an admission error, a
 // notification, or a JSON-RPC response. A notification is offered to the
 // dialect that would serve a request on the same connection, when that
-// dialect is a [NotificationReceiver] (notifications/initialized updates
+// dialect is a notificationReceiver (notifications/initialized updates
 // the request's Session that way).
 func (rt *Runtime) Admit(req *Request) (*Call, Outcome) {
 	msg := req.Message
@@ -59,7 +62,7 @@ func (rt *Runtime) Admit(req *Request) (*Call, Outcome) {
 	}
 	if msg.Kind == jsonrpc.KindNotification {
 		if d, jerr := rt.registry.selectDialect(req); jerr == nil {
-			if r, ok := d.(NotificationReceiver); ok {
+			if r, ok := d.(notificationReceiver); ok {
 				r.ReceiveNotification(rt, req)
 			}
 		}
@@ -75,7 +78,7 @@ func (rt *Runtime) Admit(req *Request) (*Call, Outcome) {
 	call, jerr := d.Admit(rt, req)
 	if jerr != nil {
 		out := ErrorOutcome(msg.ID, jerr)
-		out.Era = d.Era()
+		out.SessionEra = d.Era() == eraSession
 		return nil, out
 	}
 	return call, Outcome{}
@@ -103,7 +106,7 @@ func (rt *Runtime) execute(ctx context.Context, c *Call) (Outcome, executed) {
 	if err != nil {
 		return ErrorOutcome(c.Info.ID, rt.toRPCError(c, err)), executed{err: err}
 	}
-	wire, err := c.Dialect.ShapeResult(rt, c, res)
+	wire, err := c.dialect.ShapeResult(rt, c, res)
 	if err != nil {
 		return ErrorOutcome(c.Info.ID, rt.internal(c, "shaping result", err)), executed{err: err}
 	}
@@ -112,7 +115,7 @@ func (rt *Runtime) execute(ctx context.Context, c *Call) (Outcome, executed) {
 		return ErrorOutcome(c.Info.ID, rt.internal(c, "encoding result", err)), executed{err: err}
 	}
 	out := Outcome{Frame: frame}
-	if hr, ok := res.(HandshakeResult); ok {
+	if hr, ok := res.(handshakeResult); ok {
 		h := hr.Handshake()
 		out.NegotiatedVersion = h.ProtocolVersion
 		if c.Session != nil {
@@ -128,11 +131,11 @@ type executed struct {
 	err    error
 }
 
-// NotificationReceiver is implemented by a Dialect that acts on client
+// notificationReceiver is implemented by a dialect that acts on client
 // notifications (notifications/initialized). ReceiveNotification runs on
 // the transport's goroutine during [Runtime.Admit]: it must be quick and
 // must not run application code.
-type NotificationReceiver interface {
+type notificationReceiver interface {
 	ReceiveNotification(rt *Runtime, req *Request)
 }
 
@@ -143,7 +146,7 @@ func (rt *Runtime) runOp(ctx context.Context, c *Call) (res any, err error) {
 			err = rt.recovered(c, r, debug.Stack())
 		}
 	}()
-	return c.Op(ctx, rt, c)
+	return c.op(ctx, rt, c)
 }
 
 // errInternal is what a client sees for a panic or an unencodable result;
@@ -176,7 +179,7 @@ func (rt *Runtime) toRPCError(c *Call, err error) *jsonrpc.Error {
 	var pe *PanicError
 	switch {
 	case errors.As(err, &je):
-		return c.Dialect.ShapeError(rt, c, je)
+		return c.dialect.ShapeError(rt, c, je)
 	case errors.As(err, &pe):
 		return errInternal
 	default:

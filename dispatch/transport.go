@@ -1,5 +1,12 @@
 package dispatch
 
+// Transport-author API: what a transport hands the Runtime with each
+// message (Request, TransportKind, Notifier) and what admission gives back
+// (Call). The files transport_*.go hold the rest of it: running a message
+// (Dispatch, Admit, Execute, Outcome), the initialize-era Session, and
+// subscription streams (OpenStream, Stream). A server author never needs
+// these; the stdio, Streamable HTTP and in-process transports use them.
+
 import (
 	"context"
 
@@ -67,44 +74,17 @@ type Notifier interface {
 	Notify(ctx context.Context, frame []byte) error
 }
 
-// RequestInfo describes an admitted request to the code that serves it.
-type RequestInfo struct {
-	// ID is the request id.
-	ID jsonrpc.ID
-	// Method is the JSON-RPC method.
-	Method string
-	// ProtocolVersion is the revision serving the request.
-	ProtocolVersion string
-	// ClientCapabilities are those declared for this request.
-	ClientCapabilities mcp.ClientCapabilities
-	// ClientInfo is the client's self-description, when it sent one. It is
-	// unverified: never base a security decision on it.
-	ClientInfo *mcp.Implementation
-	// LogLevel is the level the request asked for log messages at, or "".
-	LogLevel string
-	// ProgressToken is the request's progress token; the zero ID when the
-	// request carried none.
-	ProgressToken jsonrpc.ID
-	// Meta is the request's raw _meta object, for vendor keys; nil when
-	// absent.
-	Meta []byte
-	// Principal is the verified identity attached by the application.
-	Principal any
-	// Transport is the transport the request arrived on.
-	Transport TransportKind
-}
-
-// Call is a request admitted by a Dialect: it knows which operation serves
+// Call is a request admitted by a dialect: it knows which operation serves
 // it and how its result will be shaped. Obtain one from [Runtime.Admit].
 type Call struct {
 	// Info describes the request.
 	Info RequestInfo
 	// Params is the raw params object (nil when absent).
 	Params []byte
-	// Dialect is the protocol revision serving the call.
-	Dialect Dialect
-	// Op is the operation that serves it.
-	Op Operation
+	// dialect is the protocol revision serving the call.
+	dialect dialect
+	// op is the operation that serves it.
+	op operation
 	// Notifier is the request's notification sink (may be nil).
 	Notifier Notifier
 	// Input holds the multi round-trip members (inputResponses,
@@ -118,6 +98,12 @@ type Call struct {
 	listenFilter *mcp.SubscriptionFilter
 }
 
-// Operation serves one admitted call and returns a protocol-neutral result
-// for the call's Dialect to shape.
-type Operation func(ctx context.Context, rt *Runtime, c *Call) (any, error)
+// SessionEra reports whether an initialize-era revision (2025-11-25,
+// 2025-06-18) serves the call. An HTTP transport answers such a call's
+// execution errors with 200 and requires a session for it when it issues
+// sessions.
+func (c *Call) SessionEra() bool { return c.dialect != nil && c.dialect.Era() == eraSession }
+
+// operation serves one admitted call and returns a protocol-neutral result
+// for the call's dialect to shape.
+type operation func(ctx context.Context, rt *Runtime, c *Call) (any, error)

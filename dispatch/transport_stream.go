@@ -1,5 +1,8 @@
 package dispatch
 
+// Transport-author API: one subscriptions/listen stream (OpenStream,
+// Stream), which the transport drives frame by frame.
+
 import (
 	"context"
 	"errors"
@@ -294,7 +297,7 @@ func (rt *Runtime) finalFrame(c *Call, err error) []byte {
 	if err != nil {
 		return ErrorOutcome(c.Info.ID, rt.toRPCError(c, err)).Frame
 	}
-	wire, err := c.Dialect.ShapeResult(rt, c, &listenResult{})
+	wire, err := c.dialect.ShapeResult(rt, c, &listenResult{})
 	if err != nil {
 		return ErrorOutcome(c.Info.ID, rt.internal(c, "shaping result", err)).Frame
 	}
