@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/testkit"
@@ -74,7 +75,7 @@ func TestURLElicitationAt20250618(t *testing.T) {
 	rt := legacyRuntime(t, nil, urlTool)
 	c, _ := initialize(t, rt, mcp.Version20250618, map[string]any{"elicitation": map[string]any{"form": map[string]any{}, "url": map[string]any{}}})
 	c.notify("notifications/initialized")
-	rec := testkit.NewRecorderFor(t, mcp.Version20250618)
+	rec := testfixture.NewRecorderFor(t, mcp.Version20250618)
 	msg, err := jsonrpc.Decode(legacyRequest(7, "tools/call", map[string]any{"name": "open_page"}))
 	if err != nil {
 		t.Fatal(err)
@@ -109,7 +110,7 @@ func TestAbandonedClientRequestIsCancelled(t *testing.T) {
 	for _, v := range legacyVersions {
 		c, _ := initialize(t, rt, v, map[string]any{"elicitation": map[string]any{}})
 		c.notify("notifications/initialized")
-		client := &answeringClient{t: t, version: v, sess: c.sess, rec: testkit.NewRecorderFor(t, v),
+		client := &answeringClient{t: t, version: v, sess: c.sess, rec: testfixture.NewRecorderFor(t, v),
 			asked: make(chan string, 1), answer: func(string, json.RawMessage) []byte { return nil }}
 		msg, err := jsonrpc.Decode(legacyRequest(9, "tools/call", map[string]any{"name": "ask"}))
 		if err != nil {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/testkit"
@@ -469,7 +470,7 @@ func TestLegacyLoggingAndProgress(t *testing.T) {
 	for _, v := range legacyVersions {
 		c, _ := initialize(t, rt, v, map[string]any{})
 		// No level set: no messages, but progress is sent for a token.
-		rec := testkit.NewRecorderFor(t, v)
+		rec := testfixture.NewRecorderFor(t, v)
 		resultOf(t, c.callWith("tools/call", map[string]any{"name": "chatty", "_meta": map[string]any{"progressToken": "p1"}}, rec))
 		ns := rec.Notifications()
 		if len(ns) != 1 || ns[0].Method != "notifications/progress" || ns[0].Params["progressToken"] != "p1" {
@@ -483,7 +484,7 @@ func TestLegacyLoggingAndProgress(t *testing.T) {
 		if c.sess.LogLevel() != "info" {
 			t.Fatalf("%s session level = %q", v, c.sess.LogLevel())
 		}
-		rec = testkit.NewRecorderFor(t, v)
+		rec = testfixture.NewRecorderFor(t, v)
 		resultOf(t, c.callWith("tools/call", map[string]any{"name": "chatty"}, rec))
 		var levels []string
 		for _, n := range rec.Notifications() {
@@ -637,7 +638,7 @@ type answeringClient struct {
 	version string
 	sess    *dispatch.Session
 	answer  func(method string, params json.RawMessage) []byte // a whole response frame for id 0, re-ided
-	rec     *testkit.Recorder
+	rec     *testfixture.Recorder
 	asked   chan string
 }
 
@@ -688,7 +689,7 @@ func TestLegacyInputLoopAtDispatch(t *testing.T) {
 	}))
 	for _, v := range legacyVersions {
 		c, _ := initialize(t, rt, v, map[string]any{"elicitation": map[string]any{}, "roots": map[string]any{}})
-		client := &answeringClient{t: t, version: v, sess: c.sess, rec: testkit.NewRecorderFor(t, v), answer: func(method string, _ json.RawMessage) []byte {
+		client := &answeringClient{t: t, version: v, sess: c.sess, rec: testfixture.NewRecorderFor(t, v), answer: func(method string, _ json.RawMessage) []byte {
 			if method == "roots/list" {
 				return []byte(`{"jsonrpc":"2.0","id":0,"result":{"roots":[]}}`)
 			}
@@ -717,7 +718,7 @@ func TestSessionRequestsEndWithTheSession(t *testing.T) {
 	rt := legacyRuntime(t, nil)
 	c, _ := initialize(t, rt, "2025-11-25", map[string]any{"elicitation": map[string]any{}})
 	c.notify("notifications/initialized")
-	client := &answeringClient{t: t, version: c.version, sess: c.sess, rec: testkit.NewRecorderFor(t, c.version),
+	client := &answeringClient{t: t, version: c.version, sess: c.sess, rec: testfixture.NewRecorderFor(t, c.version),
 		asked: make(chan string, 1), answer: func(string, json.RawMessage) []byte { return nil }}
 	done := make(chan *testkit.Frame, 1)
 	go func() { done <- c.callWith("tools/call", map[string]any{"name": "ask"}, client) }()
@@ -774,7 +775,7 @@ func TestPingClient(t *testing.T) {
 	}
 	c, _ := initialize(t, rt, "2025-11-25", map[string]any{})
 	refuse := false
-	client := &answeringClient{t: t, version: c.version, sess: c.sess, rec: testkit.NewRecorderFor(t, c.version), asked: make(chan string, 4),
+	client := &answeringClient{t: t, version: c.version, sess: c.sess, rec: testfixture.NewRecorderFor(t, c.version), asked: make(chan string, 4),
 		answer: func(method string, _ json.RawMessage) []byte {
 			if refuse {
 				return []byte(`{"jsonrpc":"2.0","id":0,"error":{"code":-32601,"message":"no"}}`)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/testkit"
@@ -20,7 +21,7 @@ func send(rt *dispatch.Runtime, id int, method string, params map[string]any) ma
 		panic(err)
 	}
 	frame := rt.Dispatch(context.Background(), &dispatch.Request{Message: msg}).Frame
-	if err := testkit.ValidateFrame(testkit.Version, frame, method); err != nil {
+	if err := testkit.ValidateFrame(testfixture.Version, frame, method); err != nil {
 		panic(err)
 	}
 	var resp struct {

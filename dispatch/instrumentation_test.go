@@ -11,6 +11,7 @@ import (
 
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/instrumentation"
+	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/testkit"
@@ -22,9 +23,9 @@ type sinkKey struct{}
 
 // instrumented builds a Runtime with a few components and a recording sink
 // whose DispatchStart puts a value in the handler's context.
-func instrumented(t testing.TB, logger *slog.Logger) (*dispatch.Runtime, *testkit.Events, *[]string) {
+func instrumented(t testing.TB, logger *slog.Logger) (*dispatch.Runtime, *testfixture.Events, *[]string) {
 	t.Helper()
-	events := &testkit.Events{OnStart: func(ctx context.Context, e instrumentation.DispatchStart) context.Context {
+	events := &testfixture.Events{OnStart: func(ctx context.Context, e instrumentation.DispatchStart) context.Context {
 		return context.WithValue(ctx, sinkKey{}, "from-sink:"+e.Method)
 	}}
 	var seen []string // what handlers found in their context
@@ -68,8 +69,8 @@ func TestInstrumentationStartStop(t *testing.T) {
 	}, func(r *dispatch.Request) { r.Transport = dispatch.TransportStdio; r.Principal = "principal-secret" })
 	resultOf(t, f)
 
-	starts := testkit.EventsOf[instrumentation.DispatchStart](events)
-	stops := testkit.EventsOf[instrumentation.DispatchStop](events)
+	starts := testfixture.EventsOf[instrumentation.DispatchStart](events)
+	stops := testfixture.EventsOf[instrumentation.DispatchStop](events)
 	if len(starts) != 1 || len(stops) != 1 || len(events.All()) != 2 {
 		t.Fatalf("events: %+v", events.All())
 	}
@@ -112,7 +113,7 @@ func TestInstrumentationOutcomes(t *testing.T) {
 	for _, tc := range cases {
 		events.Reset()
 		call(t, rt, tc.method, tc.params)
-		stops := testkit.EventsOf[instrumentation.DispatchStop](events)
+		stops := testfixture.EventsOf[instrumentation.DispatchStop](events)
 		if len(stops) != 1 {
 			t.Fatalf("%s: events %+v", tc.name, events.All())
 		}
@@ -126,8 +127,8 @@ func TestInstrumentationOutcomes(t *testing.T) {
 func TestInstrumentationException(t *testing.T) {
 	rt, events, _ := instrumented(t, quietLogger())
 	rpcError(t, call(t, rt, "tools/call", map[string]any{"name": "panics"}), jsonrpc.CodeInternalError)
-	ex := testkit.EventsOf[instrumentation.DispatchException](events)
-	if len(ex) != 1 || len(testkit.EventsOf[instrumentation.DispatchStop](events)) != 0 {
+	ex := testfixture.EventsOf[instrumentation.DispatchException](events)
+	if len(ex) != 1 || len(testfixture.EventsOf[instrumentation.DispatchStop](events)) != 0 {
 		t.Fatalf("want one exception and no stop: %+v", events.All())
 	}
 	if ex[0].Kind != "panic" || ex[0].PanicType != "string" || ex[0].Component != "panics" {
@@ -147,7 +148,7 @@ func TestInstrumentationCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	rt.Dispatch(ctx, &dispatch.Request{Message: msg})
-	stops := testkit.EventsOf[instrumentation.DispatchStop](events)
+	stops := testfixture.EventsOf[instrumentation.DispatchStop](events)
 	if len(stops) != 1 || stops[0].Outcome != instrumentation.OutcomeCancelled {
 		t.Fatalf("want a cancelled stop: %+v", events.All())
 	}
@@ -156,7 +157,7 @@ func TestInstrumentationCancelled(t *testing.T) {
 func TestInstrumentationInvalidTraceContextIgnored(t *testing.T) {
 	rt, events, seen := instrumented(t, nil)
 	call(t, rt, "tools/call", map[string]any{"name": "echo", "_meta": map[string]any{"traceparent": "00-zz", "tracestate": "a=b"}})
-	starts := testkit.EventsOf[instrumentation.DispatchStart](events)
+	starts := testfixture.EventsOf[instrumentation.DispatchStart](events)
 	if len(starts) != 1 || starts[0].Trace != (instrumentation.TraceContext{}) || (*seen)[1] != "" {
 		t.Fatalf("an invalid traceparent was kept: %+v, handler saw %q", starts, *seen)
 	}
@@ -225,14 +226,14 @@ func BenchmarkInstrumentation(b *testing.B) {
 }
 
 func TestHubEvents(t *testing.T) {
-	events := &testkit.Events{}
+	events := &testfixture.Events{}
 	hub := dispatch.NewHub(dispatch.HubOptions{MaxBuffer: 1, Sink: events})
 	l := hub.Attach(mcp.SubscriptionFilter{ToolsListChanged: true, ResourceSubscriptions: []string{"file:///secret-uri"}}, func() {})
 	defer l.Close()
 	hub.ToolsListChanged()
 	hub.ToolsListChanged() // the buffer holds one: this drops the oldest
 	hub.PromptsListChanged()
-	subs := testkit.EventsOf[instrumentation.SubscriptionEvent](events)
+	subs := testfixture.EventsOf[instrumentation.SubscriptionEvent](events)
 	type row struct {
 		kind             instrumentation.SubscriptionEventKind
 		topic            string

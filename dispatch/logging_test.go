@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/mcp"
-	"github.com/snodo-go/snodo/testkit"
 )
 
 func loggingRuntime(t *testing.T, opts ...dispatch.Option) *dispatch.Runtime {
@@ -27,13 +27,13 @@ func loggingRuntime(t *testing.T, opts ...dispatch.Option) *dispatch.Runtime {
 		}))...)
 }
 
-func logCall(t *testing.T, rt *dispatch.Runtime, level string) []testkit.Recorded {
+func logCall(t *testing.T, rt *dispatch.Runtime, level string) []testfixture.Recorded {
 	t.Helper()
 	p := map[string]any{"name": "test_logging_tool"}
 	if level != "" {
 		p["_meta"] = map[string]any{"io.modelcontextprotocol/logLevel": level}
 	}
-	rec := testkit.NewRecorder(t)
+	rec := testfixture.NewRecorder(t)
 	resultOf(t, callWith(t, rt, "tools/call", p, func(r *dispatch.Request) { r.Notifier = rec }))
 	return rec.Notifications()
 }
@@ -97,7 +97,7 @@ func TestLoggingLimit(t *testing.T) {
 			}
 			return mcp.TextResult("ok"), nil
 		}))
-	rec := testkit.NewRecorder(t)
+	rec := testfixture.NewRecorder(t)
 	resultOf(t, callWith(t, rt, "tools/call", map[string]any{"name": "chatty", "_meta": map[string]any{"io.modelcontextprotocol/logLevel": "info"}},
 		func(r *dispatch.Request) { r.Notifier = rec }))
 	if len(rec.Notifications()) != 2 || !errors.Is(errs[2], dispatch.ErrLogLimit) {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/testkit"
 )
@@ -36,7 +37,7 @@ func TestProgressReported(t *testing.T) {
 			p.errs = append(p.errs, dispatch.ReportProgress(ctx, mcp.Progress{Progress: v, Total: 100, Message: "step"}))
 		}
 	})
-	rec := testkit.NewRecorder(t)
+	rec := testfixture.NewRecorder(t)
 	resultOf(t, callWith(t, rt, "tools/call", withToken("progress-test-1"), func(r *dispatch.Request) { r.Notifier = rec }))
 	ns := rec.Notifications()
 	if len(ns) != 3 {
@@ -48,7 +49,7 @@ func TestProgressReported(t *testing.T) {
 		}
 	}
 	// An integer token is echoed as an integer.
-	rec = testkit.NewRecorder(t)
+	rec = testfixture.NewRecorder(t)
 	resultOf(t, callWith(t, rt, "tools/call", withToken(7), func(r *dispatch.Request) { r.Notifier = rec }))
 	if ns := rec.Notifications(); len(ns) != 3 || !strings.Contains(string(ns[0].Raw), `"progressToken":7`) {
 		t.Fatalf("integer token: %v", ns)
@@ -60,7 +61,7 @@ func TestProgressWithoutTokenSendsNothing(t *testing.T) {
 	rt := progressRuntime(t, probe, func(ctx context.Context, p *progressProbe) {
 		p.errs = append(p.errs, dispatch.ReportProgress(ctx, mcp.Progress{Progress: 1}))
 	})
-	rec := testkit.NewRecorder(t)
+	rec := testfixture.NewRecorder(t)
 	resultOf(t, callWith(t, rt, "tools/call", map[string]any{"name": "test_tool_with_progress"}, func(r *dispatch.Request) { r.Notifier = rec }))
 	if n := len(rec.Notifications()); n != 0 || probe.errs[0] != nil {
 		t.Fatalf("%d notifications without a token (err %v)", n, probe.errs[0])
@@ -87,7 +88,7 @@ func TestProgressLimits(t *testing.T) {
 			}
 		}
 	})
-	rec := testkit.NewRecorder(t)
+	rec := testfixture.NewRecorder(t)
 	resultOf(t, callWith(t, rt, "tools/call", withToken("t"), func(r *dispatch.Request) { r.Notifier = rec }))
 	want := []error{nil, dispatch.ErrProgressNotIncreasing, dispatch.ErrProgressNotIncreasing, dispatch.ErrProgressMessage, nil, dispatch.ErrProgressLimit}
 	if len(probe.errs) != len(want) {
@@ -108,7 +109,7 @@ func TestProgressStopsWhenCancelled(t *testing.T) {
 	rt := progressRuntime(t, probe, func(ctx context.Context, p *progressProbe) {
 		p.errs = append(p.errs, dispatch.ReportProgress(ctx, mcp.Progress{Progress: 1}))
 	})
-	rec := testkit.NewRecorder(t)
+	rec := testfixture.NewRecorder(t)
 	msg := testkit.Request(1, "tools/call", withToken("t"))
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/testkit"
@@ -60,7 +61,7 @@ func TestUnversionedMessages(t *testing.T) {
 		raw := testkit.Request(4, m, map[string]any{"level": "info", "uri": "test://static"})
 		rpcError(t, testkit.DispatchRequest(t, rt, raw, onStdio(dispatch.NewSession())), jsonrpc.CodeMethodNotFound)
 		rpcError(t, testkit.DispatchRequest(t, rt, raw, func(r *dispatch.Request) {
-			r.Header, r.Transport = testkit.HTTPHeaders(raw), dispatch.TransportHTTP
+			r.Header, r.Transport = testfixture.HTTPHeaders(raw), dispatch.TransportHTTP
 		}), jsonrpc.CodeMethodNotFound)
 	}
 }
@@ -75,7 +76,7 @@ func TestConnectionLogLevel(t *testing.T) {
 	onConn := func(rec dispatch.Notifier) func(*dispatch.Request) {
 		return func(r *dispatch.Request) { r.Session, r.Notifier, r.Transport = sess, rec, dispatch.TransportStdio }
 	}
-	levels := func(rec *testkit.Recorder) string {
+	levels := func(rec *testfixture.Recorder) string {
 		var out []string
 		for _, n := range rec.Notifications() {
 			if n.Method == "notifications/message" {
@@ -87,18 +88,18 @@ func TestConnectionLogLevel(t *testing.T) {
 	if f := testkit.DispatchVersion(t, rt, mcp.Version20251125, legacyRequest(1, "logging/setLevel", map[string]any{"level": "info"}), onConn(nil)); string(f.Result) != "{}" {
 		t.Fatalf("setLevel: %s", f.Raw)
 	}
-	rec := testkit.NewRecorder(t)
+	rec := testfixture.NewRecorder(t)
 	resultOf(t, callWith(t, rt, "tools/call", map[string]any{"name": "chatty"}, onConn(rec)))
 	if got := levels(rec); got != "info,warning" {
 		t.Fatalf("levels inherited from the connection: %q, want info,warning", got)
 	}
-	rec = testkit.NewRecorder(t)
+	rec = testfixture.NewRecorder(t)
 	resultOf(t, callWith(t, rt, "tools/call", map[string]any{"name": "chatty", "_meta": map[string]any{mcp.MetaLogLevel: "warning"}}, onConn(rec)))
 	if got := levels(rec); got != "warning" {
 		t.Fatalf("the request's own level: %q, want warning", got)
 	}
 	// Another connection has its own (no) level.
-	rec = testkit.NewRecorder(t)
+	rec = testfixture.NewRecorder(t)
 	resultOf(t, callWith(t, rt, "tools/call", map[string]any{"name": "chatty"}, func(r *dispatch.Request) {
 		r.Session, r.Notifier = dispatch.NewSession(), rec
 	}))

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/testkit"
@@ -107,7 +108,7 @@ func next(t testing.TB, s *dispatch.Stream) (frame []byte, last bool) {
 	t.Helper()
 	frame, last = s.Next()
 	if frame != nil {
-		if err := testkit.ValidateFrame(testkit.Version, frame, dispatch.MethodListen); err != nil {
+		if err := testkit.ValidateFrame(testfixture.Version, frame, dispatch.MethodListen); err != nil {
 			t.Fatalf("frame fails the schema: %v\n%s", err, frame)
 		}
 	}
@@ -429,7 +430,7 @@ func TestSourceErrorsAndPanicsAreIsolated(t *testing.T) {
 					t.Fatalf("stream went on: %s", final)
 				}
 			}
-			if err := testkit.ValidateFrame(testkit.Version, final, dispatch.MethodListen); err != nil {
+			if err := testkit.ValidateFrame(testfixture.Version, final, dispatch.MethodListen); err != nil {
 				t.Fatalf("%v: %s", err, final)
 			}
 			f := decodeFrame(t, final)
@@ -600,7 +601,7 @@ func TestListenThroughExecute(t *testing.T) {
 		t.Fatalf("frames: %q", rec.frames)
 	}
 	for _, fr := range rec.frames {
-		if err := testkit.ValidateFrame(testkit.Version, fr, ""); err != nil {
+		if err := testkit.ValidateFrame(testfixture.Version, fr, ""); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -614,7 +615,7 @@ func TestListenThroughExecuteEndsOnDrain(t *testing.T) {
 	drain := make(chan struct{})
 	c.Notifier = &recordingNotifier{after: func(int) { close(drain) }}
 	out := rt.Execute(dispatch.WithDrain(context.Background(), drain), c)
-	if err := testkit.ValidateFrame(testkit.Version, out.Frame, dispatch.MethodListen); err != nil || out.ErrorCode != 0 {
+	if err := testkit.ValidateFrame(testfixture.Version, out.Frame, dispatch.MethodListen); err != nil || out.ErrorCode != 0 {
 		t.Fatalf("%v: %s", err, out.Frame)
 	}
 }
@@ -641,7 +642,7 @@ func TestEncodeEventForSessionsHasNoSubscriptionID(t *testing.T) {
 		t.Fatalf("resource update without a URI: %v", err)
 	}
 	b := dispatch.EncodeListenCancelled(jsonrpc.StringID("L"), "server shutting down")
-	if err := testkit.ValidateFrame(testkit.Version, b, ""); err != nil || !bytes.Contains(b, []byte(`"requestId":"L"`)) {
+	if err := testkit.ValidateFrame(testfixture.Version, b, ""); err != nil || !bytes.Contains(b, []byte(`"requestId":"L"`)) {
 		t.Fatalf("%v: %s", err, b)
 	}
 }

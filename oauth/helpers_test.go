@@ -22,6 +22,7 @@ import (
 	"github.com/go-jose/go-jose/v4"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/oauth"
 	"github.com/snodo-go/snodo/supervisor"
@@ -202,7 +203,7 @@ type protected struct {
 	mw        *oauth.Middleware
 	ran       atomic.Int32 // tool, prompt and resource handlers that ran
 	logs      *lockedBuffer
-	events    *testkit.Events
+	events    *testfixture.Events
 }
 
 // The policy every test server applies.
@@ -220,7 +221,7 @@ func testPolicy() *oauth.ScopePolicy {
 // listener.
 func startProtected(t *testing.T, handler bool, v func(resource string) oauth.Verifier, authServers []string, opts ...oauth.Option) *protected {
 	t.Helper()
-	p := &protected{logs: &lockedBuffer{}, events: &testkit.Events{}}
+	p := &protected{logs: &lockedBuffer{}, events: &testfixture.Events{}}
 	logger := slog.New(slog.NewTextHandler(p.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	ran := func() { p.ran.Add(1) }
 	text := func(s string) dispatch.ToolHandler {

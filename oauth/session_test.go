@@ -12,9 +12,9 @@ import (
 	"github.com/go-jose/go-jose/v4"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/oauth"
-	"github.com/snodo-go/snodo/testkit"
 	"github.com/snodo-go/snodo/transports/streamablehttp"
 )
 
@@ -56,21 +56,21 @@ func TestRefreshedTokenKeepsItsSession(t *testing.T) {
 	}
 	var bearer atomic.Value
 	bearer.Store(tokenFor(subject, now))
-	s := &testkit.HTTPSession{URL: resource, Version: mcp.Version20251125, Client: &http.Client{
+	s := &testfixture.HTTPSession{URL: resource, Version: mcp.Version20251125, Client: &http.Client{
 		Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
 			r = r.Clone(r.Context())
 			r.Header.Set("Authorization", "Bearer "+bearer.Load().(string))
 			return http.DefaultTransport.RoundTrip(r)
 		}),
 	}}
-	s.Init = s.Post(t, testkit.Initialize(0, s.Version, nil), func(r *http.Request) { r.Header.Del("Mcp-Protocol-Version") })
+	s.Init = s.Post(t, testfixture.Initialize(0, s.Version, nil), func(r *http.Request) { r.Header.Del("Mcp-Protocol-Version") })
 	if s.ID = s.Init.Header.Get(mcp.HeaderSessionID); s.ID == "" {
 		t.Fatalf("no session: %d %s", s.Init.Status, s.Init.Body)
 	}
 	ping := func(tok string) int {
 		t.Helper()
 		bearer.Store(tok)
-		return s.Post(t, testkit.LegacyRequest(1, "ping", nil), nil).Status
+		return s.Post(t, testfixture.LegacyRequest(1, "ping", nil), nil).Status
 	}
 	for _, c := range []struct {
 		name, token string

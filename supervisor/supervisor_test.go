@@ -9,6 +9,7 @@ import (
 
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/instrumentation"
+	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/testkit"
@@ -79,20 +80,20 @@ func TestNewRefusesBadOptions(t *testing.T) {
 func TestTreeInheritsTheRuntimesSink(t *testing.T) {
 	for _, c := range []struct {
 		name    string
-		opts    func(own *testkit.Events) []supervisor.Option
+		opts    func(own *testfixture.Events) []supervisor.Option
 		rtWant  bool // the Runtime's sink hears the slot
 		ownWant bool // the supervisor's own sink hears it
 	}{
-		{"inherited", func(*testkit.Events) []supervisor.Option { return nil }, true, false},
-		{"replaced", func(own *testkit.Events) []supervisor.Option {
+		{"inherited", func(*testfixture.Events) []supervisor.Option { return nil }, true, false},
+		{"replaced", func(own *testfixture.Events) []supervisor.Option {
 			return []supervisor.Option{supervisor.WithInstrumentation(own)}
 		}, false, true},
-		{"off", func(*testkit.Events) []supervisor.Option {
+		{"off", func(*testfixture.Events) []supervisor.Option {
 			return []supervisor.Option{supervisor.WithInstrumentation(nil)}
 		}, false, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			rtSink, own := &testkit.Events{}, &testkit.Events{}
+			rtSink, own := &testfixture.Events{}, &testfixture.Events{}
 			rt := quietRuntime(t, dispatch.WithInstrumentation(rtSink))
 			sup, err := supervisor.New(rt, c.opts(own)...)
 			if err != nil {
@@ -107,7 +108,9 @@ func TestTreeInheritsTheRuntimesSink(t *testing.T) {
 			if err := sup.Close(context.Background()); err != nil {
 				t.Fatal(err)
 			}
-			heard := func(e *testkit.Events) bool { return len(testkit.EventsOf[instrumentation.ExecutorEvent](e)) > 0 }
+			heard := func(e *testfixture.Events) bool {
+				return len(testfixture.EventsOf[instrumentation.ExecutorEvent](e)) > 0
+			}
 			if heard(rtSink) != c.rtWant || heard(own) != c.ownWant {
 				t.Fatalf("executor events: Runtime's sink %v, supervisor's %v", heard(rtSink), heard(own))
 			}

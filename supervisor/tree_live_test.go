@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/testkit"
@@ -50,7 +51,7 @@ func TestRenderLiveServer(t *testing.T) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		testkit.PostMCP(t, &http.Client{Timeout: testkit.DefaultTimeout}, web.URL(), testkit.Request(3, "tools/call", map[string]any{"name": "hold"}), nil)
+		testfixture.PostMCP(t, &http.Client{Timeout: testkit.DefaultTimeout}, web.URL(), testkit.Request(3, "tools/call", map[string]any{"name": "hold"}), nil)
 	}()
 	srv.Send(t, testkit.Request("sub", dispatch.MethodListen, map[string]any{"notifications": map[string]any{
 		"toolsListChanged": true, "resourceSubscriptions": []string{"file:///a", "file:///b"},

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/taskstore"
-	"github.com/snodo-go/snodo/testkit"
 )
 
 // TestChaosThousandTasks runs 1,000 tasks at once whose work completes,
@@ -19,7 +19,7 @@ import (
 // the end every task is in exactly one terminal state, reached once, and
 // the engine holds nothing.
 func TestChaosThousandTasks(t *testing.T) {
-	testkit.RunSeeded(t, testkit.Seeds(t, 1), func(t *testing.T, seed uint64) {
+	testfixture.RunSeeded(t, testfixture.Seeds(t, 1), func(t *testing.T, seed uint64) {
 		rng := rand.New(rand.NewPCG(seed, 18))
 		store := taskstore.NewMemory(taskstore.Options{})
 		h := newHarness(t, store, func(c *engineConfig) {

@@ -1,3 +1,6 @@
+// This file is the raw newline-delimited JSON-RPC client and the frames
+// it records.
+
 package testkit
 
 import (
@@ -14,36 +17,52 @@ import (
 	"time"
 )
 
-// Frame is one message the server sent.
+// Frame is one message the server sent, decoded as far as tests need.
 type Frame struct {
 	// Raw is the frame's bytes, without the newline.
-	Raw    []byte
-	ID     json.RawMessage
-	Method string
-	Params json.RawMessage
-	Result json.RawMessage
-	Error  *FrameError
+	Raw []byte `json:"-"`
+	// ID is the id as its JSON text (7, "a", null); nil for a
+	// notification.
+	ID json.RawMessage `json:"id"`
+	// Method is set for a notification or a server-to-client request,
+	// and empty for a response.
+	Method string `json:"method"`
+	// Params are a notification's or request's params.
+	Params json.RawMessage `json:"params"`
+	// Result is a successful response's result.
+	Result json.RawMessage `json:"result"`
+	// Error is an error response's error.
+	Error *FrameError `json:"error"`
 }
+
+// IsResponse reports whether the frame is a response (it has no method).
+func (f *Frame) IsResponse() bool { return f.Method == "" }
 
 // FrameError is the error member of an error response.
 type FrameError struct {
-	Code    int64           `json:"code"`
-	Message string          `json:"message"`
-	Data    json.RawMessage `json:"data"`
+	// Code is the JSON-RPC error code.
+	Code int64 `json:"code"`
+	// Message is the error's message.
+	Message string `json:"message"`
+	// Data is the error's data, when it has any.
+	Data json.RawMessage `json:"data"`
 }
 
-// IDString returns the frame's id as its JSON text ("7", `"a"`, "null").
-func (f *Frame) IDString() string { return string(f.ID) }
-
-// IsResponse reports whether the frame is a response.
-func (f *Frame) IsResponse() bool { return f.Method == "" }
-
-// DefaultTimeout bounds each wait of the Client's helpers.
+// DefaultTimeout bounds each wait of the helpers: a response awaited, a
+// tree condition, a server's end.
 const DefaultTimeout = 10 * time.Second
 
+// decodeFrame decodes raw (kept as f.Raw, copied) into a Frame.
+func decodeFrame(raw []byte) (*Frame, error) {
+	f := &Frame{}
+	err := json.Unmarshal(raw, f)
+	f.Raw = append([]byte(nil), raw...)
+	return f, err
+}
+
 // Client is a tiny newline-delimited JSON-RPC client for tests. Every
-// frame it reads is recorded in order and, unless Validate is off,
-// checked against the official schema of its Version.
+// frame it reads is recorded in order and checked against the official
+// schema of its revision (2026-07-28 unless SetVersion says otherwise).
 type Client struct {
 	w       io.Writer
 	version string
@@ -63,7 +82,7 @@ type Client struct {
 // NewClient reads frames from r until it ends, and writes requests to w.
 // Close r (or let the server close it) to stop the reader.
 func NewClient(r io.Reader, w io.Writer) *Client {
-	c := &Client{w: w, version: Version, methods: map[string]string{}, changed: make(chan struct{}), readDone: make(chan struct{})}
+	c := &Client{w: w, version: defaultVersion, methods: map[string]string{}, changed: make(chan struct{}), readDone: make(chan struct{})}
 	go c.read(r)
 	return c
 }
@@ -95,19 +114,11 @@ func (c *Client) read(r io.Reader) {
 		if n := len(raw); n > 0 && raw[n-1] == '\r' {
 			raw = raw[:n-1]
 		}
-		f := &Frame{Raw: raw}
-		var head struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-			Params json.RawMessage `json:"params"`
-			Result json.RawMessage `json:"result"`
-			Error  *FrameError     `json:"error"`
-		}
+		f, err := decodeFrame(raw)
 		c.mu.Lock()
-		if err := json.Unmarshal(raw, &head); err != nil {
+		if err != nil {
 			c.bad = append(c.bad, fmt.Sprintf("unreadable frame %q: %v", raw, err))
 		} else {
-			f.ID, f.Method, f.Params, f.Result, f.Error = head.ID, head.Method, head.Params, head.Result, head.Error
 			for _, b := range raw {
 				if b >= 0x80 {
 					c.bad = append(c.bad, fmt.Sprintf("frame has non-ASCII bytes: %q", raw))
@@ -115,7 +126,7 @@ func (c *Client) read(r io.Reader) {
 				}
 			}
 			if c.version != "" {
-				if err := ValidateFrame(c.version, raw, c.methods[string(head.ID)]); err != nil {
+				if err := ValidateFrame(c.version, raw, c.methods[string(f.ID)]); err != nil {
 					c.bad = append(c.bad, fmt.Sprintf("frame %s fails the schema: %v", raw, err))
 				}
 			}
@@ -162,13 +173,13 @@ func (c *Client) Send(frame []byte) error {
 	return err
 }
 
-// NewID returns a fresh integer request id.
-func (c *Client) NewID() int64 { return c.nextID.Add(1) }
+// newID returns a fresh integer request id.
+func (c *Client) newID() int64 { return c.nextID.Add(1) }
 
 // Call sends a 2026-07-28 request (with _meta) and waits for its response.
 func (c *Client) Call(t testing.TB, method string, params map[string]any) *Frame {
 	t.Helper()
-	id := c.NewID()
+	id := c.newID()
 	if err := c.Send(Request(id, method, params)); err != nil {
 		t.Fatalf("testkit: sending %s: %v", method, err)
 	}

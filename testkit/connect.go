@@ -1,3 +1,6 @@
+// This file connects a client.Client to a server for a test, in process,
+// over stdio or over HTTP, with every received frame schema-checked.
+
 package testkit
 
 import (
@@ -19,13 +22,13 @@ import (
 	"github.com/snodo-go/snodo/transports/streamablehttp"
 )
 
-// FrameChecker validates every frame a server sends to a client.Client
+// frameChecker validates every frame a server sends to a client.Client
 // against the official schema of the revision it belongs to, and that its
-// bytes are ASCII. Pass its Trace to client.WithTrace; Problems lists what
-// failed. The revision of a response is the one its request was sent
+// bytes are ASCII. Its trace is the client.WithTrace callback; failures
+// lists what failed. The revision of a response is the one its request was sent
 // under (its _meta version, or the version an initialize asked for); a
 // notification or server request takes the revision of the last request.
-type FrameChecker struct {
+type frameChecker struct {
 	mu       sync.Mutex
 	methods  map[jsonrpc.ID]string
 	versions map[jsonrpc.ID]string
@@ -33,13 +36,13 @@ type FrameChecker struct {
 	problems []string
 }
 
-// NewFrameChecker returns an empty FrameChecker.
-func NewFrameChecker() *FrameChecker {
-	return &FrameChecker{methods: map[jsonrpc.ID]string{}, versions: map[jsonrpc.ID]string{}, last: Version}
+// newFrameChecker returns an empty frameChecker.
+func newFrameChecker() *frameChecker {
+	return &frameChecker{methods: map[jsonrpc.ID]string{}, versions: map[jsonrpc.ID]string{}, last: defaultVersion}
 }
 
-// Trace is the client.WithTrace callback.
-func (fc *FrameChecker) Trace(sent bool, frame []byte) {
+// trace is the client.WithTrace callback.
+func (fc *frameChecker) trace(sent bool, frame []byte) {
 	msg, err := jsonrpc.Decode(frame)
 	fc.mu.Lock()
 	defer fc.mu.Unlock()
@@ -94,8 +97,8 @@ func requestVersion(msg *jsonrpc.Message) string {
 	return v
 }
 
-// Problems returns the failures seen so far.
-func (fc *FrameChecker) Problems() []string {
+// failures returns the failures seen so far.
+func (fc *frameChecker) failures() []string {
 	fc.mu.Lock()
 	defer fc.mu.Unlock()
 	return append([]string(nil), fc.problems...)
@@ -106,10 +109,10 @@ func (fc *FrameChecker) Problems() []string {
 // the test ends, and every failed frame fails the test then.
 func Connect(t testing.TB, tr client.Transport, opts ...client.Option) *client.Client {
 	t.Helper()
-	fc := NewFrameChecker()
+	fc := newFrameChecker()
 	ctx, cancel := context.WithTimeout(context.Background(), DefaultTimeout)
 	defer cancel()
-	c, err := client.New(ctx, tr, append([]client.Option{client.WithTrace(fc.Trace)}, opts...)...)
+	c, err := client.New(ctx, tr, append([]client.Option{client.WithTrace(fc.trace)}, opts...)...)
 	if err != nil {
 		t.Fatalf("testkit: connecting a client: %v", err)
 	}
@@ -117,7 +120,7 @@ func Connect(t testing.TB, tr client.Transport, opts ...client.Option) *client.C
 		if err := c.Close(); err != nil {
 			t.Errorf("testkit: closing the client: %v", err)
 		}
-		for _, p := range fc.Problems() {
+		for _, p := range fc.failures() {
 			t.Error("testkit: " + p)
 		}
 	})

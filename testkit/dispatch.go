@@ -1,8 +1,10 @@
+// This file runs one message through a Runtime with no transport and
+// checks the response.
+
 package testkit
 
 import (
 	"context"
-	"encoding/json"
 	"testing"
 
 	"github.com/snodo-go/snodo/dispatch"
@@ -10,7 +12,7 @@ import (
 )
 
 // Dispatch runs one raw message through rt with no transport, validates
-// the response frame against the official schema of Version, and returns
+// the response frame against the official 2026-07-28 schema, and returns
 // it decoded (nil when the protocol demands silence).
 func Dispatch(t testing.TB, rt *dispatch.Runtime, raw []byte) *Frame {
 	t.Helper()
@@ -21,7 +23,7 @@ func Dispatch(t testing.TB, rt *dispatch.Runtime, raw []byte) *Frame {
 // principal, notifier) on the request before it runs.
 func DispatchRequest(t testing.TB, rt *dispatch.Runtime, raw []byte, setup func(*dispatch.Request)) *Frame {
 	t.Helper()
-	return DispatchVersion(t, rt, Version, raw, setup)
+	return DispatchVersion(t, rt, defaultVersion, raw, setup)
 }
 
 // DispatchVersion is DispatchRequest for a client of another revision:
@@ -58,12 +60,8 @@ func DispatchVersion(t testing.TB, rt *dispatch.Runtime, version string, raw []b
 	if err := ValidateFrame(version, out, method); err != nil {
 		t.Fatalf("testkit: frame fails the %s schema: %v\n%s", version, err, out)
 	}
-	f := &Frame{Raw: out}
-	if err := json.Unmarshal(out, &struct {
-		ID     *json.RawMessage `json:"id"`
-		Result *json.RawMessage `json:"result"`
-		Error  **FrameError     `json:"error"`
-	}{&f.ID, &f.Result, &f.Error}); err != nil {
+	f, err := decodeFrame(out)
+	if err != nil {
 		t.Fatalf("testkit: response is not JSON: %v", err)
 	}
 	return f

@@ -1,3 +1,5 @@
+// This file checks that no goroutine outlives a test.
+
 package testkit
 
 import (

@@ -1,3 +1,5 @@
+// This file validates frames against the official MCP JSON schemas.
+
 package testkit
 
 import (

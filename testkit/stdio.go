@@ -1,3 +1,5 @@
+// This file serves a Runtime over in-memory stdio pipes for a test.
+
 package testkit
 
 import (
@@ -14,8 +16,13 @@ import (
 // StdioServer is a stdio transport served over in-memory pipes, with a
 // Client connected to it and its own supervision tree.
 type StdioServer struct {
-	Sup    *supervisor.Supervisor
+	// Sup is the supervisor the connection runs under: its Tree shows
+	// the connection, its writer and its requests.
+	Sup *supervisor.Supervisor
+	// Client reads every frame the server writes and sends requests.
 	Client *Client
+	// Cancel stops the server abruptly (as a signal would): Serve
+	// returns without waiting for end of input.
 	Cancel context.CancelFunc
 
 	in   *io.PipeWriter

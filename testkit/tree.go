@@ -1,3 +1,5 @@
+// This file waits on and searches the supervision tree.
+
 package testkit
 
 import (
@@ -31,9 +33,6 @@ func WaitTree(t testing.TB, sup *supervisor.Supervisor, cond func(*supervisor.No
 	}
 }
 
-// Count returns the number of nodes of kind k in tree.
-func Count(tree *supervisor.Node, k supervisor.Kind) int { return tree.Count(k) }
-
 // WaitNoRequests waits until no request actor remains anywhere in the tree.
 func WaitNoRequests(t testing.TB, sup *supervisor.Supervisor) *supervisor.Node {
 	t.Helper()
@@ -50,7 +49,3 @@ func Find(tree *supervisor.Node, k supervisor.Kind) *supervisor.Node {
 	})
 	return found
 }
-
-// Node is a supervision tree node (an alias, so tests need not import
-// supervisor).
-type Node = supervisor.Node

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/testkit"
 )
@@ -152,7 +153,7 @@ func TestStatelessRelayRestoresClientIDs(t *testing.T) {
 	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/json" || string(r.ID) != `"a"` || !strings.Contains(string(r.Result), `"text":"hello"`) {
 		t.Fatalf("%d %s: %s", resp.StatusCode, resp.Header.Get("Content-Type"), b)
 	}
-	if err := testkit.ValidateFrame(testkit.Version, b, "tools/call"); err != nil {
+	if err := testkit.ValidateFrame(testfixture.Version, b, "tools/call"); err != nil {
 		t.Errorf("relayed frame: %v", err)
 	}
 	body, h = request2026(2, "no/such", nil)

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/testkit"
 )
@@ -126,7 +127,7 @@ func TestIDsAndTokensAreRemappedAndRestored(t *testing.T) {
 			t.Errorf("the bridge's id %s was used twice", m[1])
 		}
 		childIDs[m[1]] = true
-		if err := testkit.ValidateFrame(testkit.Version, b, "tools/call"); err != nil {
+		if err := testkit.ValidateFrame(testfixture.Version, b, "tools/call"); err != nil {
 			t.Errorf("relayed frame: %v", err)
 		}
 	}
@@ -211,7 +212,7 @@ func TestProgressRoutesByToken(t *testing.T) {
 		if field(t, ev.Params, "progressToken") != `"same"` || field(t, ev.Params, "progress") != fmt.Sprint(i+1) {
 			t.Errorf("progress %d: %s", i, ev.Params)
 		}
-		if err := testkit.ValidateFrame(testkit.Version, raw, ""); err != nil {
+		if err := testkit.ValidateFrame(testfixture.Version, raw, ""); err != nil {
 			t.Errorf("progress %d: %v", i, err)
 		}
 	}
@@ -267,7 +268,7 @@ func TestListenStreamsRouteBySubscriptionID(t *testing.T) {
 		if ev.Method != method || field(t, ev.Params, "_meta", mcp.MetaSubscriptionID) != sub {
 			t.Fatalf("event %s, want %s for subscription %s", frame, method, sub)
 		}
-		if err := testkit.ValidateFrame(testkit.Version, frame, ""); err != nil {
+		if err := testkit.ValidateFrame(testfixture.Version, frame, ""); err != nil {
 			t.Errorf("%s: %v", frame, err)
 		}
 	}

@@ -66,7 +66,7 @@ func TestCancelledCallLeavesNothingBehind(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, f := range srv.Client.Frames() {
-		if f.IDString() == "1" {
+		if string(f.ID) == "1" {
 			t.Fatalf("a response was written for the cancelled call: %s", f.Raw)
 		}
 	}

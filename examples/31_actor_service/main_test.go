@@ -70,7 +70,7 @@ func TestRoomsAndCallsInTheTree(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, f := range srv.Client.Frames() {
-		if f.IDString() == `"w"` {
+		if string(f.ID) == `"w"` {
 			t.Fatalf("a response was written for the cancelled wait: %s", f.Raw)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/testkit"
 )
@@ -229,7 +230,7 @@ func TestSleepHonoursCancellation(t *testing.T) {
 
 func TestProgressOnlyWithAToken(t *testing.T) {
 	f := newFixture(t)
-	rec := testkit.NewRecorder(t)
+	rec := testfixture.NewRecorder(t)
 	notifier := func(r *dispatch.Request) { r.Notifier = rec }
 	params := map[string]any{"name": "test_tool_with_progress", "_meta": map[string]any{"progressToken": "progress-test-1"}}
 	content(t, f.result(f.call("tools/call", params, nil, notifier)))
@@ -243,7 +244,7 @@ func TestProgressOnlyWithAToken(t *testing.T) {
 	if !slices.Equal(progress, []float64{0, 50, 100}) {
 		t.Errorf("progress %v, want 0 50 100", progress)
 	}
-	rec = testkit.NewRecorder(t)
+	rec = testfixture.NewRecorder(t)
 	content(t, f.result(f.call("tools/call", map[string]any{"name": "test_tool_with_progress"}, nil, func(r *dispatch.Request) { r.Notifier = rec })))
 	if n := rec.Notifications(); len(n) != 0 {
 		t.Errorf("progress without a token: %d notifications", len(n))
@@ -252,8 +253,8 @@ func TestProgressOnlyWithAToken(t *testing.T) {
 
 func TestLoggingFollowsTheRequestLevel(t *testing.T) {
 	f := newFixture(t)
-	logs := func(tool, level string) []testkit.Recorded {
-		rec := testkit.NewRecorder(t)
+	logs := func(tool, level string) []testfixture.Recorded {
+		rec := testfixture.NewRecorder(t)
 		params := map[string]any{"name": tool}
 		if level != "" {
 			params["_meta"] = map[string]any{mcp.MetaLogLevel: level}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/testkit"
 )
 
@@ -85,7 +86,7 @@ func TestRunHTTPModes(t *testing.T) {
 			if status != 200 || ctype != "application/json" || !strings.Contains(body, `"text":"over HTTP"`) {
 				t.Errorf("echo: %d %s %s", status, ctype, body)
 			}
-			if err := testkit.ValidateFrame(testkit.Version, []byte(body), "tools/call"); err != nil {
+			if err := testkit.ValidateFrame(testfixture.Version, []byte(body), "tools/call"); err != nil {
 				t.Errorf("echo frame: %v", err)
 			}
 			status, ctype, body = post(t, client, ready.URL, "test_tool_with_progress", nil, map[string]any{"progressToken": "p"})
@@ -123,7 +124,7 @@ func post(t *testing.T, client *http.Client, url, tool string, args, meta map[st
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("MCP-Protocol-Version", testkit.Version)
+	req.Header.Set("MCP-Protocol-Version", testfixture.Version)
 	req.Header.Set("Mcp-Method", "tools/call")
 	req.Header.Set("Mcp-Name", tool)
 	resp, err := client.Do(req)

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/snodo-go/snodo/internal/testfixture"
+	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/testkit"
 )
 
@@ -34,7 +36,7 @@ func TestTools(t *testing.T) {
 	}
 	// A sleep that is cancelled ends without a response.
 	srv.Send(t, testkit.Request("s", "tools/call", map[string]any{"name": "sleep", "arguments": map[string]any{"ms": 60000}}))
-	testkit.WaitTree(t, srv.Sup, func(n *testkit.Node) bool { return n.Count("request") == 1 })
+	testkit.WaitTree(t, srv.Sup, func(n *supervisor.Node) bool { return n.Count("request") == 1 })
 	srv.Send(t, testkit.Notification("notifications/cancelled", map[string]any{"requestId": "s"}))
 	testkit.WaitNoRequests(t, srv.Sup)
 	srv.CloseInput()
@@ -90,7 +92,7 @@ func TestReadmeCommand(t *testing.T) {
 		if err := json.Unmarshal([]byte(line), &head); err != nil || methods[string(head.ID)] == "" {
 			t.Fatalf("line %d is not a response to the README's requests: %s", i+1, line)
 		}
-		if err := testkit.ValidateFrame(testkit.Version, []byte(line), methods[string(head.ID)]); err != nil {
+		if err := testkit.ValidateFrame(testfixture.Version, []byte(line), methods[string(head.ID)]); err != nil {
 			t.Fatalf("line %d: %v\n%s", i+1, err, line)
 		}
 		byID[string(head.ID)] = line

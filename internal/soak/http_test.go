@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/testkit"
 )
 
@@ -38,7 +39,7 @@ func (h *httpClient) close() { h.c.Transport.(*http.Transport).CloseIdleConnecti
 // post sends msg and returns the status, the final response frame (the
 // one with an id; nil if none) and whether reading went wrong.
 func (h *httpClient) post(ctx context.Context, msg []byte) (int, *frame, []byte, error) {
-	req, err := testkit.NewMCPRequest(ctx, h.url, msg)
+	req, err := testfixture.NewMCPRequest(ctx, h.url, msg)
 	if err != nil {
 		return 0, nil, nil, err
 	}
@@ -49,7 +50,7 @@ func (h *httpClient) post(ctx context.Context, msg []byte) (int, *frame, []byte,
 	defer resp.Body.Close()
 	var frames [][]byte
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-		r := testkit.NewSSEReader(resp.Body)
+		r := testfixture.NewSSEReader(resp.Body)
 		for {
 			data, comment, err := r.Next()
 			if err == io.EOF {
@@ -160,7 +161,7 @@ func (h *httpClient) act(rng *rand.Rand) {
 func (h *httpClient) listen(id string) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	req, err := testkit.NewMCPRequest(ctx, h.url, testkit.Request(json.Number(id), "subscriptions/listen", map[string]any{"notifications": map[string]any{"toolsListChanged": true}}))
+	req, err := testfixture.NewMCPRequest(ctx, h.url, testkit.Request(json.Number(id), "subscriptions/listen", map[string]any{"notifications": map[string]any{"toolsListChanged": true}}))
 	if err != nil {
 		h.rep.failf("http: listen: %v", err)
 		return
@@ -171,7 +172,7 @@ func (h *httpClient) listen(id string) {
 		return
 	}
 	defer resp.Body.Close()
-	data, _, err := testkit.NewSSEReader(resp.Body).Next()
+	data, _, err := testfixture.NewSSEReader(resp.Body).Next()
 	if err != nil || !bytes.Contains(data, []byte("notifications/subscriptions/acknowledged")) {
 		h.rep.failf("http: listen: status %d, first event %.200s, %v", resp.StatusCode, data, err)
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/testkit"
 	"github.com/snodo-go/snodo/transports/stdio"
@@ -87,7 +88,7 @@ func (s *stdioSession) readLoop() {
 		line := sc.Bytes()
 		if n%25 == 0 {
 			// A sample of the frames is checked against the schema.
-			if err := testkit.ValidateFrame(testkit.Version, line, ""); err != nil {
+			if err := testkit.ValidateFrame(testfixture.Version, line, ""); err != nil {
 				s.rep.failf("stdio: frame fails the schema: %v: %.200s", err, line)
 			}
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/snodo-go/snodo/client"
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/testkit"
@@ -64,7 +65,7 @@ func TestFramesAreSchemaValid(t *testing.T) {
 			methods[msg.ID.String()] = msg.Method
 			return
 		}
-		if err := testkit.ValidateFrame(testkit.Version, frame, methods[msg.ID.String()]); err != nil {
+		if err := testkit.ValidateFrame(testfixture.Version, frame, methods[msg.ID.String()]); err != nil {
 			problems = append(problems, err.Error())
 		}
 	}

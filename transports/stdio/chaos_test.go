@@ -13,13 +13,14 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/testkit"
 	"github.com/snodo-go/snodo/transports/stdio"
 )
 
-func probeRuntime(t testing.TB, p *testkit.Probe) *dispatch.Runtime {
+func probeRuntime(t testing.TB, p *testfixture.Probe) *dispatch.Runtime {
 	t.Helper()
 	rt, err := dispatch.New(mcp.Implementation{Name: "chaos", Version: "1"},
 		append(p.Options(), dispatch.WithLogger(slog.New(slog.DiscardHandler)))...)
@@ -70,7 +71,7 @@ func waitEmpty(t *testing.T, sup *supervisor.Supervisor) {
 // it).
 func TestChaosOutputBlockedForeverUnderLoad(t *testing.T) {
 	t.Cleanup(func() { testkit.VerifyNone(t) })
-	probe := testkit.NewProbe()
+	probe := testfixture.NewProbe()
 	t.Cleanup(probe.ReleaseAll)
 	rt := probeRuntime(t, probe)
 	sup := quietSupervisor(t, rt)
@@ -89,17 +90,17 @@ func TestChaosOutputBlockedForeverUnderLoad(t *testing.T) {
 			t.Errorf("writing input: %v", err)
 		}
 	}
-	var holds []*testkit.Gate
+	var holds []*testfixture.Gate
 	for i := range 20 {
 		tag := fmt.Sprintf("h%d", i)
 		holds = append(holds, probe.Gate(tag))
-		send(testkit.ProbeCall(tag, "probe_hold", tag, 0))
+		send(testfixture.ProbeCall(tag, "probe_hold", tag, 0))
 	}
 	for _, g := range holds {
 		waitClosed(t, g.Entered, "a held call's start")
 	}
 	// Now the output jams: the first response blocks in the device.
-	send(testkit.ProbeCall("first", "probe_echo", "first", 0))
+	send(testfixture.ProbeCall("first", "probe_echo", "first", 0))
 	<-w.entered
 	jammed := time.Now()
 	// More work and more input pile up behind it.
@@ -108,7 +109,7 @@ func TestChaosOutputBlockedForeverUnderLoad(t *testing.T) {
 		defer close(feeder)
 		for i := range 200 {
 			tag := fmt.Sprintf("p%d", i)
-			if _, err := inW.Write(append(testkit.ProbeCall(tag, "probe_progress", tag, 0), '\n')); err != nil {
+			if _, err := inW.Write(append(testfixture.ProbeCall(tag, "probe_progress", tag, 0), '\n')); err != nil {
 				return // the connection has stopped reading
 			}
 		}
@@ -152,7 +153,7 @@ func TestChaosOutputBlockedForeverUnderLoad(t *testing.T) {
 // or the capacity refusal if the executor's queue is full), the
 // connection keeps serving, and it ends cleanly at end of input.
 func TestChaosPanicsUnderLoad(t *testing.T) {
-	probe := testkit.NewProbe()
+	probe := testfixture.NewProbe()
 	rt := probeRuntime(t, probe)
 	sup := quietSupervisor(t, rt)
 	srv := testkit.StartStdioWith(t, sup, rt)
@@ -170,7 +171,7 @@ func TestChaosPanicsUnderLoad(t *testing.T) {
 				tool = "probe_slow"
 			}
 			tag := fmt.Sprintf("c%d", i)
-			if err := srv.Client.Send(testkit.ProbeCall(tag, tool, tag, i%4)); err != nil {
+			if err := srv.Client.Send(testfixture.ProbeCall(tag, tool, tag, i%4)); err != nil {
 				t.Errorf("sending: %v", err)
 				return
 			}
@@ -194,7 +195,7 @@ func TestChaosPanicsUnderLoad(t *testing.T) {
 			// Refused at admission: also exactly one outcome.
 		case i%3 == 0 && (f.Error == nil || f.Error.Code != -32603):
 			t.Errorf("panicking call %s: %s", id, f.Raw)
-		case i%3 != 0 && testkit.ProbeText(f) != id:
+		case i%3 != 0 && testfixture.ProbeText(f) != id:
 			t.Errorf("call %s: %s", id, f.Raw)
 		}
 	}
@@ -214,24 +215,24 @@ func TestChaosPanicsUnderLoad(t *testing.T) {
 // for the other connection, which is served meanwhile and afterwards.
 func TestChaosOwnerDiesWithQueuedWork(t *testing.T) {
 	t.Cleanup(func() { testkit.VerifyNone(t) })
-	probe := testkit.NewProbe()
+	probe := testfixture.NewProbe()
 	t.Cleanup(probe.ReleaseAll)
 	rt := probeRuntime(t, probe)
 	sup := quietSupervisor(t, rt, supervisor.WithLimits(supervisor.Limits{MaxConcurrency: 2, MaxQueue: 100}))
 
 	out := newFailingWriter(nil, 1<<30) // records what the dying connection writes
 	dying, in := startPiped(t, context.Background(), rt, out, stdio.WithSupervisor(sup))
-	running := []*testkit.Gate{probe.Gate("run0"), probe.Gate("run1")}
-	writeLine(t, in, testkit.ProbeCall("run0", "probe_hold", "run0", 0))
-	writeLine(t, in, testkit.ProbeCall("run1", "probe_hold", "run1", 0))
+	running := []*testfixture.Gate{probe.Gate("run0"), probe.Gate("run1")}
+	writeLine(t, in, testfixture.ProbeCall("run0", "probe_hold", "run0", 0))
+	writeLine(t, in, testfixture.ProbeCall("run1", "probe_hold", "run1", 0))
 	for _, g := range running {
 		waitClosed(t, g.Entered, "a held call's start")
 	}
-	var queued []*testkit.Gate
+	var queued []*testfixture.Gate
 	for i := range 40 {
 		tag := fmt.Sprintf("q%d", i)
 		queued = append(queued, probe.Gate(tag))
-		writeLine(t, in, testkit.ProbeCall(tag, "probe_echo", tag, 0))
+		writeLine(t, in, testfixture.ProbeCall(tag, "probe_echo", tag, 0))
 	}
 	testkit.WaitTree(t, sup, func(n *supervisor.Node) bool {
 		e := testkit.Find(n, supervisor.KindExecutor)
@@ -241,7 +242,7 @@ func TestChaosOwnerDiesWithQueuedWork(t *testing.T) {
 	// The survivor's call waits in the same queue, behind the dying
 	// connection's work.
 	survivor := testkit.StartStdioWith(t, sup, rt)
-	survivor.Send(t, testkit.ProbeCall("s0", "probe_echo", "s0", 0))
+	survivor.Send(t, testfixture.ProbeCall("s0", "probe_echo", "s0", 0))
 
 	dying.Stop()
 	if err := waitDone(t, dying); !errors.Is(err, stdio.ErrStopped) {
@@ -250,12 +251,12 @@ func TestChaosOwnerDiesWithQueuedWork(t *testing.T) {
 	for _, g := range running {
 		waitClosed(t, g.Cancelled, "a running call seeing its owner die")
 	}
-	if r := survivor.Client.AwaitResponse(t, `"s0"`); testkit.ProbeText(r) != "s0" {
+	if r := survivor.Client.AwaitResponse(t, `"s0"`); testfixture.ProbeText(r) != "s0" {
 		t.Fatalf("survivor: %s", r.Raw)
 	}
 	for i := range 5 {
 		tag := fmt.Sprintf("s%d", i+1)
-		if r := survivor.Client.Call(t, "tools/call", map[string]any{"name": "probe_echo", "arguments": map[string]any{"tag": tag}}); testkit.ProbeText(r) != tag {
+		if r := survivor.Client.Call(t, "tools/call", map[string]any{"name": "probe_echo", "arguments": map[string]any{"tag": tag}}); testfixture.ProbeText(r) != tag {
 			t.Fatalf("survivor: %s", r.Raw)
 		}
 	}

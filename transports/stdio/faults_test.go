@@ -18,6 +18,7 @@ import (
 
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/internal/faultio"
+	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/testkit"
 	"github.com/snodo-go/snodo/transports/stdio"
@@ -67,7 +68,7 @@ func answers(t *testing.T, out string) map[string]string {
 		if line == "" {
 			continue
 		}
-		f := testkit.CheckFrame(t, []byte(line), "tools/call")
+		f := testfixture.CheckFrame(t, []byte(line), "tools/call")
 		var res struct {
 			Content []struct {
 				Text string `json:"text"`

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/testkit"
 )
@@ -68,7 +69,7 @@ func legacyTestRuntime(t testing.TB, entered chan<- string) *dispatch.Runtime {
 func handshake(t *testing.T, srv *testkit.StdioServer, version string, caps map[string]any) {
 	t.Helper()
 	srv.Client.SetVersion(version)
-	srv.Send(t, testkit.Initialize(0, version, caps))
+	srv.Send(t, testfixture.Initialize(0, version, caps))
 	r := srv.Client.AwaitResponse(t, "0")
 	if r.Error != nil || !strings.Contains(string(r.Result), `"protocolVersion":"`+version+`"`) {
 		t.Fatalf("initialize: %s", r.Raw)
@@ -96,14 +97,14 @@ func awaitServerRequest(t *testing.T, c *testkit.Client, method string, after in
 func TestLegacyClientElicitsOverStdio(t *testing.T) {
 	srv := testkit.StartStdio(t, legacyTestRuntime(t, nil))
 	handshake(t, srv, mcp.Version20250618, map[string]any{"elicitation": map[string]any{}})
-	if r := srv.Client.Send(testkit.LegacyRequest(1, "logging/setLevel", map[string]any{"level": "info"})); r != nil {
+	if r := srv.Client.Send(testfixture.LegacyRequest(1, "logging/setLevel", map[string]any{"level": "info"})); r != nil {
 		t.Fatal(r)
 	}
 	if r := srv.Client.AwaitResponse(t, "1"); string(r.Result) != "{}" {
 		t.Fatalf("setLevel: %s", r.Raw)
 	}
 
-	srv.Send(t, testkit.LegacyRequest(2, "tools/call", map[string]any{"name": "ask_name"}))
+	srv.Send(t, testfixture.LegacyRequest(2, "tools/call", map[string]any{"name": "ask_name"}))
 	ask := awaitServerRequest(t, srv.Client, "elicitation/create", 0)
 	var params map[string]any
 	if err := json.Unmarshal(ask.Params, &params); err != nil {
@@ -113,8 +114,8 @@ func TestLegacyClientElicitsOverStdio(t *testing.T) {
 		t.Fatalf("2025-06-18 elicitation params: %s", ask.Params)
 	}
 	// A response that matches no request of ours is ignored.
-	srv.Send(t, testkit.Response(json.RawMessage(`987`), map[string]any{"action": "cancel"}, 0))
-	srv.Send(t, testkit.Response(ask.ID, map[string]any{"action": "accept", "content": map[string]any{"name": "Ada"}}, 0))
+	srv.Send(t, testfixture.Response(json.RawMessage(`987`), map[string]any{"action": "cancel"}, 0))
+	srv.Send(t, testfixture.Response(ask.ID, map[string]any{"action": "accept", "content": map[string]any{"name": "Ada"}}, 0))
 	r := srv.Client.AwaitResponse(t, "2")
 	if r.Error != nil || !strings.Contains(string(r.Result), "hello Ada (accept)") {
 		t.Fatalf("tools/call: %s", r.Raw)
@@ -130,7 +131,7 @@ func TestLegacyClientElicitsOverStdio(t *testing.T) {
 		}
 	}
 	// The same answer delivered twice matches nothing the second time.
-	srv.Send(t, testkit.Response(ask.ID, map[string]any{"action": "decline"}, 0))
+	srv.Send(t, testfixture.Response(ask.ID, map[string]any{"action": "decline"}, 0))
 	if p := srv.Client.Call(t, "tools/list", nil); p.Error != nil {
 		t.Fatalf("a 2026-07-28 request on a legacy connection: %s", p.Raw)
 	}
@@ -141,12 +142,12 @@ func TestLegacyMultiRoundOverStdio(t *testing.T) {
 	handshake(t, srv, mcp.Version20251125, map[string]any{
 		"sampling": map[string]any{}, "roots": map[string]any{}, "elicitation": map[string]any{"url": map[string]any{}},
 	})
-	srv.Send(t, testkit.LegacyRequest("mr", "tools/call", map[string]any{"name": "three_rounds"}))
+	srv.Send(t, testfixture.LegacyRequest("mr", "tools/call", map[string]any{"name": "three_rounds"}))
 	// Round one: the requests go out one at a time, in key order.
 	model := awaitServerRequest(t, srv.Client, "sampling/createMessage", 0)
-	srv.Send(t, testkit.Response(model.ID, map[string]any{"role": "assistant", "model": "m", "content": map[string]any{"type": "text", "text": "sampled"}}, 0))
+	srv.Send(t, testfixture.Response(model.ID, map[string]any{"role": "assistant", "model": "m", "content": map[string]any{"type": "text", "text": "sampled"}}, 0))
 	roots := awaitServerRequest(t, srv.Client, "roots/list", 0)
-	srv.Send(t, testkit.Response(roots.ID, map[string]any{"roots": []any{map[string]any{"uri": "file:///work"}}}, 0))
+	srv.Send(t, testfixture.Response(roots.ID, map[string]any{"roots": []any{map[string]any{"uri": "file:///work"}}}, 0))
 	// Round two: a url elicitation, with the id 2025-11-25 requires.
 	consent := awaitServerRequest(t, srv.Client, "elicitation/create", 0)
 	var p struct {
@@ -155,7 +156,7 @@ func TestLegacyMultiRoundOverStdio(t *testing.T) {
 	if err := json.Unmarshal(consent.Params, &p); err != nil || p.Mode != "url" || p.URL != "https://example.com/consent" || len(p.ElicitationID) != 32 {
 		t.Fatalf("url elicitation params: %s", consent.Params)
 	}
-	srv.Send(t, testkit.Response(consent.ID, map[string]any{"action": "accept"}, 0))
+	srv.Send(t, testfixture.Response(consent.ID, map[string]any{"action": "accept"}, 0))
 	r := srv.Client.AwaitResponse(t, `"mr"`)
 	if r.Error != nil || !strings.Contains(string(r.Result), "round-3:sampled:file:///work") {
 		t.Fatalf("three rounds: %s", r.Raw)
@@ -165,15 +166,15 @@ func TestLegacyMultiRoundOverStdio(t *testing.T) {
 func TestLegacyClientErrorAndMissingCapability(t *testing.T) {
 	srv := testkit.StartStdio(t, legacyTestRuntime(t, nil))
 	handshake(t, srv, mcp.Version20251125, map[string]any{"elicitation": map[string]any{}})
-	srv.Send(t, testkit.LegacyRequest(1, "tools/call", map[string]any{"name": "ask_name"}))
+	srv.Send(t, testfixture.LegacyRequest(1, "tools/call", map[string]any{"name": "ask_name"}))
 	ask := awaitServerRequest(t, srv.Client, "elicitation/create", 0)
-	srv.Send(t, testkit.Response(ask.ID, nil, -32601))
+	srv.Send(t, testfixture.Response(ask.ID, nil, -32601))
 	r := srv.Client.AwaitResponse(t, "1")
 	if r.Error == nil || r.Error.Code != -32603 || !strings.Contains(r.Error.Message, "elicitation/create") {
 		t.Fatalf("client error: %s", r.Raw)
 	}
 	// No sampling capability was declared: nothing is sent to the client.
-	srv.Send(t, testkit.LegacyRequest(2, "tools/call", map[string]any{"name": "three_rounds"}))
+	srv.Send(t, testfixture.LegacyRequest(2, "tools/call", map[string]any{"name": "three_rounds"}))
 	if r := srv.Client.AwaitResponse(t, "2"); r.Error == nil || r.Error.Code != -32021 {
 		t.Fatalf("missing capability: %s", r.Raw)
 	}
@@ -191,7 +192,7 @@ func TestOutstandingClientRequestEndsWithTheInput(t *testing.T) {
 	entered := make(chan string, 4)
 	srv := testkit.StartStdio(t, legacyTestRuntime(t, entered))
 	handshake(t, srv, mcp.Version20251125, map[string]any{"elicitation": map[string]any{}})
-	srv.Send(t, testkit.LegacyRequest(1, "tools/call", map[string]any{"name": "ask_name"}))
+	srv.Send(t, testfixture.LegacyRequest(1, "tools/call", map[string]any{"name": "ask_name"}))
 	awaitServerRequest(t, srv.Client, "elicitation/create", 0)
 	srv.CloseInput()
 	if r := srv.Client.AwaitResponse(t, "1"); r.Error == nil || r.Error.Code != -32603 {
@@ -207,7 +208,7 @@ func TestOutstandingClientRequestEndsWithTheInput(t *testing.T) {
 func TestOutstandingClientRequestCancelledOnStop(t *testing.T) {
 	srv := testkit.StartStdio(t, legacyTestRuntime(t, nil))
 	handshake(t, srv, mcp.Version20251125, map[string]any{"elicitation": map[string]any{}})
-	srv.Send(t, testkit.LegacyRequest(1, "tools/call", map[string]any{"name": "ask_name"}))
+	srv.Send(t, testfixture.LegacyRequest(1, "tools/call", map[string]any{"name": "ask_name"}))
 	awaitServerRequest(t, srv.Client, "elicitation/create", 0)
 	srv.Cancel()
 	if err := srv.Wait(t); err != nil && !errors.Is(err, context.Canceled) {
@@ -240,7 +241,7 @@ func TestLegacyChangeNotificationsOverStdio(t *testing.T) {
 	for _, v := range []string{mcp.Version20251125, mcp.Version20250618} {
 		srv := testkit.StartStdio(t, rt)
 		handshake(t, srv, v, nil)
-		srv.Send(t, testkit.LegacyRequest(1, "resources/subscribe", map[string]any{"uri": "test://watched"}))
+		srv.Send(t, testfixture.LegacyRequest(1, "resources/subscribe", map[string]any{"uri": "test://watched"}))
 		if r := srv.Client.AwaitResponse(t, "1"); string(r.Result) != "{}" {
 			t.Fatalf("%s subscribe: %s", v, r.Raw)
 		}
@@ -257,7 +258,7 @@ func TestLegacyChangeNotificationsOverStdio(t *testing.T) {
 				t.Fatalf("%s: %s", v, f.Raw)
 			}
 		}
-		srv.Send(t, testkit.LegacyRequest(2, "resources/unsubscribe", map[string]any{"uri": "test://watched"}))
+		srv.Send(t, testfixture.LegacyRequest(2, "resources/unsubscribe", map[string]any{"uri": "test://watched"}))
 		if r := srv.Client.AwaitResponse(t, "2"); string(r.Result) != "{}" {
 			t.Fatalf("%s unsubscribe: %s", v, r.Raw)
 		}

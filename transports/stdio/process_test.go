@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/testkit"
 )
 
@@ -33,11 +34,11 @@ func answered(c *testkit.Client, id string) bool {
 }
 
 func TestAgainstASubprocess(t *testing.T) {
-	bin := testkit.BuildBinary(t, examplePkg)
+	bin := testfixture.BuildBinary(t, examplePkg)
 
 	t.Run("fast call overtakes slow one", func(t *testing.T) {
 		t.Parallel()
-		p := testkit.StartProcess(t, bin, "-serve")
+		p := testfixture.StartProcess(t, bin, "-serve")
 		p.Send(t, call("slow", "slow", nil))
 		fast := p.Client.Call(t, "tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"text": "fast"}})
 		if fast.Error != nil || answered(p.Client, `"slow"`) {
@@ -53,7 +54,7 @@ func TestAgainstASubprocess(t *testing.T) {
 
 	t.Run("cancelled call gets no late response", func(t *testing.T) {
 		t.Parallel()
-		p := testkit.StartProcess(t, bin, "-serve")
+		p := testfixture.StartProcess(t, bin, "-serve")
 		p.Send(t, call("doomed", "slow", nil))
 		p.Send(t, testkit.Notification("notifications/cancelled", map[string]any{"requestId": "doomed"}))
 		// The handler sees its cancellation (and returns a result, which
@@ -77,7 +78,7 @@ func TestAgainstASubprocess(t *testing.T) {
 
 	t.Run("end of input drains in-flight calls", func(t *testing.T) {
 		t.Parallel()
-		p := testkit.StartProcess(t, bin, "-serve")
+		p := testfixture.StartProcess(t, bin, "-serve")
 		p.Send(t, call("sleeper", "sleep", map[string]any{"ms": 300}))
 		p.Send(t, call("quick", "echo", map[string]any{"text": "q"}))
 		p.CloseInput()
@@ -91,7 +92,7 @@ func TestAgainstASubprocess(t *testing.T) {
 
 	t.Run("oversize line then a normal line", func(t *testing.T) {
 		t.Parallel()
-		p := testkit.StartProcess(t, bin, "-serve")
+		p := testfixture.StartProcess(t, bin, "-serve")
 		// 2,000,000 bytes plus the newline: one over the default limit.
 		p.SendRaw(t, append(bytes.Repeat([]byte("x"), 2_000_000), '\n'))
 		r := p.Client.Call(t, "tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"text": "after"}})
@@ -106,7 +107,7 @@ func TestAgainstASubprocess(t *testing.T) {
 
 	t.Run("leading byte order mark", func(t *testing.T) {
 		t.Parallel()
-		p := testkit.StartProcess(t, bin, "-serve")
+		p := testfixture.StartProcess(t, bin, "-serve")
 		p.SendRaw(t, append([]byte("\xEF\xBB\xBF"), append(testkit.Request(1, "server/discover", nil), '\n')...))
 		if r := p.Client.AwaitResponse(t, "1"); r.Error != nil {
 			t.Fatalf("after a BOM: %s", r.Raw)
@@ -115,7 +116,7 @@ func TestAgainstASubprocess(t *testing.T) {
 
 	t.Run("non-ASCII output is escaped", func(t *testing.T) {
 		t.Parallel()
-		p := testkit.StartProcess(t, bin, "-serve")
+		p := testfixture.StartProcess(t, bin, "-serve")
 		r := p.Client.Call(t, "tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"text": "h\u00e9llo \u2603 \U0001F600"}})
 		for _, want := range []string{`h\u00e9llo`, `\u2603`, `\ud83d\ude00`} {
 			if !strings.Contains(string(r.Raw), want) {
@@ -127,7 +128,7 @@ func TestAgainstASubprocess(t *testing.T) {
 
 	t.Run("application notification by name", func(t *testing.T) {
 		t.Parallel()
-		p := testkit.StartProcess(t, bin, "-serve")
+		p := testfixture.StartProcess(t, bin, "-serve")
 		r := p.Client.Call(t, "tools/call", map[string]any{"name": "announce", "arguments": map[string]any{"text": "caf\u00e9"}})
 		if r.Error != nil {
 			t.Fatal(string(r.Raw))
@@ -140,7 +141,7 @@ func TestAgainstASubprocess(t *testing.T) {
 
 	t.Run("logs never reach stdout", func(t *testing.T) {
 		t.Parallel()
-		p := testkit.StartProcess(t, bin, "-serve", "-log-level", "debug")
+		p := testfixture.StartProcess(t, bin, "-serve", "-log-level", "debug")
 		r := p.Client.Call(t, "tools/call", map[string]any{"name": "crash"})
 		if r.Error == nil || r.Error.Code != -32603 {
 			t.Fatalf("crash: %s", r.Raw)
@@ -158,8 +159,10 @@ func TestAgainstASubprocess(t *testing.T) {
 				t.Errorf("standard error lacks %q:\n%s", want, stderr)
 			}
 		}
-		if probs := p.Client.Problems(); len(probs) > 0 {
-			t.Fatalf("standard output carried something other than protocol frames: %v", probs)
+		// Anything on stdout that is not a valid protocol frame fails t.
+		p.Client.CheckFrames(t)
+		if t.Failed() {
+			t.Fatal("standard output carried something other than protocol frames")
 		}
 		for _, f := range p.Client.Frames() {
 			if !bytes.HasPrefix(f.Raw, []byte(`{"jsonrpc":"2.0",`)) {
@@ -170,7 +173,7 @@ func TestAgainstASubprocess(t *testing.T) {
 
 	t.Run("terminate signal ends the server", func(t *testing.T) {
 		t.Parallel()
-		p := testkit.StartProcess(t, bin, "-serve", "-grace", "500ms")
+		p := testfixture.StartProcess(t, bin, "-serve", "-grace", "500ms")
 		p.Send(t, call("held", "slow", nil))
 		p.Client.Call(t, "tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"text": "x"}})
 		if err := p.Cmd.Process.Signal(syscall.SIGTERM); err != nil {

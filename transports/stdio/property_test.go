@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/testkit"
@@ -27,7 +28,7 @@ type sent struct {
 	// cancelledFirst: cancelled while it could not have completed (a
 	// held call not yet released): it must end without a response.
 	cancelledFirst bool
-	gate           *testkit.Gate
+	gate           *testfixture.Gate
 }
 
 // holds reports whether the call waits for its gate to be released.
@@ -39,7 +40,7 @@ type stdioScript struct {
 	rng     *rand.Rand
 	srv     *testkit.StdioServer
 	sup     *supervisor.Supervisor
-	probe   *testkit.Probe
+	probe   *testfixture.Probe
 	sends   []*sent
 	byID    map[string][]*sent
 	garbage int
@@ -67,7 +68,7 @@ func (s *stdioScript) send(tool string, id string, dup bool) *sent {
 	}
 	c := &sent{id: id, tag: tag, tool: tool, dup: dup, gate: s.probe.Gate(tag)}
 	s.logf("send %s %s %s dup=%t", id, tool, tag, dup)
-	s.srv.Send(s.t, testkit.ProbeCall(rawID, tool, tag, s.rng.IntN(8)))
+	s.srv.Send(s.t, testfixture.ProbeCall(rawID, tool, tag, s.rng.IntN(8)))
 	s.sends = append(s.sends, c)
 	s.byID[id] = append(s.byID[id], c)
 	return c
@@ -219,7 +220,7 @@ func (s *stdioScript) answeredEcho() *sent {
 			continue
 		}
 		for _, f := range frames {
-			if f.IsResponse() && string(f.ID) == c.id && testkit.ProbeText(f) == c.tag {
+			if f.IsResponse() && string(f.ID) == c.id && testfixture.ProbeText(f) == c.tag {
 				return c
 			}
 		}
@@ -238,7 +239,7 @@ func (s *stdioScript) answeredEcho() *sent {
 // is empty, the executor idle, no message reached a stopped actor and no
 // goroutine is left.
 func TestPropertyStdioNothingLost(t *testing.T) {
-	testkit.RunSeeded(t, testkit.Seeds(t, 6), func(t *testing.T, seed uint64) {
+	testfixture.RunSeeded(t, testfixture.Seeds(t, 6), func(t *testing.T, seed uint64) {
 		runStdioProperty(t, seed)
 	})
 	testkit.VerifyNone(t)
@@ -246,7 +247,7 @@ func TestPropertyStdioNothingLost(t *testing.T) {
 
 func runStdioProperty(t *testing.T, seed uint64) {
 	rng := rand.New(rand.NewPCG(seed, seed>>7))
-	probe := testkit.NewProbe()
+	probe := testfixture.NewProbe()
 	rt, err := dispatch.New(mcp.Implementation{Name: "property", Version: "1"},
 		append(probe.Options(), dispatch.WithLogger(slog.New(slog.DiscardHandler)))...)
 	if err != nil {
@@ -373,7 +374,7 @@ func (s *stdioScript) check(frames []*testkit.Frame) {
 		if f.Error != nil {
 			tl.errors[f.Error.Code]++
 		} else {
-			tl.results[testkit.ProbeText(f)]++
+			tl.results[testfixture.ProbeText(f)]++
 		}
 	}
 	if parseErrors != s.garbage {

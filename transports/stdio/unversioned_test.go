@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/testkit"
@@ -18,9 +19,9 @@ func TestPingBeforeTheInitializeResponse(t *testing.T) {
 		t.Run(version, func(t *testing.T) {
 			srv := testkit.StartStdio(t, legacyTestRuntime(t, nil))
 			srv.Client.SetVersion(version)
-			srv.Send(t, testkit.LegacyRequest("first", "ping", nil))
-			srv.Send(t, testkit.Initialize(0, version, nil))
-			srv.Send(t, testkit.LegacyRequest("during", "ping", nil))
+			srv.Send(t, testfixture.LegacyRequest("first", "ping", nil))
+			srv.Send(t, testfixture.Initialize(0, version, nil))
+			srv.Send(t, testfixture.LegacyRequest("during", "ping", nil))
 			for _, id := range []string{`"first"`, `"during"`} {
 				if r := srv.Client.AwaitResponse(t, id); r.Error != nil || string(r.Result) != "{}" {
 					t.Fatalf("ping %s before the initialize response: %s", id, r.Raw)
@@ -30,7 +31,7 @@ func TestPingBeforeTheInitializeResponse(t *testing.T) {
 				t.Fatalf("initialize after an early ping: %s", r.Raw)
 			}
 			srv.Send(t, testkit.Notification("notifications/initialized", nil))
-			srv.Send(t, testkit.LegacyRequest(1, "tools/list", nil))
+			srv.Send(t, testfixture.LegacyRequest(1, "tools/list", nil))
 			if r := srv.Client.AwaitResponse(t, "1"); r.Error != nil {
 				t.Fatalf("tools/list after the handshake: %s", r.Raw)
 			}
@@ -54,7 +55,7 @@ func TestRemovedMethodsStayRemovedAt20260728(t *testing.T) {
 	// The connection negotiated nothing: a ping without a revision is
 	// still served.
 	srv.Client.SetVersion(mcp.Version20251125)
-	srv.Send(t, testkit.LegacyRequest(9, "ping", nil))
+	srv.Send(t, testfixture.LegacyRequest(9, "ping", nil))
 	if r := srv.Client.AwaitResponse(t, "9"); r.Error != nil || string(r.Result) != "{}" {
 		t.Fatalf("ping without a revision after the refusals: %s", r.Raw)
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/testkit"
 	"github.com/snodo-go/snodo/transports/streamablehttp"
@@ -180,7 +181,7 @@ func FuzzAdmission(f *testing.F) {
 	})
 
 	seed := func(method, path, host string, frame []byte, edit func(http.Header), delta int8) {
-		hd := testkit.HTTPHeaders(frame)
+		hd := testfixture.HTTPHeaders(frame)
 		if edit != nil {
 			edit(hd)
 		}
@@ -271,7 +272,7 @@ func checkRefusal(t *testing.T, req *streamablehttp.Request, resp *streamablehtt
 		}
 		return
 	}
-	frame := testkit.CheckFrame(t, resp.Body, "")
+	frame := testfixture.CheckFrame(t, resp.Body, "")
 	if frame.Error == nil {
 		t.Fatalf("status %d without an error: %s", resp.Status, resp.Body)
 	}

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/testkit"
 	"github.com/snodo-go/snodo/transports/streamablehttp"
 )
@@ -17,7 +18,7 @@ import (
 func BenchmarkListenerCall(b *testing.B) {
 	srv := testkit.StartHTTP(b, testRuntime(b, nil))
 	frame := call(1, "echo", map[string]any{"text": "hi"})
-	header := testkit.HTTPHeaders(frame)
+	header := testfixture.HTTPHeaders(frame)
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 256}}
 	b.Cleanup(client.CloseIdleConnections)
 	b.ReportAllocs()
@@ -47,7 +48,7 @@ func BenchmarkHandle(b *testing.B) {
 	h := newHandler(b, testRuntime(b, nil))
 	b.Cleanup(func() { _ = h.Close() })
 	frame := call(1, "echo", map[string]any{"text": "hi"})
-	header := testkit.HTTPHeaders(frame) // only read by the handler
+	header := testfixture.HTTPHeaders(frame) // only read by the handler
 	b.ReportAllocs()
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/testkit"
@@ -23,7 +24,7 @@ import (
 
 // chaosRuntime serves the probe's tools, echo (for the bystander), and,
 // subscriptions/listen from a hub of its own.
-func chaosRuntime(t testing.TB, p *testkit.Probe, extra ...dispatch.Option) *dispatch.Runtime {
+func chaosRuntime(t testing.TB, p *testfixture.Probe, extra ...dispatch.Option) *dispatch.Runtime {
 	t.Helper()
 	opts := append(p.Options(), dispatch.WithLogger(quiet()), dispatch.WithSubscriptions(dispatch.NewHub(dispatch.HubOptions{})),
 		dispatch.WithTool(mcp.Tool{Name: "echo"}, func(_ context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -67,7 +68,7 @@ func TestChaosSlowLorisCrowd(t *testing.T) {
 	// or its first connections would be closed before its last were
 	// opened, and a loaded machine with the race detector takes seconds.
 	const headTimeout = streamablehttp.DefaultHeadTimeout
-	srv := testkit.StartHTTP(t, chaosRuntime(t, testkit.NewProbe()),
+	srv := testkit.StartHTTP(t, chaosRuntime(t, testfixture.NewProbe()),
 		streamablehttp.WithListenerLimits(streamablehttp.ListenerLimits{HeadTimeout: headTimeout}), streamablehttp.WithListenerLimits(streamablehttp.ListenerLimits{ReadTimeout: time.Minute}))
 	conns := make([]net.Conn, crowd)
 	dialed := make([]time.Time, crowd)
@@ -90,7 +91,7 @@ func TestChaosSlowLorisCrowd(t *testing.T) {
 	// The whole crowd is in, and a well-behaved client is served beside it.
 	testkit.WaitTree(t, srv.Sup, func(n *supervisor.Node) bool { return attr(listenerNode(n), "connections") >= crowd })
 	others := startBystander(t, srv.URL())
-	if r := testkit.PostMCP(t, nil, srv.URL(), discover(1), nil); r.Status != 200 {
+	if r := testfixture.PostMCP(t, nil, srv.URL(), discover(1), nil); r.Status != 200 {
 		t.Fatalf("a client beside the crowd: %d", r.Status)
 	}
 
@@ -132,7 +133,7 @@ func TestChaosSlowLorisCrowd(t *testing.T) {
 // throughout, and the count of connections returns to what it was.
 func TestChaosConnectionFlood(t *testing.T) {
 	const capacity, flood = 32, 400
-	srv := testkit.StartHTTP(t, chaosRuntime(t, testkit.NewProbe()), streamablehttp.WithListenerLimits(streamablehttp.ListenerLimits{MaxConnections: capacity}))
+	srv := testkit.StartHTTP(t, chaosRuntime(t, testfixture.NewProbe()), streamablehttp.WithListenerLimits(streamablehttp.ListenerLimits{MaxConnections: capacity}))
 	// The bystander holds one kept-alive connection from before the flood.
 	others := startBystander(t, srv.URL())
 	testkit.WaitTree(t, srv.Sup, func(n *supervisor.Node) bool { return attr(listenerNode(n), "connections") == 1 })
@@ -185,7 +186,7 @@ func TestChaosConnectionFlood(t *testing.T) {
 // subscription slot returns, and others are served meanwhile.
 func TestChaosDisconnectsMidStream(t *testing.T) {
 	forEachTarget(t, func(t *testing.T, tg target) {
-		probe := testkit.NewProbe()
+		probe := testfixture.NewProbe()
 		t.Cleanup(probe.ReleaseAll)
 		ep := tg.start(t, chaosRuntime(t, probe))
 		others := startBystander(t, ep.url)
@@ -198,11 +199,11 @@ func TestChaosDisconnectsMidStream(t *testing.T) {
 				ctx, cancel := context.WithCancel(context.Background())
 				defer cancel()
 				tag := fmt.Sprintf("s%d", i)
-				frame := testkit.ProbeCall(tag, "probe_progress_hold", tag, 0)
+				frame := testfixture.ProbeCall(tag, "probe_progress_hold", tag, 0)
 				if i >= progress {
 					frame = listenFrame(tag)
 				}
-				req, err := testkit.NewMCPRequest(ctx, ep.url, frame)
+				req, err := testfixture.NewMCPRequest(ctx, ep.url, frame)
 				if err != nil {
 					t.Error(err)
 					return
@@ -217,7 +218,7 @@ func TestChaosDisconnectsMidStream(t *testing.T) {
 					t.Errorf("%s: %d %s", tag, resp.StatusCode, resp.Header.Get("Content-Type"))
 					return
 				}
-				if _, _, err := testkit.NewSSEReader(resp.Body).Next(); err != nil {
+				if _, _, err := testfixture.NewSSEReader(resp.Body).Next(); err != nil {
 					t.Errorf("%s: first event: %v", tag, err)
 				}
 				cancel() // gone, mid-stream
@@ -246,7 +247,7 @@ func TestChaosDisconnectsMidStream(t *testing.T) {
 // panic), the others are served, and the tree empties.
 func TestChaosPanicsUnderLoad(t *testing.T) {
 	forEachTarget(t, func(t *testing.T, tg target) {
-		probe := testkit.NewProbe()
+		probe := testfixture.NewProbe()
 		ep := tg.start(t, chaosRuntime(t, probe))
 		const clients, calls = 12, 25
 		var wg sync.WaitGroup
@@ -290,7 +291,7 @@ func TestChaosPanicsUnderLoad(t *testing.T) {
 // their cancellation, each of its clients gets one answer (503), and the
 // other handler serves on the freed executor.
 func TestChaosOwnerDiesWithQueuedWork(t *testing.T) {
-	probe := testkit.NewProbe()
+	probe := testfixture.NewProbe()
 	t.Cleanup(probe.ReleaseAll)
 	rt := chaosRuntime(t, probe)
 	sup := limitedSupervisor(t, rt, supervisor.Limits{MaxConcurrency: 2, MaxQueue: 100})
@@ -401,7 +402,7 @@ func (l smallBuffers) Accept() (net.Conn, error) {
 func TestChaosStalledReaderHitsTheWriteTimeout(t *testing.T) {
 	const writeTimeout = 200 * time.Millisecond
 	flooding := make(chan error, 1)
-	rt := chaosRuntime(t, testkit.NewProbe(), dispatch.WithLimits(dispatch.Limits{MaxProgressUpdates: 100_000, MaxProgressMessageBytes: 4096}),
+	rt := chaosRuntime(t, testfixture.NewProbe(), dispatch.WithLimits(dispatch.Limits{MaxProgressUpdates: 100_000, MaxProgressMessageBytes: 4096}),
 		dispatch.WithTool(mcp.Tool{Name: "flood"}, func(ctx context.Context, _ *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			msg := strings.Repeat("x", 4000)
 			for i := 1; ; i++ {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/internal/faultio"
+	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/testkit"
@@ -29,7 +30,7 @@ import (
 // body(frame), and returns the recorded answer.
 func serveBody(t *testing.T, h http.Handler, frame []byte, body func([]byte) io.Reader) *httptest.ResponseRecorder {
 	t.Helper()
-	req, err := testkit.NewMCPRequest(context.Background(), "http://127.0.0.1/mcp", frame)
+	req, err := testfixture.NewMCPRequest(context.Background(), "http://127.0.0.1/mcp", frame)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +54,7 @@ func TestFaultBodyShortReadsAndDataWithEOF(t *testing.T) {
 		},
 	} {
 		rec := serveBody(t, h, frame, body)
-		f := testkit.CheckFrame(t, rec.Body.Bytes(), "tools/call")
+		f := testfixture.CheckFrame(t, rec.Body.Bytes(), "tools/call")
 		if rec.Code != http.StatusOK || !strings.Contains(string(f.Result), "through a narrow pipe") {
 			t.Fatalf("%s: %d %s", name, rec.Code, rec.Body)
 		}
@@ -129,7 +130,7 @@ func TestFaultEventStreamWriteFails(t *testing.T) {
 	}
 	h := newHandler(t, rt)
 	t.Cleanup(func() { _ = h.Close() })
-	req, err := testkit.NewMCPRequest(context.Background(), "http://127.0.0.1/mcp", progressCall(1, "steps"))
+	req, err := testfixture.NewMCPRequest(context.Background(), "http://127.0.0.1/mcp", progressCall(1, "steps"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,9 +192,9 @@ func TestFaultListenerConnections(t *testing.T) {
 			t.Errorf("Shutdown: %v", err)
 		}
 	}()
-	post := func() (*testkit.HTTPReply, error) {
+	post := func() (*testfixture.HTTPReply, error) {
 		c := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
-		req, err := testkit.NewMCPRequest(context.Background(), srv.URL(), call(1, "echo", map[string]any{"text": "over a slow line"}))
+		req, err := testfixture.NewMCPRequest(context.Background(), srv.URL(), call(1, "echo", map[string]any{"text": "over a slow line"}))
 		if err != nil {
 			return nil, err
 		}
@@ -203,7 +204,7 @@ func TestFaultListenerConnections(t *testing.T) {
 		}
 		defer resp.Body.Close()
 		body, err := io.ReadAll(resp.Body)
-		return &testkit.HTTPReply{Status: resp.StatusCode, Body: body}, err
+		return &testfixture.HTTPReply{Status: resp.StatusCode, Body: body}, err
 	}
 	r, err := post()
 	if err != nil || r.Status != http.StatusOK || !strings.Contains(string(r.Body), "over a slow line") {

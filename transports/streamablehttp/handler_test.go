@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/supervisor"
@@ -65,12 +66,12 @@ func TestHandlerInAMuxBehindAuthentication(t *testing.T) {
 	mux.Handle("/mcp", requireToken(h))
 	ts := mount(t, h, mux)
 
-	if r := testkit.PostMCP(t, nil, ts.URL+"/mcp", call(1, "whoami", nil), nil); r.Status != http.StatusUnauthorized {
+	if r := testfixture.PostMCP(t, nil, ts.URL+"/mcp", call(1, "whoami", nil), nil); r.Status != http.StatusUnauthorized {
 		t.Fatalf("without a token: %d", r.Status)
 	}
 	// The MCP message cannot claim an identity; the middleware's wins.
 	frame := testkit.Request(2, "tools/call", map[string]any{"name": "whoami", "_meta": map[string]any{"principal": "mallory"}})
-	r := testkit.PostMCP(t, nil, ts.URL+"/mcp", frame, setHeader("Authorization", "Bearer s3cret"))
+	r := testfixture.PostMCP(t, nil, ts.URL+"/mcp", frame, setHeader("Authorization", "Bearer s3cret"))
 	if r.Status != 200 || !strings.Contains(string(r.Last().Result), `"alice"`) {
 		t.Fatalf("with a token: %d %s", r.Status, r.Body)
 	}
@@ -94,7 +95,7 @@ func TestHandlerBodyTimeoutIs408(t *testing.T) {
 		t.Fatal(err)
 	}
 	trickle(t, c, strings.Repeat(" ", 100000), 5*time.Millisecond)
-	reply := testkit.ReadHTTPReply(t, c.readResponse(t), "")
+	reply := testfixture.ReadHTTPReply(t, c.readResponse(t), "")
 	if reply.Status != http.StatusRequestTimeout || reply.Last() == nil || reply.Last().Error == nil {
 		t.Fatalf("%d %s", reply.Status, reply.Body)
 	}
@@ -110,7 +111,7 @@ func TestHandlerRefusesTransferEncodingUnread(t *testing.T) {
 	if _, err := c.Write([]byte(rawRequest("/mcp", discover(1), "Transfer-Encoding: chunked") + "\r\n" + "10\r\n{\"jsonrpc\":\"2.0\"")); err != nil {
 		t.Fatal(err)
 	}
-	reply := testkit.ReadHTTPReply(t, c.readResponse(t), "")
+	reply := testfixture.ReadHTTPReply(t, c.readResponse(t), "")
 	if reply.Status != http.StatusLengthRequired {
 		t.Fatalf("%d %s", reply.Status, reply.Body)
 	}
@@ -130,8 +131,8 @@ func TestHandlersSharingASupervisorShareTheSubscriptionCap(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	resp := openStream(t, ctx, ts.URL+"/a", listenFrame(1))
-	nextEvent(t, testkit.NewSSEReader(resp.Body), "subscriptions/listen")
-	r := testkit.PostMCP(t, nil, ts.URL+"/b", listenFrame(2), nil)
+	nextEvent(t, testfixture.NewSSEReader(resp.Body), "subscriptions/listen")
+	r := testfixture.PostMCP(t, nil, ts.URL+"/b", listenFrame(2), nil)
 	if r.Status != http.StatusServiceUnavailable {
 		t.Fatalf("second handler over the shared cap: %d %s", r.Status, r.Body)
 	}
@@ -203,8 +204,8 @@ func TestHandlerCloseCancelsRequestsInFlight(t *testing.T) {
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
 	ts := mount(t, h, mux)
-	done := make(chan *testkit.HTTPReply, 1)
-	go func() { done <- testkit.PostMCP(t, nil, ts.URL+"/mcp", call(1, "hold", nil), nil) }()
+	done := make(chan *testfixture.HTTPReply, 1)
+	go func() { done <- testfixture.PostMCP(t, nil, ts.URL+"/mcp", call(1, "hold", nil), nil) }()
 	waitFor(t, g.entered)
 	if err := h.Close(); err != nil {
 		t.Fatal(err)
@@ -213,7 +214,7 @@ func TestHandlerCloseCancelsRequestsInFlight(t *testing.T) {
 	if r := <-done; r.Status != http.StatusServiceUnavailable {
 		t.Fatalf("request in flight at Close: %d %s", r.Status, r.Body)
 	}
-	if r := testkit.PostMCP(t, nil, ts.URL+"/mcp", discover(2), nil); r.Status != http.StatusServiceUnavailable {
+	if r := testfixture.PostMCP(t, nil, ts.URL+"/mcp", discover(2), nil); r.Status != http.StatusServiceUnavailable {
 		t.Fatalf("request after Close: %d", r.Status)
 	}
 }
@@ -229,17 +230,17 @@ func TestHandlerOverHTTP2(t *testing.T) {
 	t.Cleanup(ts.Close)
 	t.Cleanup(func() { _ = h.Close() })
 	client := ts.Client()
-	req, _ := testkit.NewMCPRequest(context.Background(), ts.URL+"/mcp", discover(1))
+	req, _ := testfixture.NewMCPRequest(context.Background(), ts.URL+"/mcp", discover(1))
 	resp, err := client.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if reply := testkit.ReadHTTPReply(t, resp, "server/discover"); resp.ProtoMajor != 2 || reply.Status != 200 {
+	if reply := testfixture.ReadHTTPReply(t, resp, "server/discover"); resp.ProtoMajor != 2 || reply.Status != 200 {
 		t.Fatalf("%s %d", resp.Proto, reply.Status)
 	}
 	resp.Body.Close()
 
-	r := testkit.PostMCP(t, client, ts.URL+"/mcp", progressCall(1, "progress"), nil)
+	r := testfixture.PostMCP(t, client, ts.URL+"/mcp", progressCall(1, "progress"), nil)
 	if r.Status != 200 || r.Header.Get("Content-Type") != "text/event-stream" || len(r.Frames) != 4 {
 		t.Fatalf("progress over HTTP/2: %d %s", r.Status, r.Body)
 	}
@@ -247,7 +248,7 @@ func TestHandlerOverHTTP2(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
 	go func() {
-		req, _ := testkit.NewMCPRequest(ctx, ts.URL+"/mcp", call(2, "hold", nil))
+		req, _ := testfixture.NewMCPRequest(ctx, ts.URL+"/mcp", call(2, "hold", nil))
 		resp, err := client.Do(req)
 		if err == nil {
 			resp.Body.Close()
@@ -285,7 +286,7 @@ func TestPrincipalReachesTheAuthorizationHook(t *testing.T) {
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", requireToken(h))
 	ts := mount(t, h, mux)
-	r := testkit.PostMCP(t, nil, ts.URL+"/mcp", call(1, "admin-only", nil), setHeader("Authorization", "Bearer s3cret"))
+	r := testfixture.PostMCP(t, nil, ts.URL+"/mcp", call(1, "admin-only", nil), setHeader("Authorization", "Bearer s3cret"))
 	// The application's own refusal code is not a transport failure: 200.
 	if r.Status != 200 || r.Last().Error == nil || r.Last().Error.Code != -31001 {
 		t.Fatalf("%d %s", r.Status, r.Body)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/supervisor"
@@ -206,7 +207,7 @@ func dial(t *testing.T, addr string) *rawConn {
 func rawRequest(path string, frame []byte, extra ...string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "POST %s HTTP/1.1\r\nHost: 127.0.0.1\r\n", path)
-	for k, vs := range testkit.HTTPHeaders(frame) {
+	for k, vs := range testfixture.HTTPHeaders(frame) {
 		for _, v := range vs {
 			fmt.Fprintf(&b, "%s: %s\r\n", k, v)
 		}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/testkit"
 	"github.com/snodo-go/snodo/transports/streamablehttp"
@@ -47,7 +48,7 @@ func startBystander(t *testing.T, url string) *bystander {
 			default:
 			}
 			frame := call(fmt.Sprintf("bystander-%d", i), "echo", map[string]any{"text": "still here"})
-			req, err := testkit.NewMCPRequest(context.Background(), url, frame)
+			req, err := testfixture.NewMCPRequest(context.Background(), url, frame)
 			if err != nil {
 				b.fail(err.Error())
 				return
@@ -174,7 +175,7 @@ func TestAgreeingContentLengthsAreMerged(t *testing.T) {
 		if _, err := c.Write([]byte(rawRequest("/mcp", frame, "Content-Length: "+n, "Content-Length: "+n) + "\r\n" + string(frame))); err != nil {
 			t.Fatal(err)
 		}
-		if reply := testkit.ReadHTTPReply(t, c.readResponse(t), "server/discover"); reply.Status != 200 {
+		if reply := testfixture.ReadHTTPReply(t, c.readResponse(t), "server/discover"); reply.Status != 200 {
 			t.Fatalf("status %d %s", reply.Status, reply.Body)
 		}
 	})
@@ -218,7 +219,7 @@ func TestRefusedHeadDoesNotWaitForItsBody(t *testing.T) {
 
 // postBody posts body with the MCP headers of frame (a well-formed
 // version of the request, so that only the body is hostile).
-func postBody(t *testing.T, url string, frame, body []byte) *testkit.HTTPReply {
+func postBody(t *testing.T, url string, frame, body []byte) *testfixture.HTTPReply {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), testkit.DefaultTimeout)
 	defer cancel()
@@ -226,17 +227,17 @@ func postBody(t *testing.T, url string, frame, body []byte) *testkit.HTTPReply {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req.Header = testkit.HTTPHeaders(frame)
+	req.Header = testfixture.HTTPHeaders(frame)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	return testkit.ReadHTTPReply(t, resp, "tools/call")
+	return testfixture.ReadHTTPReply(t, resp, "tools/call")
 }
 
 // expectParseError checks a 400 whose frame is -32700 with no id.
-func expectParseError(t *testing.T, name string, r *testkit.HTTPReply, wantMessage string) {
+func expectParseError(t *testing.T, name string, r *testfixture.HTTPReply, wantMessage string) {
 	t.Helper()
 	f := r.Last()
 	switch {
@@ -394,7 +395,7 @@ func TestRebindingHostsAndOriginsAre403(t *testing.T) {
 		hosts := []string{"evil.example", "evil.example:" + port, "127.0.0.1.evil.example", "localhost.evil.example:" + port,
 			"127.0.0.1.nip.io", "0x7f000001", "2130706433", "[::ffff:127.0.0.1]:" + port, "localhost:" + port + "@evil.example"}
 		for _, host := range hosts {
-			r := testkit.PostMCP(t, nil, ep.url, discover(1), func(r *http.Request) { r.Host = host })
+			r := testfixture.PostMCP(t, nil, ep.url, discover(1), func(r *http.Request) { r.Host = host })
 			if r.Status != http.StatusForbidden || r.Last() == nil || r.Last().Error == nil || r.Last().Error.Code != -32600 {
 				t.Errorf("Host %q: %d %s", host, r.Status, r.Body)
 			}
@@ -403,14 +404,14 @@ func TestRebindingHostsAndOriginsAre403(t *testing.T) {
 			"http://localhost.evil.example:" + port, "http://localhost@evil.example", "http://user:pass@localhost:" + port,
 			"http://localhost:" + port + "@evil.example", "http://[::ffff:127.0.0.1]", "null", "file://", "http://localhost:" + port + " http://evil.example"}
 		for _, origin := range origins {
-			r := testkit.PostMCP(t, nil, ep.url, discover(1), func(r *http.Request) { r.Header.Set("Origin", origin) })
+			r := testfixture.PostMCP(t, nil, ep.url, discover(1), func(r *http.Request) { r.Header.Set("Origin", origin) })
 			if r.Status != http.StatusForbidden || r.Last() == nil || r.Last().Error == nil || r.Last().Error.Code != -32600 {
 				t.Errorf("Origin %q: %d %s", origin, r.Status, r.Body)
 			}
 		}
 		// The genuine names are served.
 		for _, origin := range []string{"http://localhost:" + port, "http://127.0.0.1:" + port} {
-			r := testkit.PostMCP(t, nil, ep.url, discover(1), func(r *http.Request) { r.Header.Set("Origin", origin) })
+			r := testfixture.PostMCP(t, nil, ep.url, discover(1), func(r *http.Request) { r.Header.Set("Origin", origin) })
 			if r.Status != 200 {
 				t.Errorf("Origin %q: %d %s", origin, r.Status, r.Body)
 			}

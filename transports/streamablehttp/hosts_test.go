@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/testkit"
@@ -22,7 +23,7 @@ func plainRequest(frame []byte, peer string) *streamablehttp.Request {
 		Method:        http.MethodPost,
 		Path:          "/mcp",
 		Host:          "127.0.0.1",
-		Header:        testkit.HTTPHeaders(frame),
+		Header:        testfixture.HTTPHeaders(frame),
 		ContentLength: int64(len(frame)),
 		Body:          bytes.NewReader(frame),
 		Peer:          peer,
@@ -34,7 +35,7 @@ func checkJSONResponse(t *testing.T, resp *streamablehttp.Response, method strin
 	if resp.Status != status || resp.ContentType != "application/json" {
 		t.Fatalf("status %d %q: %s", resp.Status, resp.ContentType, resp.Body)
 	}
-	return testkit.CheckFrame(t, resp.Body, method)
+	return testfixture.CheckFrame(t, resp.Body, method)
 }
 
 func TestHandleServesAPlainRequest(t *testing.T) {
@@ -111,12 +112,12 @@ func TestExecuteStreamsProgress(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sr := testkit.NewSSEReader(bytes.NewReader(chunk))
+		sr := testfixture.NewSSEReader(bytes.NewReader(chunk))
 		data, comment, err := sr.Next()
 		if err != nil || comment {
 			t.Fatalf("chunk %q", chunk)
 		}
-		frames = append(frames, testkit.CheckFrame(t, data, "tools/call"))
+		frames = append(frames, testfixture.CheckFrame(t, data, "tools/call"))
 	}
 	if len(frames) != 4 || frames[0].Method != "notifications/progress" || string(frames[3].ID) != "5" {
 		t.Fatalf("%d frames", len(frames))

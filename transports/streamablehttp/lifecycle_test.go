@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/testkit"
 	"github.com/snodo-go/snodo/transports/streamablehttp"
@@ -17,7 +18,7 @@ import (
 // open, for tests that act between events.
 func openStream(t *testing.T, ctx context.Context, url string, frame []byte) *http.Response {
 	t.Helper()
-	req, err := testkit.NewMCPRequest(ctx, url, frame)
+	req, err := testfixture.NewMCPRequest(ctx, url, frame)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +32,7 @@ func openStream(t *testing.T, ctx context.Context, url string, frame []byte) *ht
 
 // nextEvent reads the next event (skipping keepalive comments) and
 // validates it against the schema.
-func nextEvent(t *testing.T, sr *testkit.SSEReader, method string) *testkit.Frame {
+func nextEvent(t *testing.T, sr *testfixture.SSEReader, method string) *testkit.Frame {
 	t.Helper()
 	for {
 		data, comment, err := sr.Next()
@@ -39,7 +40,7 @@ func nextEvent(t *testing.T, sr *testkit.SSEReader, method string) *testkit.Fram
 			t.Fatalf("reading event: %v", err)
 		}
 		if !comment {
-			return testkit.CheckFrame(t, data, method)
+			return testfixture.CheckFrame(t, data, method)
 		}
 	}
 }
@@ -56,7 +57,7 @@ func checkSSEHeaders(t *testing.T, h http.Header) {
 func TestProgressSwitchesToEventStream(t *testing.T) {
 	forEachTarget(t, func(t *testing.T, tg target) {
 		ep := tg.start(t, testRuntime(t, nil))
-		reply := testkit.PostMCP(t, nil, ep.url, progressCall(7, "progress"), nil)
+		reply := testfixture.PostMCP(t, nil, ep.url, progressCall(7, "progress"), nil)
 		if reply.Status != 200 {
 			t.Fatalf("status %d: %s", reply.Status, reply.Body)
 		}
@@ -83,7 +84,7 @@ func TestWithoutProgressTheAnswerIsJSON(t *testing.T) {
 	forEachTarget(t, func(t *testing.T, tg target) {
 		ep := tg.start(t, testRuntime(t, nil))
 		// The tool reports progress, but the request carried no token.
-		reply := testkit.PostMCP(t, nil, ep.url, call(1, "progress", nil), nil)
+		reply := testfixture.PostMCP(t, nil, ep.url, call(1, "progress", nil), nil)
 		if reply.Status != 200 || reply.Header.Get("Content-Type") != "application/json" || len(reply.Frames) != 1 {
 			t.Fatalf("status %d %s: %s", reply.Status, reply.Header.Get("Content-Type"), reply.Body)
 		}
@@ -96,7 +97,7 @@ func TestKeepaliveCommentsOnAQuietStream(t *testing.T) {
 		ep := tg.start(t, testRuntime(t, g), streamablehttp.WithLimits(streamablehttp.Limits{KeepAlive: 10 * time.Millisecond}))
 		resp := openStream(t, context.Background(), ep.url, progressCall(1, "progress-hold"))
 		checkSSEHeaders(t, resp.Header)
-		sr := testkit.NewSSEReader(resp.Body)
+		sr := testfixture.NewSSEReader(resp.Body)
 		if f := nextEvent(t, sr, "tools/call"); f.Method != "notifications/progress" {
 			t.Fatalf("first event: %s", f.Raw)
 		}
@@ -125,8 +126,8 @@ func TestRequestIsAnActorUnderItsNode(t *testing.T) {
 	forEachTarget(t, func(t *testing.T, tg target) {
 		g := newGate()
 		ep := tg.start(t, testRuntime(t, g))
-		done := make(chan *testkit.HTTPReply, 1)
-		go func() { done <- testkit.PostMCP(t, nil, ep.url, call("held", "hold", nil), nil) }()
+		done := make(chan *testfixture.HTTPReply, 1)
+		go func() { done <- testfixture.PostMCP(t, nil, ep.url, call("held", "hold", nil), nil) }()
 		waitFor(t, g.entered)
 		tree := testkit.WaitTree(t, ep.sup, func(n *supervisor.Node) bool { return n.Count(supervisor.KindRequest) == 1 })
 		node := testkit.Find(tree, ep.kind)
@@ -154,12 +155,12 @@ func TestDisconnectCancelsTheRequest(t *testing.T) {
 				ctx, cancel := context.WithCancel(context.Background())
 				errc := make(chan error, 1)
 				go func() {
-					req, _ := testkit.NewMCPRequest(ctx, ep.url, progressCall(3, tool))
+					req, _ := testfixture.NewMCPRequest(ctx, ep.url, progressCall(3, tool))
 					resp, err := http.DefaultClient.Do(req)
 					if err == nil {
 						// The progress stream started; reading ends when the
 						// connection goes away.
-						_, _, err = testkit.NewSSEReader(resp.Body).Next()
+						_, _, err = testfixture.NewSSEReader(resp.Body).Next()
 						resp.Body.Close()
 					}
 					errc <- err
@@ -189,7 +190,7 @@ func TestPrincipalReachesTheHandler(t *testing.T) {
 		ep := tg.start(t, testRuntime(t, nil), streamablehttp.WithPrincipal(func(r *http.Request) any {
 			return "user:" + r.Header.Get("X-Test-User")
 		}))
-		reply := testkit.PostMCP(t, nil, ep.url, call(1, "whoami", nil), setHeader("X-Test-User", "ada"))
+		reply := testfixture.PostMCP(t, nil, ep.url, call(1, "whoami", nil), setHeader("X-Test-User", "ada"))
 		if reply.Status != 200 || !strings.Contains(string(reply.Last().Result), "user:ada") {
 			t.Fatalf("%d %s", reply.Status, reply.Body)
 		}
@@ -202,10 +203,10 @@ func TestOverloadIs503(t *testing.T) {
 		rt := testRuntime(t, g)
 		sup := limitedSupervisor(t, rt, supervisor.Limits{MaxConcurrency: 1, MaxQueue: -1})
 		ep := tg.startWith(t, sup, rt)
-		done := make(chan *testkit.HTTPReply, 1)
-		go func() { done <- testkit.PostMCP(t, nil, ep.url, call(1, "hold", nil), nil) }()
+		done := make(chan *testfixture.HTTPReply, 1)
+		go func() { done <- testfixture.PostMCP(t, nil, ep.url, call(1, "hold", nil), nil) }()
 		waitFor(t, g.entered)
-		reply := testkit.PostMCP(t, nil, ep.url, call(2, "echo", nil), nil)
+		reply := testfixture.PostMCP(t, nil, ep.url, call(2, "echo", nil), nil)
 		if reply.Status != 503 || reply.Last().Error == nil || reply.Last().Error.Code != -32603 || string(reply.Last().ID) != "2" {
 			t.Fatalf("%d %s", reply.Status, reply.Body)
 		}
@@ -220,7 +221,7 @@ func TestTimeoutAfterTheStreamStartedIsTheFinalEvent(t *testing.T) {
 	forEachTarget(t, func(t *testing.T, tg target) {
 		g := newGate()
 		ep := tg.start(t, testRuntime(t, g), streamablehttp.WithLimits(streamablehttp.Limits{RequestTimeout: 100 * time.Millisecond}))
-		reply := testkit.PostMCP(t, nil, ep.url, progressCall(4, "progress-hold"), nil)
+		reply := testfixture.PostMCP(t, nil, ep.url, progressCall(4, "progress-hold"), nil)
 		if reply.Status != 200 || reply.Header.Get("Content-Type") != "text/event-stream" || len(reply.Frames) != 2 {
 			t.Fatalf("%d %s", reply.Status, reply.Body)
 		}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/testkit"
 	"github.com/snodo-go/snodo/transports/streamablehttp"
@@ -59,7 +60,7 @@ func TestListenerIsASupervisedChildOnLoopback(t *testing.T) {
 	if node == nil || !strings.HasPrefix(node.ID, "snodo/http$") || node.Attrs["addr"] != srv.Addr().String() {
 		t.Fatalf("listener node: %+v", tree)
 	}
-	if r := testkit.PostMCP(t, nil, srv.URL(), discover(1), nil); r.Status != 200 {
+	if r := testfixture.PostMCP(t, nil, srv.URL(), discover(1), nil); r.Status != 200 {
 		t.Fatalf("status %d", r.Status)
 	}
 }
@@ -101,7 +102,7 @@ func TestServeRunsUntilTheContextEnds(t *testing.T) {
 	go func() { errc <- streamablehttp.Serve(ctx, rt, streamablehttp.WithSupervisor(sup)) }()
 	tree := testkit.WaitTree(t, sup, func(n *supervisor.Node) bool { return listenerNode(n) != nil })
 	url := "http://" + listenerNode(tree).Attrs["addr"] + "/mcp"
-	if r := testkit.PostMCP(t, nil, url, discover(1), nil); r.Status != 200 {
+	if r := testfixture.PostMCP(t, nil, url, discover(1), nil); r.Status != 200 {
 		t.Fatalf("status %d", r.Status)
 	}
 	cancel()
@@ -170,7 +171,7 @@ func TestSlowBodyGets408(t *testing.T) {
 		t.Fatal(err)
 	}
 	trickle(t, c, strings.Repeat(" ", 100000), 5*time.Millisecond)
-	reply := testkit.ReadHTTPReply(t, c.readResponse(t), "")
+	reply := testfixture.ReadHTTPReply(t, c.readResponse(t), "")
 	if reply.Status != http.StatusRequestTimeout || reply.Last() == nil || reply.Last().Error.Code != -32600 {
 		t.Fatalf("%d %s", reply.Status, reply.Body)
 	}
@@ -183,7 +184,7 @@ func TestStalledBodyGets408AtTheReadTimeout(t *testing.T) {
 	if _, err := c.Write([]byte(rawRequest("/mcp", frame, "Content-Length: "+itoa(len(frame))) + "\r\n" + string(frame[:10]))); err != nil {
 		t.Fatal(err)
 	}
-	reply := testkit.ReadHTTPReply(t, c.readResponse(t), "")
+	reply := testfixture.ReadHTTPReply(t, c.readResponse(t), "")
 	if reply.Status != http.StatusRequestTimeout {
 		t.Fatalf("%d %s", reply.Status, reply.Body)
 	}
@@ -218,7 +219,7 @@ func TestKeepAliveReusesConnectionsAndBoundsEachRequest(t *testing.T) {
 	for i := range 3 {
 		var got bool
 		trace := &httptrace.ClientTrace{GotConn: func(ci httptrace.GotConnInfo) { got = ci.Reused }}
-		r := testkit.PostMCP(t, client, srv.URL(), discover(i), func(r *http.Request) {
+		r := testfixture.PostMCP(t, client, srv.URL(), discover(i), func(r *http.Request) {
 			*r = *r.WithContext(httptrace.WithClientTrace(r.Context(), trace))
 		})
 		if r.Status != 200 {
@@ -261,7 +262,7 @@ func TestDrainGivesUpAtTheDrainTimeout(t *testing.T) {
 	srv := testkit.StartHTTP(t, testRuntime(t, g), streamablehttp.WithListenerLimits(streamablehttp.ListenerLimits{DrainTimeout: 100 * time.Millisecond}))
 	errc := make(chan error, 1)
 	go func() {
-		req, _ := testkit.NewMCPRequest(context.Background(), srv.URL(), call(1, "hold", nil))
+		req, _ := testfixture.NewMCPRequest(context.Background(), srv.URL(), call(1, "hold", nil))
 		resp, err := http.DefaultClient.Do(req)
 		if err == nil {
 			resp.Body.Close()
@@ -288,8 +289,8 @@ func TestDrainClosesConnectionsNotYetRead(t *testing.T) {
 	g := newGate()
 	srv := testkit.StartHTTP(t, testRuntime(t, g))
 	idle := dial(t, srv.Addr().String()) // connected, no request sent yet
-	held := make(chan *testkit.HTTPReply, 1)
-	go func() { held <- testkit.PostMCP(t, nil, srv.URL(), call(1, "hold", nil), nil) }()
+	held := make(chan *testfixture.HTTPReply, 1)
+	go func() { held <- testfixture.PostMCP(t, nil, srv.URL(), call(1, "hold", nil), nil) }()
 	waitFor(t, g.entered)
 	testkit.WaitTree(t, srv.Sup, func(n *supervisor.Node) bool { return listenerNode(n).Attrs["connections"] == "2" })
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/testkit"
 	"github.com/snodo-go/snodo/transports/streamablehttp"
 )
@@ -56,7 +57,7 @@ func TestListenerMiddlewareSeesEveryRequest(t *testing.T) {
 		t.Fatalf("middleware order %v", order)
 	}
 
-	if r := testkit.PostMCP(t, nil, srv.URL(), call(1, "hold", nil), nil); r.Status != http.StatusUnauthorized {
+	if r := testfixture.PostMCP(t, nil, srv.URL(), call(1, "hold", nil), nil); r.Status != http.StatusUnauthorized {
 		t.Fatalf("refused by the middleware: %d %s", r.Status, r.Body)
 	}
 	select {
@@ -65,10 +66,10 @@ func TestListenerMiddlewareSeesEveryRequest(t *testing.T) {
 	default:
 	}
 	open := func(r *http.Request) { r.Header.Set("X-Key", "open") }
-	if r := testkit.PostMCP(t, nil, srv.URL(), call(2, "echo", map[string]any{"text": "x"}), open); r.Status != http.StatusOK {
+	if r := testfixture.PostMCP(t, nil, srv.URL(), call(2, "echo", map[string]any{"text": "x"}), open); r.Status != http.StatusOK {
 		t.Fatalf("passed on: %d %s", r.Status, r.Body)
 	}
-	if r := testkit.PostMCP(t, nil, base+"/other", call(3, "echo", map[string]any{"text": "x"}), open); r.Status != http.StatusNotFound {
+	if r := testfixture.PostMCP(t, nil, base+"/other", call(3, "echo", map[string]any{"text": "x"}), open); r.Status != http.StatusNotFound {
 		t.Fatalf("another path passed on: %d %s", r.Status, r.Body)
 	}
 }
@@ -88,7 +89,7 @@ func TestListenerServesOnTheApplicationsListener(t *testing.T) {
 	if srv.URL() != "http://"+ln.Addr().String()+"/mcp" {
 		t.Fatalf("URL %s, listener %s", srv.URL(), ln.Addr())
 	}
-	if r := testkit.PostMCP(t, nil, srv.URL(), discover(1), nil); r.Status != http.StatusOK {
+	if r := testfixture.PostMCP(t, nil, srv.URL(), discover(1), nil); r.Status != http.StatusOK {
 		t.Fatalf("status %d", r.Status)
 	}
 	if err := srv.Close(); err != nil {

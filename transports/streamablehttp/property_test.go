@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/testkit"
@@ -87,7 +88,7 @@ type httpWorker struct {
 	rng    *rand.Rand
 	client *http.Client
 	url    string
-	probe  *testkit.Probe
+	probe  *testfixture.Probe
 	name   string
 	next   int
 	// disconnected lists the tags of calls the client abandoned.
@@ -102,8 +103,8 @@ func (w *httpWorker) tag() string {
 
 // post sends a probe call and returns the response (the body unread).
 func (w *httpWorker) post(ctx context.Context, tool, tag string, ms int) (*http.Response, error) {
-	frame := testkit.ProbeCall(tag, tool, tag, ms)
-	req, err := testkit.NewMCPRequest(ctx, w.url, frame)
+	frame := testfixture.ProbeCall(tag, tool, tag, ms)
+	req, err := testfixture.NewMCPRequest(ctx, w.url, frame)
 	if err != nil {
 		return nil, err
 	}
@@ -122,10 +123,10 @@ func (w *httpWorker) frames(resp *http.Response) ([]*testkit.Frame, error) {
 	}
 	switch mt {
 	case "application/json":
-		return []*testkit.Frame{testkit.CheckFrame(w.t, body, "tools/call")}, nil
+		return []*testkit.Frame{testfixture.CheckFrame(w.t, body, "tools/call")}, nil
 	case "text/event-stream":
 		var out []*testkit.Frame
-		sr := testkit.NewSSEReader(bytes.NewReader(body))
+		sr := testfixture.NewSSEReader(bytes.NewReader(body))
 		for {
 			data, comment, err := sr.Next()
 			if errors.Is(err, io.EOF) {
@@ -135,7 +136,7 @@ func (w *httpWorker) frames(resp *http.Response) ([]*testkit.Frame, error) {
 				return nil, err
 			}
 			if !comment {
-				out = append(out, testkit.CheckFrame(w.t, data, "tools/call"))
+				out = append(out, testfixture.CheckFrame(w.t, data, "tools/call"))
 			}
 		}
 	}
@@ -174,7 +175,7 @@ func (w *httpWorker) expectOne(tool, tag string, status int, resp *http.Response
 }
 
 func isText(want string) func(*testkit.Frame) bool {
-	return func(f *testkit.Frame) bool { return f.Error == nil && testkit.ProbeText(f) == want }
+	return func(f *testkit.Frame) bool { return f.Error == nil && testfixture.ProbeText(f) == want }
 }
 
 func isError(code int64) func(*testkit.Frame) bool {
@@ -214,7 +215,7 @@ func (w *httpWorker) step() {
 			w.t.Error(err)
 			return
 		}
-		req.Header = testkit.HTTPHeaders(testkit.ProbeCall(tag, "probe_echo", tag, 0))
+		req.Header = testfixture.HTTPHeaders(testfixture.ProbeCall(tag, "probe_echo", tag, 0))
 		resp, err := w.client.Do(req)
 		if err != nil {
 			w.t.Errorf("garbage: %v", err)
@@ -262,7 +263,7 @@ func (w *httpWorker) abandon(tag, tool string) {
 		if err == nil {
 			if tool == "probe_progress_hold" {
 				// Read the first event, then go away mid-stream.
-				_, _, err = testkit.NewSSEReader(resp.Body).Next()
+				_, _, err = testfixture.NewSSEReader(resp.Body).Next()
 				cancel()
 				_, _ = io.Copy(io.Discard, resp.Body)
 			} else {
@@ -301,7 +302,7 @@ func (w *httpWorker) abandon(tag, tool string) {
 // executor is idle and no message reached a stopped actor.
 func TestPropertyHTTPNothingLost(t *testing.T) {
 	forEachTarget(t, func(t *testing.T, tg target) {
-		testkit.RunSeeded(t, testkit.Seeds(t, 3), func(t *testing.T, seed uint64) {
+		testfixture.RunSeeded(t, testfixture.Seeds(t, 3), func(t *testing.T, seed uint64) {
 			runHTTPProperty(t, tg, seed)
 		})
 	})
@@ -310,7 +311,7 @@ func TestPropertyHTTPNothingLost(t *testing.T) {
 
 func runHTTPProperty(t *testing.T, tg target, seed uint64) {
 	rng := rand.New(rand.NewPCG(seed, seed>>9))
-	probe := testkit.NewProbe()
+	probe := testfixture.NewProbe()
 	t.Cleanup(probe.ReleaseAll) // on failure, before the server closes
 	rt, err := dispatch.New(mcp.Implementation{Name: "property", Version: "1"},
 		append(probe.Options(), dispatch.WithLogger(slog.New(slog.DiscardHandler)))...)

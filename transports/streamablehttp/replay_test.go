@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/testkit"
 	"github.com/snodo-go/snodo/transports/streamablehttp"
@@ -47,7 +48,7 @@ func resume(t *testing.T, ctx context.Context, url, session, lastID string) *htt
 }
 
 // nextFrame reads the next event that carries a frame.
-func nextFrame(t *testing.T, r *testkit.SSEReader, version string) *testkit.Frame {
+func nextFrame(t *testing.T, r *testfixture.SSEReader, version string) *testkit.Frame {
 	t.Helper()
 	for {
 		data, comment, err := r.Next()
@@ -55,7 +56,7 @@ func nextFrame(t *testing.T, r *testkit.SSEReader, version string) *testkit.Fram
 			t.Fatalf("event stream: %v", err)
 		}
 		if !comment {
-			return testkit.CheckFrameVersion(t, data, "", version)
+			return testfixture.CheckFrameVersion(t, data, "", version)
 		}
 	}
 }
@@ -79,7 +80,7 @@ func TestGetStreamResumesExactlyOnce(t *testing.T) {
 		t.Run(version, func(t *testing.T) {
 			forEachTarget(t, func(t *testing.T, tg target) {
 				ep := tg.start(t, rt, sessionsOn)
-				s := testkit.OpenHTTPSession(t, ep.url, version, nil)
+				s := testfixture.OpenHTTPSession(t, ep.url, version, nil)
 				const burst = 60
 				for i := range burst {
 					if f := s.Call(t, i+1, "resources/subscribe", map[string]any{"uri": fmt.Sprintf("test://r/%d", i)}); f.Error != nil {
@@ -88,7 +89,7 @@ func TestGetStreamResumesExactlyOnce(t *testing.T) {
 				}
 				ctx, drop := context.WithTimeout(context.Background(), testkit.DefaultTimeout)
 				get := openGet(t, ctx, ep.url, s.ID)
-				r := testkit.NewSSEReader(get.Body)
+				r := testfixture.NewSSEReader(get.Body)
 				for i := range burst {
 					if _, err := hub.ResourceUpdated(fmt.Sprintf("test://r/%d", i)); err != nil {
 						t.Fatal(err)
@@ -106,7 +107,7 @@ func TestGetStreamResumesExactlyOnce(t *testing.T) {
 
 				ctx2, cancel := context.WithTimeout(context.Background(), testkit.DefaultTimeout)
 				defer cancel()
-				r = testkit.NewSSEReader(resume(t, ctx2, ep.url, s.ID, last).Body)
+				r = testfixture.NewSSEReader(resume(t, ctx2, ep.url, s.ID, last).Body)
 				for len(got) < burst {
 					got = append(got, updatedURI(t, nextFrame(t, r, version)))
 				}
@@ -134,12 +135,12 @@ func TestResumeBeyondTheReplayBound(t *testing.T) {
 	rt, hub := replayRuntime(t)
 	forEachTarget(t, func(t *testing.T, tg target) {
 		ep := tg.start(t, rt, streamablehttp.WithSessions(streamablehttp.SessionConfig{ReplayEvents: 4}))
-		s := testkit.OpenHTTPSession(t, ep.url, mcp.Version20251125, nil)
+		s := testfixture.OpenHTTPSession(t, ep.url, mcp.Version20251125, nil)
 		for i := range 10 {
 			s.Call(t, i+1, "resources/subscribe", map[string]any{"uri": fmt.Sprintf("test://r/%d", i)})
 		}
 		ctx, drop := context.WithTimeout(context.Background(), testkit.DefaultTimeout)
-		r := testkit.NewSSEReader(openGet(t, ctx, ep.url, s.ID).Body)
+		r := testfixture.NewSSEReader(openGet(t, ctx, ep.url, s.ID).Body)
 		for i := range 10 {
 			if _, err := hub.ResourceUpdated(fmt.Sprintf("test://r/%d", i)); err != nil {
 				t.Fatal(err)
@@ -153,7 +154,7 @@ func TestResumeBeyondTheReplayBound(t *testing.T) {
 		drop()
 		ctx2, cancel := context.WithTimeout(context.Background(), testkit.DefaultTimeout)
 		defer cancel()
-		r = testkit.NewSSEReader(resume(t, ctx2, ep.url, s.ID, first).Body)
+		r = testfixture.NewSSEReader(resume(t, ctx2, ep.url, s.ID, first).Body)
 		f := nextFrame(t, r, s.Version)
 		if f.Method != "notifications/message" || !strings.Contains(string(f.Params), "were lost") || !strings.Contains(string(f.Params), "last 4 events") {
 			t.Fatalf("first event after a late reconnection: %s", f.Raw)
@@ -169,10 +170,10 @@ func TestServerClosesStreamAndClientResumes(t *testing.T) {
 	rt, _ := replayRuntime(t)
 	forEachTarget(t, func(t *testing.T, tg target) {
 		ep := tg.start(t, rt, streamablehttp.WithSessions(streamablehttp.SessionConfig{RetryDelay: 250 * time.Millisecond}))
-		s := testkit.OpenHTTPSession(t, ep.url, mcp.Version20251125, nil)
+		s := testfixture.OpenHTTPSession(t, ep.url, mcp.Version20251125, nil)
 		ctx, cancel := context.WithTimeout(context.Background(), testkit.DefaultTimeout)
 		defer cancel()
-		req, err := s.NewRequest(ctx, testkit.LegacyRequest(7, "tools/call", map[string]any{"name": "reconnect"}))
+		req, err := s.NewRequest(ctx, testfixture.LegacyRequest(7, "tools/call", map[string]any{"name": "reconnect"}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -184,14 +185,14 @@ func TestServerClosesStreamAndClientResumes(t *testing.T) {
 		if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/event-stream") {
 			t.Fatalf("Content-Type %q", ct)
 		}
-		r := testkit.NewSSEReader(resp.Body)
+		r := testfixture.NewSSEReader(resp.Body)
 		if _, _, err := r.Next(); err == nil {
 			t.Fatal("the stream carried an event; it should have closed after its priming event")
 		}
 		if r.LastEventID() == "" || r.Retry() != "250" {
 			t.Fatalf("priming event: id %q, retry %q", r.LastEventID(), r.Retry())
 		}
-		r2 := testkit.NewSSEReader(resume(t, ctx, ep.url, s.ID, r.LastEventID()).Body)
+		r2 := testfixture.NewSSEReader(resume(t, ctx, ep.url, s.ID, r.LastEventID()).Body)
 		f := nextFrame(t, r2, s.Version)
 		if string(f.ID) != "7" || !strings.Contains(string(f.Result), "after the stream closed") {
 			t.Fatalf("resumed: %s", f.Raw)
@@ -229,9 +230,9 @@ func TestDroppedPostStreamResumes(t *testing.T) {
 			t.Fatal(err)
 		}
 		ep := tg.start(t, rt, sessionsOn)
-		s := testkit.OpenHTTPSession(t, ep.url, mcp.Version20250618, nil)
+		s := testfixture.OpenHTTPSession(t, ep.url, mcp.Version20250618, nil)
 		ctx, drop := context.WithTimeout(context.Background(), testkit.DefaultTimeout)
-		req, err := s.NewRequest(ctx, testkit.LegacyRequest(3, "tools/call", map[string]any{"name": "steps", "_meta": map[string]any{"progressToken": "p"}}))
+		req, err := s.NewRequest(ctx, testfixture.LegacyRequest(3, "tools/call", map[string]any{"name": "steps", "_meta": map[string]any{"progressToken": "p"}}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -239,7 +240,7 @@ func TestDroppedPostStreamResumes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := testkit.NewSSEReader(resp.Body)
+		r := testfixture.NewSSEReader(resp.Body)
 		if f := nextFrame(t, r, s.Version); f.Method != "notifications/progress" || !strings.Contains(string(f.Params), `"progress":1`) {
 			t.Fatalf("first event: %s", f.Raw)
 		}
@@ -249,7 +250,7 @@ func TestDroppedPostStreamResumes(t *testing.T) {
 		close(release) // the request goes on after its client left
 		ctx2, cancel := context.WithTimeout(context.Background(), testkit.DefaultTimeout)
 		defer cancel()
-		r = testkit.NewSSEReader(resume(t, ctx2, ep.url, s.ID, last).Body)
+		r = testfixture.NewSSEReader(resume(t, ctx2, ep.url, s.ID, last).Body)
 		if f := nextFrame(t, r, s.Version); f.Method != "notifications/progress" || !strings.Contains(string(f.Params), `"progress":2`) {
 			t.Fatalf("first event after resuming: %s", f.Raw)
 		}

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/mcp"
-	"github.com/snodo-go/snodo/testkit"
 )
 
 // capturingWriter is a ResponseWriter that records whether anything was
@@ -64,7 +64,7 @@ func TestServeHTTPWritesNothingAfterTheClientLeft(t *testing.T) {
 	for i := range 20 {
 		ctx, cancel := context.WithCancel(context.Background())
 		leave = cancel
-		req, err := testkit.NewMCPRequest(ctx, "http://127.0.0.1/mcp", call(i, "leave", nil))
+		req, err := testfixture.NewMCPRequest(ctx, "http://127.0.0.1/mcp", call(i, "leave", nil))
 		if err != nil {
 			t.Fatal(err)
 		}

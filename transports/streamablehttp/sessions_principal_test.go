@@ -4,8 +4,8 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/mcp"
-	"github.com/snodo-go/snodo/testkit"
 	"github.com/snodo-go/snodo/transports/streamablehttp"
 )
 
@@ -25,18 +25,18 @@ func TestSessionBoundToAnIdentifiedPrincipal(t *testing.T) {
 	ep := startListener(t, legacyRuntime(t), streamablehttp.WithPrincipal(user),
 		streamablehttp.WithSessions(streamablehttp.SessionConfig{BindPrincipal: true}))
 	as := func(id string) func(*http.Request) { return func(r *http.Request) { r.Header.Set("X-User", id) } }
-	open := func(id string) *testkit.HTTPSession {
+	open := func(id string) *testfixture.HTTPSession {
 		t.Helper()
-		s := &testkit.HTTPSession{URL: ep.url, Client: http.DefaultClient, Version: mcp.Version20251125}
-		s.Init = s.Post(t, testkit.Initialize(0, s.Version, nil), func(r *http.Request) { as(id)(r); r.Header.Del("Mcp-Protocol-Version") })
+		s := &testfixture.HTTPSession{URL: ep.url, Client: http.DefaultClient, Version: mcp.Version20251125}
+		s.Init = s.Post(t, testfixture.Initialize(0, s.Version, nil), func(r *http.Request) { as(id)(r); r.Header.Del("Mcp-Protocol-Version") })
 		if s.ID = s.Init.Header.Get(mcp.HeaderSessionID); s.ID == "" {
 			t.Fatalf("no session: %s", s.Init.Body)
 		}
 		return s
 	}
-	ping := func(s *testkit.HTTPSession, id string) int {
+	ping := func(s *testfixture.HTTPSession, id string) int {
 		t.Helper()
-		return s.Post(t, testkit.LegacyRequest(1, "ping", nil), as(id)).Status
+		return s.Post(t, testfixture.LegacyRequest(1, "ping", nil), as(id)).Status
 	}
 	alice := open("alice")
 	for _, c := range []struct {

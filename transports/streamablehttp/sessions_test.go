@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/testkit"
@@ -79,7 +80,7 @@ func openGet(t *testing.T, ctx context.Context, url, id string) *http.Response {
 func TestSessionsAreOffByDefault(t *testing.T) {
 	forEachTarget(t, func(t *testing.T, tg target) {
 		ep := tg.start(t, legacyRuntime(t))
-		s := testkit.OpenHTTPSession(t, ep.url, mcp.Version20250618, nil)
+		s := testfixture.OpenHTTPSession(t, ep.url, mcp.Version20250618, nil)
 		if s.ID != "" {
 			t.Fatalf("a session id was issued with sessions off: %q", s.ID)
 		}
@@ -96,7 +97,7 @@ func TestSessionsAreOffByDefault(t *testing.T) {
 		// No session keeps a log level: the method is unknown, which an
 		// initialize-era client gets with 200 (404 would say its session
 		// is gone).
-		r := s.Post(t, testkit.LegacyRequest(2, "logging/setLevel", map[string]any{"level": "info"}), nil)
+		r := s.Post(t, testfixture.LegacyRequest(2, "logging/setLevel", map[string]any{"level": "info"}), nil)
 		if r.Status != http.StatusOK || r.Last().Error == nil || r.Last().Error.Code != -32601 {
 			t.Fatalf("setLevel without a session: %d %s", r.Status, r.Body)
 		}
@@ -112,11 +113,11 @@ func TestSessionsAreOffByDefault(t *testing.T) {
 func TestSessionLifecycle(t *testing.T) {
 	forEachTarget(t, func(t *testing.T, tg target) {
 		ep := tg.start(t, legacyRuntime(t), sessionsOn)
-		s := testkit.OpenHTTPSession(t, ep.url, mcp.Version20251125, nil)
+		s := testfixture.OpenHTTPSession(t, ep.url, mcp.Version20251125, nil)
 		if len(s.ID) != 43 || strings.ContainsFunc(s.ID, func(r rune) bool { return r < 0x21 || r > 0x7e }) {
 			t.Fatalf("session id %q", s.ID)
 		}
-		if other := testkit.OpenHTTPSession(t, ep.url, mcp.Version20251125, nil); other.ID == s.ID {
+		if other := testfixture.OpenHTTPSession(t, ep.url, mcp.Version20251125, nil); other.ID == s.ID {
 			t.Fatal("two sessions got the same id")
 		}
 		tree := testkit.WaitTree(t, ep.sup, func(n *supervisor.Node) bool { return n.Count(ep.kind) == 1 })
@@ -129,7 +130,7 @@ func TestSessionLifecycle(t *testing.T) {
 		if f := s.Call(t, 2, "logging/setLevel", map[string]any{"level": "debug"}); string(f.Result) != "{}" {
 			t.Fatalf("setLevel: %s", f.Raw)
 		}
-		r := s.Post(t, testkit.LegacyRequest(3, "tools/call", map[string]any{"name": "chatty"}), nil)
+		r := s.Post(t, testfixture.LegacyRequest(3, "tools/call", map[string]any{"name": "chatty"}), nil)
 		var logs int
 		for _, f := range r.Frames {
 			if f.Method == "notifications/message" {
@@ -140,17 +141,17 @@ func TestSessionLifecycle(t *testing.T) {
 			t.Fatalf("with-logging call: %d messages: %s", logs, r.Body)
 		}
 		// A 2026-07-28 request ignores sessions.
-		if r := testkit.PostMCP(t, nil, ep.url, testkit.Request(4, "tools/list", nil), nil); r.Status != 200 || r.Header.Get(mcp.HeaderSessionID) != "" {
+		if r := testfixture.PostMCP(t, nil, ep.url, testkit.Request(4, "tools/list", nil), nil); r.Status != 200 || r.Header.Get(mcp.HeaderSessionID) != "" {
 			t.Fatalf("2026 request: %d %s", r.Status, r.Body)
 		}
 
 		// The refusals. (A ping needs no session: see
 		// TestPingBeforeTheInitializeResponse.)
-		noID := s.Post(t, testkit.LegacyRequest(5, "tools/list", nil), func(r *http.Request) { r.Header.Del("Mcp-Session-Id") })
-		unknown := s.Post(t, testkit.LegacyRequest(6, "ping", nil), func(r *http.Request) { r.Header.Set("Mcp-Session-Id", "no-such-session") })
-		bad := s.Post(t, testkit.LegacyRequest(7, "ping", nil), func(r *http.Request) { r.Header.Set("Mcp-Session-Id", "a b") })
+		noID := s.Post(t, testfixture.LegacyRequest(5, "tools/list", nil), func(r *http.Request) { r.Header.Del("Mcp-Session-Id") })
+		unknown := s.Post(t, testfixture.LegacyRequest(6, "ping", nil), func(r *http.Request) { r.Header.Set("Mcp-Session-Id", "no-such-session") })
+		bad := s.Post(t, testfixture.LegacyRequest(7, "ping", nil), func(r *http.Request) { r.Header.Set("Mcp-Session-Id", "a b") })
 		for _, c := range []struct {
-			r    *testkit.HTTPReply
+			r    *testfixture.HTTPReply
 			want int
 		}{{noID, 400}, {unknown, 404}, {bad, 400}} {
 			if c.r.Status != c.want || c.r.Last() == nil || c.r.Last().Error == nil {
@@ -158,14 +159,14 @@ func TestSessionLifecycle(t *testing.T) {
 			}
 		}
 		// A response that matches nothing is accepted and ignored.
-		if r := s.Post(t, testkit.Response(json.RawMessage(`41`), map[string]any{}, 0), nil); r.Status != http.StatusAccepted {
+		if r := s.Post(t, testfixture.Response(json.RawMessage(`41`), map[string]any{}, 0), nil); r.Status != http.StatusAccepted {
 			t.Fatalf("stray response: %d", r.Status)
 		}
 
 		if st := s.Delete(t); st != http.StatusNoContent {
 			t.Fatalf("DELETE: %d", st)
 		}
-		if r := s.Post(t, testkit.LegacyRequest(8, "ping", nil), nil); r.Status != http.StatusNotFound {
+		if r := s.Post(t, testfixture.LegacyRequest(8, "ping", nil), nil); r.Status != http.StatusNotFound {
 			t.Fatalf("after DELETE: %d %s", r.Status, r.Body)
 		}
 		if st := s.Delete(t); st != http.StatusNotFound {
@@ -186,10 +187,10 @@ func TestSessionLifecycle(t *testing.T) {
 func TestServerToClientRequestOverHTTP(t *testing.T) {
 	forEachTarget(t, func(t *testing.T, tg target) {
 		ep := tg.start(t, legacyRuntime(t), sessionsOn)
-		s := testkit.OpenHTTPSession(t, ep.url, mcp.Version20250618, map[string]any{"elicitation": map[string]any{}})
+		s := testfixture.OpenHTTPSession(t, ep.url, mcp.Version20250618, map[string]any{"elicitation": map[string]any{}})
 		ctx, cancel := context.WithTimeout(context.Background(), testkit.DefaultTimeout)
 		defer cancel()
-		req, err := s.NewRequest(ctx, testkit.LegacyRequest(1, "tools/call", map[string]any{"name": "ask_name"}))
+		req, err := s.NewRequest(ctx, testfixture.LegacyRequest(1, "tools/call", map[string]any{"name": "ask_name"}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -199,7 +200,7 @@ func TestServerToClientRequestOverHTTP(t *testing.T) {
 		}
 		defer resp.Body.Close()
 		checkSSEHeaders(t, resp.Header)
-		sr := testkit.NewSSEReader(resp.Body)
+		sr := testfixture.NewSSEReader(resp.Body)
 		next := func(method string) *testkit.Frame {
 			t.Helper()
 			for {
@@ -208,7 +209,7 @@ func TestServerToClientRequestOverHTTP(t *testing.T) {
 					t.Fatalf("reading event: %v", err)
 				}
 				if !comment {
-					return testkit.CheckFrameVersion(t, data, method, s.Version)
+					return testfixture.CheckFrameVersion(t, data, method, s.Version)
 				}
 			}
 		}
@@ -216,7 +217,7 @@ func TestServerToClientRequestOverHTTP(t *testing.T) {
 		if ask.Method != "elicitation/create" || ask.ID == nil {
 			t.Fatalf("first event: %s", ask.Raw)
 		}
-		if r := s.Post(t, testkit.Response(ask.ID, map[string]any{"action": "accept", "content": map[string]any{"name": "Lin"}}, 0), nil); r.Status != http.StatusAccepted {
+		if r := s.Post(t, testfixture.Response(ask.ID, map[string]any{"action": "accept", "content": map[string]any{"name": "Lin"}}, 0), nil); r.Status != http.StatusAccepted {
 			t.Fatalf("answer: %d %s", r.Status, r.Body)
 		}
 		if f := next("tools/call"); f.Error != nil || !strings.Contains(string(f.Result), "hello Lin") {
@@ -234,7 +235,7 @@ func TestServerToClientRequestOverHTTP(t *testing.T) {
 func TestDeleteEndsOutstandingRequests(t *testing.T) {
 	forEachTarget(t, func(t *testing.T, tg target) {
 		ep := tg.start(t, legacyRuntime(t), sessionsOn, streamablehttp.WithLimits(streamablehttp.Limits{KeepAlive: 10 * time.Millisecond}))
-		s := testkit.OpenHTTPSession(t, ep.url, mcp.Version20251125, map[string]any{"elicitation": map[string]any{}})
+		s := testfixture.OpenHTTPSession(t, ep.url, mcp.Version20251125, map[string]any{"elicitation": map[string]any{}})
 		ctx, cancel := context.WithTimeout(context.Background(), testkit.DefaultTimeout)
 		defer cancel()
 		get := openGet(t, ctx, ep.url, s.ID)
@@ -242,7 +243,7 @@ func TestDeleteEndsOutstandingRequests(t *testing.T) {
 			t.Fatalf("GET: %d", get.StatusCode)
 		}
 		checkSSEHeaders(t, get.Header)
-		gr := testkit.NewSSEReader(get.Body)
+		gr := testfixture.NewSSEReader(get.Body)
 		if _, comment, err := gr.Next(); err != nil || !comment {
 			t.Fatalf("want a keepalive on the GET stream: %v %v", comment, err)
 		}
@@ -254,7 +255,7 @@ func TestDeleteEndsOutstandingRequests(t *testing.T) {
 			t.Fatalf("the GET stream is not a request actor: %+v", tree)
 		}
 
-		req, err := s.NewRequest(ctx, testkit.LegacyRequest(1, "tools/call", map[string]any{"name": "ask_name"}))
+		req, err := s.NewRequest(ctx, testfixture.LegacyRequest(1, "tools/call", map[string]any{"name": "ask_name"}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -263,7 +264,7 @@ func TestDeleteEndsOutstandingRequests(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer resp.Body.Close()
-		sr := testkit.NewSSEReader(resp.Body)
+		sr := testfixture.NewSSEReader(resp.Body)
 		data, _, err := sr.Next()
 		if err != nil || !strings.Contains(string(data), "elicitation/create") {
 			t.Fatalf("first event: %s %v", data, err)
@@ -279,7 +280,7 @@ func TestDeleteEndsOutstandingRequests(t *testing.T) {
 			if comment {
 				continue
 			}
-			if f := testkit.CheckFrameVersion(t, data, "tools/call", s.Version); f.Error == nil || f.Error.Code != -32603 {
+			if f := testfixture.CheckFrameVersion(t, data, "tools/call", s.Version); f.Error == nil || f.Error.Code != -32603 {
 				t.Fatalf("outstanding call: %s", data)
 			}
 			break
@@ -302,10 +303,10 @@ func TestIdleSessionsExpire(t *testing.T) {
 		streamablehttp.WithLimits(streamablehttp.Limits{KeepAlive: 10 * time.Millisecond}))
 	// A session with its GET stream open is in use: several keepalives
 	// (each 10 ms apart) outlast the idle timeout and it is still there.
-	held := testkit.OpenHTTPSession(t, ep.url, mcp.Version20251125, nil)
+	held := testfixture.OpenHTTPSession(t, ep.url, mcp.Version20251125, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	get := openGet(t, ctx, ep.url, held.ID)
-	gr := testkit.NewSSEReader(get.Body)
+	gr := testfixture.NewSSEReader(get.Body)
 	for range 8 {
 		if _, comment, err := gr.Next(); err != nil || !comment {
 			t.Fatalf("keepalive: %v %v", comment, err)
@@ -320,7 +321,7 @@ func TestIdleSessionsExpire(t *testing.T) {
 		h := testkit.Find(n, supervisor.KindListener)
 		return h != nil && h.Attrs["sessions"] == "0"
 	})
-	if r := held.Post(t, testkit.LegacyRequest(2, "ping", nil), nil); r.Status != http.StatusNotFound {
+	if r := held.Post(t, testfixture.LegacyRequest(2, "ping", nil), nil); r.Status != http.StatusNotFound {
 		t.Fatalf("expired session: %d", r.Status)
 	}
 }
@@ -330,21 +331,21 @@ func TestSessionBoundToPrincipalAndLimited(t *testing.T) {
 	ep := startListener(t, legacyRuntime(t), streamablehttp.WithPrincipal(user),
 		streamablehttp.WithSessions(streamablehttp.SessionConfig{BindPrincipal: true, MaxSessions: 1}))
 	asAlice := func(r *http.Request) { r.Header.Set("X-User", "alice") }
-	s := &testkit.HTTPSession{URL: ep.url, Client: http.DefaultClient, Version: mcp.Version20251125}
-	s.Init = s.Post(t, testkit.Initialize(0, s.Version, nil), func(r *http.Request) { asAlice(r); r.Header.Del("Mcp-Protocol-Version") })
+	s := &testfixture.HTTPSession{URL: ep.url, Client: http.DefaultClient, Version: mcp.Version20251125}
+	s.Init = s.Post(t, testfixture.Initialize(0, s.Version, nil), func(r *http.Request) { asAlice(r); r.Header.Del("Mcp-Protocol-Version") })
 	s.ID = s.Init.Header.Get(mcp.HeaderSessionID)
 	if s.ID == "" {
 		t.Fatalf("no session: %s", s.Init.Body)
 	}
-	if r := s.Post(t, testkit.LegacyRequest(1, "ping", nil), asAlice); r.Status != 200 {
+	if r := s.Post(t, testfixture.LegacyRequest(1, "ping", nil), asAlice); r.Status != 200 {
 		t.Fatalf("alice: %d", r.Status)
 	}
-	if r := s.Post(t, testkit.LegacyRequest(2, "ping", nil), func(r *http.Request) { r.Header.Set("X-User", "bob") }); r.Status != http.StatusNotFound {
+	if r := s.Post(t, testfixture.LegacyRequest(2, "ping", nil), func(r *http.Request) { r.Header.Set("X-User", "bob") }); r.Status != http.StatusNotFound {
 		t.Fatalf("bob with alice's session: %d", r.Status)
 	}
 	// One session at most: the next initialize is refused until the
 	// first one ends.
-	second := s.Post(t, testkit.Initialize(0, s.Version, nil), func(r *http.Request) {
+	second := s.Post(t, testfixture.Initialize(0, s.Version, nil), func(r *http.Request) {
 		r.Header.Del("Mcp-Session-Id")
 		r.Header.Del("Mcp-Protocol-Version")
 	})
@@ -362,7 +363,7 @@ func TestSessionBoundToPrincipalAndLimited(t *testing.T) {
 	if resp.StatusCode != http.StatusNoContent {
 		t.Fatalf("DELETE: %d", resp.StatusCode)
 	}
-	if third := testkit.OpenHTTPSession(t, ep.url, s.Version, nil); third.ID == "" {
+	if third := testfixture.OpenHTTPSession(t, ep.url, s.Version, nil); third.ID == "" {
 		t.Fatal("no session after the first ended")
 	}
 }
@@ -372,7 +373,7 @@ func TestSessionBoundToPrincipalAndLimited(t *testing.T) {
 func TestDrainEndsGetStreams(t *testing.T) {
 	forEachTarget(t, func(t *testing.T, tg target) {
 		ep := tg.start(t, legacyRuntime(t), sessionsOn)
-		s := testkit.OpenHTTPSession(t, ep.url, mcp.Version20251125, nil)
+		s := testfixture.OpenHTTPSession(t, ep.url, mcp.Version20251125, nil)
 		get := openGet(t, context.Background(), ep.url, s.ID)
 		if get.StatusCode != http.StatusOK {
 			t.Fatalf("GET: %d", get.StatusCode)
@@ -409,7 +410,7 @@ func TestSessionGetStreamCarriesChanges(t *testing.T) {
 	}
 	forEachTarget(t, func(t *testing.T, tg target) {
 		ep := tg.start(t, rt, sessionsOn)
-		s := testkit.OpenHTTPSession(t, ep.url, mcp.Version20250618, nil)
+		s := testfixture.OpenHTTPSession(t, ep.url, mcp.Version20250618, nil)
 		var init struct {
 			Capabilities struct {
 				Resources map[string]bool `json:"resources"`
@@ -428,7 +429,7 @@ func TestSessionGetStreamCarriesChanges(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), testkit.DefaultTimeout)
 		defer cancel()
 		get := openGet(t, ctx, ep.url, s.ID)
-		gr := testkit.NewSSEReader(get.Body)
+		gr := testfixture.NewSSEReader(get.Body)
 		event := func() *testkit.Frame {
 			t.Helper()
 			for {
@@ -437,7 +438,7 @@ func TestSessionGetStreamCarriesChanges(t *testing.T) {
 					t.Fatalf("GET stream: %v", err)
 				}
 				if !comment {
-					return testkit.CheckFrameVersion(t, data, "", s.Version)
+					return testfixture.CheckFrameVersion(t, data, "", s.Version)
 				}
 			}
 		}
@@ -464,7 +465,7 @@ func TestSessionGetStreamCarriesChanges(t *testing.T) {
 func TestClientCancelsInItsSession(t *testing.T) {
 	forEachTarget(t, func(t *testing.T, tg target) {
 		ep := tg.start(t, legacyRuntime(t), sessionsOn)
-		s := testkit.OpenHTTPSession(t, ep.url, mcp.Version20251125, map[string]any{"elicitation": map[string]any{}})
+		s := testfixture.OpenHTTPSession(t, ep.url, mcp.Version20251125, map[string]any{"elicitation": map[string]any{}})
 		cancelLater := func(id int) {
 			testkit.WaitTree(t, ep.sup, func(n *supervisor.Node) bool { return n.Count(supervisor.KindRequest) == 1 })
 			r := s.Post(t, testkit.Notification("notifications/cancelled", map[string]any{"requestId": id, "reason": "changed my mind"}), nil)
@@ -479,7 +480,7 @@ func TestClientCancelsInItsSession(t *testing.T) {
 			err    error
 		}
 		replied := make(chan reply, 1)
-		req, err := s.NewRequest(context.Background(), testkit.LegacyRequest(1, "tools/call", map[string]any{"name": "wait"}))
+		req, err := s.NewRequest(context.Background(), testfixture.LegacyRequest(1, "tools/call", map[string]any{"name": "wait"}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -502,7 +503,7 @@ func TestClientCancelsInItsSession(t *testing.T) {
 		// An event stream under way (the server is asking the client).
 		ctx, cancel := context.WithTimeout(context.Background(), testkit.DefaultTimeout)
 		defer cancel()
-		req, err = s.NewRequest(ctx, testkit.LegacyRequest(2, "tools/call", map[string]any{"name": "ask_name"}))
+		req, err = s.NewRequest(ctx, testfixture.LegacyRequest(2, "tools/call", map[string]any{"name": "ask_name"}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -511,7 +512,7 @@ func TestClientCancelsInItsSession(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer resp.Body.Close()
-		sr := testkit.NewSSEReader(resp.Body)
+		sr := testfixture.NewSSEReader(resp.Body)
 		if data, _, err := sr.Next(); err != nil || !strings.Contains(string(data), "elicitation/create") {
 			t.Fatalf("first event: %s %v", data, err)
 		}

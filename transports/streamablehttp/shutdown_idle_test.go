@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/testkit"
 )
 
@@ -70,7 +71,7 @@ func TestShutdownClosesIdleKeepAliveConnections(t *testing.T) {
 	errs := make(chan error, burst)
 	for i := range burst {
 		wg.Go(func() {
-			req, err := testkit.NewMCPRequest(context.Background(), srv.URL(), call(i+1, "echo", map[string]any{"text": "hi"}))
+			req, err := testfixture.NewMCPRequest(context.Background(), srv.URL(), call(i+1, "echo", map[string]any{"text": "hi"}))
 			if err != nil {
 				errs <- err
 				return
@@ -152,7 +153,7 @@ func TestShutdownUnderLoadSendsNoUnsolicitedResponse(t *testing.T) {
 			// Each worker stops at its first failure (the listener is
 			// gone) or after 2,000 requests.
 			for i := range 2000 {
-				req, err := testkit.NewMCPRequest(context.Background(), srv.URL(), call(w*10000+i+1, "echo", map[string]any{"text": "hi"}))
+				req, err := testfixture.NewMCPRequest(context.Background(), srv.URL(), call(w*10000+i+1, "echo", map[string]any{"text": "hi"}))
 				if err != nil {
 					return
 				}

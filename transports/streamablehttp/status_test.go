@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/testkit"
 	"github.com/snodo-go/snodo/transports/streamablehttp"
 )
@@ -145,15 +146,15 @@ func runStatusCase(t *testing.T, tg target, tc statusCase) {
 	if frame == nil {
 		frame = discover(1)
 	}
-	var reply *testkit.HTTPReply
+	var reply *testfixture.HTTPReply
 	if tc.raw != nil {
 		c := dial(t, ep.addr)
 		if _, err := c.Write([]byte(tc.raw("/mcp"))); err != nil {
 			t.Fatal(err)
 		}
-		reply = testkit.ReadHTTPReply(t, c.readResponse(t), "")
+		reply = testfixture.ReadHTTPReply(t, c.readResponse(t), "")
 	} else {
-		reply = testkit.PostMCP(t, nil, ep.url, frame, tc.edit)
+		reply = testfixture.PostMCP(t, nil, ep.url, frame, tc.edit)
 	}
 	if reply.Status != tc.status {
 		t.Fatalf("status %d, want %d; body %s", reply.Status, tc.status, reply.Body)

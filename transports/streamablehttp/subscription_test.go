@@ -12,6 +12,7 @@ import (
 
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/instrumentation"
+	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/testkit"
@@ -36,7 +37,7 @@ func TestListenStreamOpensAtOnceAndHoldsASubscriptionActor(t *testing.T) {
 			t.Fatalf("status %d", resp.StatusCode)
 		}
 		checkSSEHeaders(t, resp.Header)
-		sr := testkit.NewSSEReader(resp.Body)
+		sr := testfixture.NewSSEReader(resp.Body)
 		if f := nextEvent(t, sr, "subscriptions/listen"); f.Method != "notifications/subscriptions/acknowledged" {
 			t.Fatalf("first event: %s", f.Raw)
 		}
@@ -73,18 +74,18 @@ func TestSubscriptionCapIs503AndSlotsReturn(t *testing.T) {
 		ep := tg.startWith(t, sup, rt)
 		ctx, cancel := context.WithCancel(context.Background())
 		resp := openStream(t, ctx, ep.url, listenFrame(1))
-		nextEvent(t, testkit.NewSSEReader(resp.Body), "subscriptions/listen")
+		nextEvent(t, testfixture.NewSSEReader(resp.Body), "subscriptions/listen")
 		// The acknowledgement can reach the client before the host has
 		// started the stream's subscription actor: wait for the actor, so
 		// that its absence below means it stopped.
 		testkit.WaitTree(t, ep.sup, subscriptionsOpen(1))
 
-		reply := testkit.PostMCP(t, nil, ep.url, listenFrame(2), nil)
+		reply := testfixture.PostMCP(t, nil, ep.url, listenFrame(2), nil)
 		if reply.Status != 503 || reply.Last().Error == nil || reply.Last().Error.Code != -32603 {
 			t.Fatalf("over the cap: %d %s", reply.Status, reply.Body)
 		}
 		// Ordinary requests do not count against the cap.
-		if r := testkit.PostMCP(t, nil, ep.url, discover(3), nil); r.Status != 200 {
+		if r := testfixture.PostMCP(t, nil, ep.url, discover(3), nil); r.Status != 200 {
 			t.Fatalf("discover: %d", r.Status)
 		}
 		cancel()
@@ -102,7 +103,7 @@ func TestSubscriptionCapIs503AndSlotsReturn(t *testing.T) {
 		if resp.StatusCode != 200 {
 			t.Fatalf("after the slot returned: %d", resp.StatusCode)
 		}
-		nextEvent(t, testkit.NewSSEReader(resp.Body), "subscriptions/listen")
+		nextEvent(t, testfixture.NewSSEReader(resp.Body), "subscriptions/listen")
 	})
 }
 
@@ -111,10 +112,10 @@ func TestDrainCompletesStreamsAndFinishesRequests(t *testing.T) {
 		g := newGate()
 		ep := tg.start(t, testRuntime(t, g))
 		stream := openStream(t, context.Background(), ep.url, listenFrame("S"))
-		sr := testkit.NewSSEReader(stream.Body)
+		sr := testfixture.NewSSEReader(stream.Body)
 		nextEvent(t, sr, "subscriptions/listen")
-		held := make(chan *testkit.HTTPReply, 1)
-		go func() { held <- testkit.PostMCP(t, nil, ep.url, call(9, "hold", nil), nil) }()
+		held := make(chan *testfixture.HTTPReply, 1)
+		go func() { held <- testfixture.PostMCP(t, nil, ep.url, call(9, "hold", nil), nil) }()
 		waitFor(t, g.entered)
 
 		drained := make(chan error, 1)
@@ -150,8 +151,8 @@ func TestDrainRefusesNewRequests(t *testing.T) {
 		ep := tg.start(t, testRuntime(t, g))
 		// A connection opened before the drain, used after it starts.
 		c := dial(t, ep.addr)
-		held := make(chan *testkit.HTTPReply, 1)
-		go func() { held <- testkit.PostMCP(t, nil, ep.url, call(1, "hold", nil), nil) }()
+		held := make(chan *testfixture.HTTPReply, 1)
+		go func() { held <- testfixture.PostMCP(t, nil, ep.url, call(1, "hold", nil), nil) }()
 		waitFor(t, g.entered)
 		drained := make(chan error, 1)
 		go func() { drained <- ep.shutdown(context.Background()) }()
@@ -164,7 +165,7 @@ func TestDrainRefusesNewRequests(t *testing.T) {
 			t.Fatal(err)
 		}
 		resp := c.readResponse(t)
-		reply := testkit.ReadHTTPReply(t, resp, "server/discover")
+		reply := testfixture.ReadHTTPReply(t, resp, "server/discover")
 		if reply.Status != http.StatusServiceUnavailable || reply.Last().Error == nil || reply.Last().Error.Code != -32603 || !resp.Close {
 			t.Fatalf("request during the drain: %d close=%v %s", reply.Status, resp.Close, reply.Body)
 		}
@@ -192,7 +193,7 @@ func TestListenAcknowledgesTagsFiltersAndCompletes(t *testing.T) {
 		resp := openStream(t, context.Background(), ep.url, listenFilter("L", map[string]any{
 			"toolsListChanged": true, "promptsListChanged": true, "resourcesListChanged": true,
 		}))
-		sr := testkit.NewSSEReader(resp.Body)
+		sr := testfixture.NewSSEReader(resp.Body)
 		ack := nextEvent(t, sr, "subscriptions/listen")
 		var p struct {
 			Notifications map[string]any `json:"notifications"`
@@ -242,13 +243,13 @@ func TestListenHoldsNoExecutionSlot(t *testing.T) {
 		ep := tg.startWith(t, sup, rt)
 		for i := range 3 {
 			resp := openStream(t, context.Background(), ep.url, listenFrame(i))
-			nextEvent(t, testkit.NewSSEReader(resp.Body), "subscriptions/listen")
+			nextEvent(t, testfixture.NewSSEReader(resp.Body), "subscriptions/listen")
 		}
 		if running, subs := executorCount(t, sup, "running"), executorCount(t, sup, "subscriptions"); running != 0 || subs != 3 {
 			t.Fatalf("executor with 3 open streams: %d running, %d subscriptions", running, subs)
 		}
 		// The executor's one slot is free for calls.
-		if r := testkit.PostMCP(t, nil, ep.url, call(9, "echo", map[string]any{"text": "x"}), nil); r.Status != 200 || r.Last().Error != nil {
+		if r := testfixture.PostMCP(t, nil, ep.url, call(9, "echo", map[string]any{"text": "x"}), nil); r.Status != 200 || r.Last().Error != nil {
 			t.Fatalf("call with streams open: %d %s", r.Status, r.Body)
 		}
 	})
@@ -259,7 +260,7 @@ func TestListenSlotReturnsWhenTheOwnerStops(t *testing.T) {
 	rt := testRuntime(t, g)
 	// The tree's own sink records the subscription slots, which outlive
 	// the tree's snapshot.
-	events := &testkit.Events{}
+	events := &testfixture.Events{}
 	sup, err := supervisor.New(rt, supervisor.WithInstrumentation(events))
 	if err != nil {
 		t.Fatal(err)
@@ -293,7 +294,7 @@ func TestListenSlotReturnsWhenTheOwnerStops(t *testing.T) {
 	if err := <-next; !errors.Is(err, streamablehttp.ErrShuttingDown) {
 		t.Fatalf("Next after the owner stopped: %v", err)
 	}
-	slots := testkit.EventsOf[instrumentation.SubscriptionEvent](events)
+	slots := testfixture.EventsOf[instrumentation.SubscriptionEvent](events)
 	if st := g.hub.Stats(); st.Listeners != 0 || len(slots) != 2 || slots[1].Kind != instrumentation.SubscriptionClosed || slots[1].Open != 0 {
 		t.Fatalf("after the owner stopped: hub %+v, slot events %+v", st, slots)
 	}
@@ -342,7 +343,7 @@ func TestListenOverflowThroughHandle(t *testing.T) {
 					t.Fatal(err)
 				}
 				data, _ := strings.CutPrefix(strings.TrimSpace(string(chunk)), "data: ")
-				return testkit.CheckFrame(t, []byte(data), "subscriptions/listen")
+				return testfixture.CheckFrame(t, []byte(data), "subscriptions/listen")
 			}
 			readEvent() // acknowledgement
 			var total dispatch.PublishResult
@@ -388,7 +389,7 @@ func TestListenRefusalsAreStatuses(t *testing.T) {
 			"no filter":       testkit.Request(1, dispatch.MethodListen, nil),
 			"over 1,000 URIs": listenFilter(2, map[string]any{"resourceSubscriptions": many}),
 		} {
-			r := testkit.PostMCP(t, nil, ep.url, frame, nil)
+			r := testfixture.PostMCP(t, nil, ep.url, frame, nil)
 			if r.Status != http.StatusBadRequest || r.Last().Error == nil || r.Last().Error.Code != -32602 {
 				t.Fatalf("%s: %d %s", name, r.Status, r.Body)
 			}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/testkit"
@@ -16,7 +17,7 @@ import (
 // postBare posts frame as an initialize-era client does before it has
 // the initialize response: no MCP-Protocol-Version, no Mcp-Session-Id,
 // no Mcp-Method, nothing but the body and its media types.
-func postBare(t *testing.T, url, method string, frame []byte) *testkit.HTTPReply {
+func postBare(t *testing.T, url, method string, frame []byte) *testfixture.HTTPReply {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), testkit.DefaultTimeout)
 	defer cancel()
@@ -31,7 +32,7 @@ func postBare(t *testing.T, url, method string, frame []byte) *testkit.HTTPReply
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	return testkit.ReadHTTPReplyVersion(t, resp, method, mcp.Version20251125)
+	return testfixture.ReadHTTPReplyVersion(t, resp, method, mcp.Version20251125)
 }
 
 // TestPingBeforeTheInitializeResponse: the 2025 lifecycle lets a client
@@ -46,7 +47,7 @@ func TestPingBeforeTheInitializeResponse(t *testing.T) {
 		}{{"stateless", nil}, {"sessions", []streamablehttp.Option{sessionsOn}}} {
 			t.Run(c.name, func(t *testing.T) {
 				ep := tg.start(t, legacyRuntime(t), c.opts...)
-				r := postBare(t, ep.url, "ping", testkit.LegacyRequest(1, "ping", nil))
+				r := postBare(t, ep.url, "ping", testfixture.LegacyRequest(1, "ping", nil))
 				last := r.Last()
 				if r.Status != http.StatusOK || last == nil || last.Error != nil || string(last.Result) != "{}" {
 					t.Fatalf("ping before initialize: HTTP %d %s", r.Status, r.Body)
@@ -55,7 +56,7 @@ func TestPingBeforeTheInitializeResponse(t *testing.T) {
 					t.Fatalf("a ping opened a session: %q", id)
 				}
 				// The handshake that follows is not disturbed by it.
-				if s := testkit.OpenHTTPSession(t, ep.url, mcp.Version20251125, nil); (s.ID != "") != (c.opts != nil) {
+				if s := testfixture.OpenHTTPSession(t, ep.url, mcp.Version20251125, nil); (s.ID != "") != (c.opts != nil) {
 					t.Fatalf("session id %q after the early ping (sessions %v)", s.ID, c.opts != nil)
 				}
 			})
@@ -79,7 +80,7 @@ func TestRemovedMethodsStayRemovedAt20260728(t *testing.T) {
 			t.Run(c.name, func(t *testing.T) {
 				ep := tg.start(t, legacyRuntime(t), c.opts...)
 				for i, m := range removed {
-					r := testkit.PostMCP(t, nil, ep.url, testkit.Request(i+1, m, params), nil)
+					r := testfixture.PostMCP(t, nil, ep.url, testkit.Request(i+1, m, params), nil)
 					last := r.Last()
 					if r.Status != http.StatusNotFound || last == nil || last.Error == nil || last.Error.Code != jsonrpc.CodeMethodNotFound {
 						t.Fatalf("%s at 2026-07-28: HTTP %d %s, want 404 with -32601", m, r.Status, r.Body)
@@ -100,11 +101,11 @@ func TestRemovedMethodsStayRemovedAt20260728(t *testing.T) {
 // the missing Mcp-Session-Id, never for a missing 2026-07-28 header.
 func TestBareRequestIsInitializeEra(t *testing.T) {
 	forEachTarget(t, func(t *testing.T, tg target) {
-		r := postBare(t, tg.start(t, legacyRuntime(t)).url, "tools/list", testkit.LegacyRequest(1, "tools/list", nil))
+		r := postBare(t, tg.start(t, legacyRuntime(t)).url, "tools/list", testfixture.LegacyRequest(1, "tools/list", nil))
 		if last := r.Last(); r.Status != http.StatusOK || last == nil || last.Error != nil || !bytes.Contains(last.Result, []byte(`"tools"`)) {
 			t.Fatalf("tools/list with no revision, no sessions: HTTP %d %s", r.Status, r.Body)
 		}
-		r = postBare(t, tg.start(t, legacyRuntime(t), sessionsOn).url, "tools/list", testkit.LegacyRequest(2, "tools/list", nil))
+		r = postBare(t, tg.start(t, legacyRuntime(t), sessionsOn).url, "tools/list", testfixture.LegacyRequest(2, "tools/list", nil))
 		if last := r.Last(); r.Status != http.StatusBadRequest || last == nil || last.Error == nil || !strings.Contains(last.Error.Message, "Mcp-Session-Id") {
 			t.Fatalf("tools/list with no revision, sessions on: HTTP %d %s, want 400 naming Mcp-Session-Id", r.Status, r.Body)
 		}

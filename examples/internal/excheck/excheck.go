@@ -13,6 +13,7 @@ import (
 	"maps"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/testkit"
 )
@@ -55,7 +56,7 @@ func (d *Direct) Call(ctx context.Context, method string, params map[string]any)
 		d.Setup(req)
 	}
 	frame := d.RT.Dispatch(ctx, req).Frame
-	if err := testkit.ValidateFrame(testkit.Version, frame, method); err != nil {
+	if err := testkit.ValidateFrame(testfixture.Version, frame, method); err != nil {
 		return nil, fmt.Errorf("%s: response fails the official schema: %w\n%s", method, err, frame)
 	}
 	var resp struct {

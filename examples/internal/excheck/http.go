@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 
+	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/testkit"
 )
 
@@ -17,7 +18,7 @@ func Post(ctx context.Context, url string, id any, method string, params map[str
 	if err != nil {
 		return 0, nil, err
 	}
-	req.Header = testkit.HTTPHeaders(frame)
+	req.Header = testfixture.HTTPHeaders(frame)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return 0, nil, err

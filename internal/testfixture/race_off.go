@@ -1,6 +1,6 @@
 //go:build !race
 
-package testkit
+package testfixture
 
 // raceEnabled reports whether this binary runs with the race detector.
 const raceEnabled = false

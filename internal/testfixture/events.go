@@ -1,4 +1,6 @@
-package testkit
+// This file is a recording instrumentation sink.
+
+package testfixture
 
 import (
 	"context"

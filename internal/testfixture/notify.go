@@ -1,10 +1,14 @@
-package testkit
+// This file records the notifications a Runtime sends for a request.
+
+package testfixture
 
 import (
 	"context"
 	"encoding/json"
 	"sync"
 	"testing"
+
+	"github.com/snodo-go/snodo/testkit"
 )
 
 // Recorder is a dispatch.Notifier for dispatch-level tests: it keeps every
@@ -33,12 +37,12 @@ func NewRecorderFor(t testing.TB, version string) *Recorder { return &Recorder{t
 
 // Notify implements dispatch.Notifier.
 func (r *Recorder) Notify(_ context.Context, frame []byte) error {
-	if err := ValidateFrame(r.version, frame, ""); err != nil {
-		r.t.Errorf("testkit: notification fails the %s schema: %v\n%s", r.version, err, frame)
+	if err := testkit.ValidateFrame(r.version, frame, ""); err != nil {
+		r.t.Errorf("testfixture: notification fails the %s schema: %v\n%s", r.version, err, frame)
 	}
 	for _, b := range frame {
 		if b >= 0x80 {
-			r.t.Errorf("testkit: notification has non-ASCII bytes: %q", frame)
+			r.t.Errorf("testfixture: notification has non-ASCII bytes: %q", frame)
 			break
 		}
 	}
@@ -48,7 +52,7 @@ func (r *Recorder) Notify(_ context.Context, frame []byte) error {
 		Params map[string]any `json:"params"`
 	}
 	if err := json.Unmarshal(frame, &head); err != nil {
-		r.t.Errorf("testkit: notification is not JSON: %v", err)
+		r.t.Errorf("testfixture: notification is not JSON: %v", err)
 	}
 	n.Method, n.Params = head.Method, head.Params
 	r.mu.Lock()

@@ -1,10 +1,14 @@
-package testkit
+// This file is an initialize-era client of a Streamable HTTP endpoint.
+
+package testfixture
 
 import (
 	"bytes"
 	"context"
 	"net/http"
 	"testing"
+
+	"github.com/snodo-go/snodo/testkit"
 )
 
 // HTTPSession is an initialize-era client of a Streamable HTTP endpoint
@@ -29,11 +33,11 @@ func OpenHTTPSession(t testing.TB, url, version string, capabilities map[string]
 	s := &HTTPSession{URL: url, Client: http.DefaultClient, Version: version}
 	s.Init = s.Post(t, Initialize(0, version, capabilities), func(r *http.Request) { r.Header.Del("Mcp-Protocol-Version") })
 	if s.Init.Status != http.StatusOK || s.Init.Last() == nil || s.Init.Last().Error != nil {
-		t.Fatalf("testkit: initialize: %d %s", s.Init.Status, s.Init.Body)
+		t.Fatalf("testfixture: initialize: %d %s", s.Init.Status, s.Init.Body)
 	}
 	s.ID = s.Init.Header.Get("Mcp-Session-Id")
-	if r := s.Post(t, Notification("notifications/initialized", nil), nil); r.Status != http.StatusAccepted {
-		t.Fatalf("testkit: notifications/initialized: %d %s", r.Status, r.Body)
+	if r := s.Post(t, testkit.Notification("notifications/initialized", nil), nil); r.Status != http.StatusAccepted {
+		t.Fatalf("testfixture: notifications/initialized: %d %s", r.Status, r.Body)
 	}
 	return s
 }
@@ -60,18 +64,18 @@ func (s *HTTPSession) NewRequest(ctx context.Context, frame []byte) (*http.Reque
 // version.
 func (s *HTTPSession) Post(t testing.TB, frame []byte, edit func(*http.Request)) *HTTPReply {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), DefaultTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.DefaultTimeout)
 	defer cancel()
 	req, err := s.NewRequest(ctx, frame)
 	if err != nil {
-		t.Fatalf("testkit: building request: %v", err)
+		t.Fatalf("testfixture: building request: %v", err)
 	}
 	if edit != nil {
 		edit(req)
 	}
 	resp, err := s.Client.Do(req)
 	if err != nil {
-		t.Fatalf("testkit: POST %s: %v", s.URL, err)
+		t.Fatalf("testfixture: POST %s: %v", s.URL, err)
 	}
 	defer resp.Body.Close()
 	return ReadHTTPReplyVersion(t, resp, methodOf(frame), s.Version)
@@ -79,12 +83,12 @@ func (s *HTTPSession) Post(t testing.TB, frame []byte, edit func(*http.Request))
 
 // Call sends a request and returns the response frame, failing t if the
 // reply holds none.
-func (s *HTTPSession) Call(t testing.TB, id any, method string, params map[string]any) *Frame {
+func (s *HTTPSession) Call(t testing.TB, id any, method string, params map[string]any) *testkit.Frame {
 	t.Helper()
 	r := s.Post(t, LegacyRequest(id, method, params), nil)
 	f := r.Last()
 	if f == nil || !f.IsResponse() {
-		t.Fatalf("testkit: %s: no response (%d %s)", method, r.Status, r.Body)
+		t.Fatalf("testfixture: %s: no response (%d %s)", method, r.Status, r.Body)
 	}
 	return f
 }
@@ -100,7 +104,7 @@ func (s *HTTPSession) Delete(t testing.TB) int {
 	req.Header.Set("Mcp-Protocol-Version", s.Version)
 	resp, err := s.Client.Do(req)
 	if err != nil {
-		t.Fatalf("testkit: DELETE: %v", err)
+		t.Fatalf("testfixture: DELETE: %v", err)
 	}
 	resp.Body.Close()
 	return resp.StatusCode

@@ -1,4 +1,7 @@
-package testkit
+// This file gives randomized tests their seeds and the command that
+// replays one.
+
+package testfixture
 
 import (
 	"crypto/rand"
@@ -25,7 +28,7 @@ func Seeds(t testing.TB, n int) []uint64 {
 	if v := os.Getenv(SeedEnv); v != "" {
 		s, err := strconv.ParseUint(v, 10, 64)
 		if err != nil {
-			t.Fatalf("testkit: %s=%q is not a seed", SeedEnv, v)
+			t.Fatalf("testfixture: %s=%q is not a seed", SeedEnv, v)
 		}
 		return []uint64{s}
 	}

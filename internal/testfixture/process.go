@@ -1,4 +1,6 @@
-package testkit
+// This file builds a server binary and drives it as a subprocess.
+
+package testfixture
 
 import (
 	"bytes"
@@ -11,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/snodo-go/snodo/testkit"
 )
 
 // BuildBinary builds the main package pkg (an import path, such as
@@ -22,7 +26,7 @@ func BuildBinary(t testing.TB, pkg string) string {
 	t.Helper()
 	goTool, err := exec.LookPath("go")
 	if err != nil {
-		t.Fatalf("testkit: building %s needs the go command on PATH: %v", pkg, err)
+		t.Fatalf("testfixture: building %s needs the go command on PATH: %v", pkg, err)
 	}
 	bin := filepath.Join(t.TempDir(), path.Base(pkg))
 	if runtime.GOOS == "windows" {
@@ -34,28 +38,32 @@ func BuildBinary(t testing.TB, pkg string) string {
 	}
 	cmd := exec.Command(goTool, append(args, pkg)...)
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("testkit: go build %s: %v\n%s", pkg, err, out)
+		t.Fatalf("testfixture: go build %s: %v\n%s", pkg, err, out)
 	}
 	return bin
 }
 
 // Process is a server running as a subprocess, driven over its standard
-// input and output by a Client. Its standard error is captured.
+// input and output by a testkit.Client. Its standard error is captured.
 type Process struct {
-	Cmd    *exec.Cmd
-	Client *Client
+	// Cmd is the running command.
+	Cmd *exec.Cmd
+	// Client reads the process's standard output and writes to its
+	// standard input.
+	Client *testkit.Client
 
-	in      io.WriteCloser
+	in      *lockedWriter // the process's standard input, shared with Client
+	outDone chan struct{} // closed when the process's output has ended
 	stderr  lockedBuffer
 	waitMu  sync.Mutex
 	waited  bool
 	exitErr error
 }
 
-// StartProcess starts bin with args and connects a Client to it. When the
-// test ends the process's input is closed and, if it has not exited within
-// DefaultTimeout, it is killed; every frame it wrote is checked as for
-// StartStdio.
+// StartProcess starts bin with args and connects a testkit.Client to it.
+// When the test ends the process's input is closed and, if it has not
+// exited within testkit.DefaultTimeout, it is killed; every frame it wrote
+// is checked as testkit.StartStdio checks them.
 func StartProcess(t testing.TB, bin string, args ...string) *Process {
 	t.Helper()
 	p := &Process{Cmd: exec.Command(bin, args...)}
@@ -67,17 +75,19 @@ func StartProcess(t testing.TB, bin string, args ...string) *Process {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.in = in
+	p.in = &lockedWriter{w: in}
+	p.outDone = make(chan struct{})
 	p.Cmd.Stderr = &p.stderr
 	if err := p.Cmd.Start(); err != nil {
-		t.Fatalf("testkit: starting %s: %v", bin, err)
+		t.Fatalf("testfixture: starting %s: %v", bin, err)
 	}
-	p.Client = NewClient(out, in)
+	p.Client = testkit.NewClient(&endReader{r: out, done: p.outDone}, p.in)
 	t.Cleanup(func() {
 		p.CloseInput()
-		if _, err := p.wait(DefaultTimeout); err != nil {
-			t.Errorf("testkit: %v", err)
+		if _, err := p.wait(testkit.DefaultTimeout); err != nil {
+			t.Errorf("testfixture: %v", err)
 		}
+		p.Client.WaitClosed(t) // the reader has handled the end of output
 		p.Client.CheckFrames(t)
 	})
 	return p
@@ -87,17 +97,15 @@ func StartProcess(t testing.TB, bin string, args ...string) *Process {
 func (p *Process) Send(t testing.TB, frame []byte) {
 	t.Helper()
 	if err := p.Client.Send(frame); err != nil {
-		t.Fatalf("testkit: writing to the process: %v", err)
+		t.Fatalf("testfixture: writing to the process: %v", err)
 	}
 }
 
 // SendRaw writes bytes as they are (no newline added).
 func (p *Process) SendRaw(t testing.TB, b []byte) {
 	t.Helper()
-	p.Client.writeMu.Lock()
-	defer p.Client.writeMu.Unlock()
 	if _, err := p.in.Write(b); err != nil {
-		t.Fatalf("testkit: writing to the process: %v", err)
+		t.Fatalf("testfixture: writing to the process: %v", err)
 	}
 }
 
@@ -107,14 +115,15 @@ func (p *Process) CloseInput() { _ = p.in.Close() }
 // Stderr returns what the process has written to standard error so far.
 func (p *Process) Stderr() string { return p.stderr.String() }
 
-// Wait waits (at most DefaultTimeout) until the process has exited and its
-// output has been read, and returns its exit status.
+// Wait waits (at most testkit.DefaultTimeout) until the process has
+// exited and its output has been read, and returns its exit status.
 func (p *Process) Wait(t testing.TB) int {
 	t.Helper()
-	code, err := p.wait(DefaultTimeout)
+	code, err := p.wait(testkit.DefaultTimeout)
 	if err != nil {
-		t.Fatalf("testkit: %v\nstderr:\n%s", err, p.Stderr())
+		t.Fatalf("testfixture: %v\nstderr:\n%s", err, p.Stderr())
 	}
+	p.Client.WaitClosed(t) // the reader has handled the end of output
 	return code
 }
 
@@ -127,10 +136,10 @@ func (p *Process) wait(timeout time.Duration) (int, error) {
 	if !p.waited {
 		p.waited = true
 		select {
-		case <-p.Client.readDone:
+		case <-p.outDone:
 		case <-time.After(timeout):
 			_ = p.Cmd.Process.Kill()
-			<-p.Client.readDone
+			<-p.outDone
 			err = errors.New("the process did not exit in time; killed it")
 		}
 		p.exitErr = p.Cmd.Wait()
@@ -163,4 +172,39 @@ func (l *lockedBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
+}
+
+// lockedWriter serializes the writes of the Client and of SendRaw, so a
+// raw write never lands inside a frame.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.WriteCloser
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+func (l *lockedWriter) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Close()
+}
+
+// endReader closes done once r has returned an error (the end of the
+// process's output) to the Client's reader.
+type endReader struct {
+	r    io.Reader
+	done chan struct{}
+	once sync.Once
+}
+
+func (e *endReader) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil {
+		e.once.Do(func() { close(e.done) })
+	}
+	return n, err
 }

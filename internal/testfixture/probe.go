@@ -1,4 +1,7 @@
-package testkit
+// This file is the probe: tools whose behaviour a test scripts call by
+// call.
+
+package testfixture
 
 import (
 	"context"
@@ -9,6 +12,7 @@ import (
 
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/mcp"
+	"github.com/snodo-go/snodo/testkit"
 )
 
 // Probe serves tools whose behaviour a randomized test scripts call by
@@ -79,7 +83,7 @@ func (p *Probe) ReleaseAll() {
 }
 
 // WaitReturned waits until every handler that entered has returned, and
-// fails t if one has not within DefaultTimeout.
+// fails t if one has not within testkit.DefaultTimeout.
 func (p *Probe) WaitReturned(t testing.TB) {
 	t.Helper()
 	p.mu.Lock()
@@ -88,7 +92,7 @@ func (p *Probe) WaitReturned(t testing.TB) {
 		gates[k] = g
 	}
 	p.mu.Unlock()
-	deadline := time.After(DefaultTimeout)
+	deadline := time.After(testkit.DefaultTimeout)
 	for tag, g := range gates {
 		select {
 		case <-g.Entered:
@@ -98,7 +102,7 @@ func (p *Probe) WaitReturned(t testing.TB) {
 		select {
 		case <-g.Returned:
 		case <-deadline:
-			t.Fatalf("testkit: the handler of %q never returned", tag)
+			t.Fatalf("testfixture: the handler of %q never returned", tag)
 		}
 	}
 }
@@ -193,11 +197,11 @@ func ProbeCall(id any, tool, tag string, ms int) []byte {
 	if tool == "probe_progress" || tool == "probe_progress_hold" {
 		params["_meta"] = map[string]any{"progressToken": tag}
 	}
-	return Request(id, "tools/call", params)
+	return testkit.Request(id, "tools/call", params)
 }
 
 // ProbeText returns the text of a probe tool's result frame, or "".
-func ProbeText(f *Frame) string {
+func ProbeText(f *testkit.Frame) string {
 	var r struct {
 		Content []struct {
 			Text string `json:"text"`

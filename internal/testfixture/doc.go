@@ -1,0 +1,8 @@
+// Package testfixture holds this repository's own test fixtures, beside
+// the public helpers of package testkit: frames of initialize-era clients
+// and of a client's answers, raw Streamable HTTP requests and replies
+// with every frame schema-checked, initialize-era HTTP sessions, a
+// notification recorder for dispatch-level tests, a recording
+// instrumentation sink, the scriptable probe tools of the property and
+// chaos tests, their seeds, and servers run as subprocesses.
+package testfixture
