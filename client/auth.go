@@ -18,6 +18,7 @@ var ErrUnauthorized = errors.New("client: the server refused the credentials")
 // called for every request, concurrently; "" sends no token.
 // client/oauth implements the MCP authorization flow as a TokenSource.
 type TokenSource interface {
+	// Token returns the access token for the next request.
 	Token(ctx context.Context) (string, error)
 }
 
@@ -27,6 +28,8 @@ type TokenSource interface {
 // (at most twice in all), an error ends it with [ErrUnauthorized].
 type ChallengeHandler interface {
 	TokenSource
+	// HandleChallenge answers a 401 or 403: nil when a better token is
+	// now available.
 	HandleChallenge(ctx context.Context, ch *AuthChallenge) error
 }
 
@@ -45,11 +48,12 @@ type AuthChallenge struct {
 	Token string
 }
 
-// StaticToken is a TokenSource that always supplies the same token.
-type StaticToken string
+// StaticToken returns a TokenSource that always supplies token.
+func StaticToken(token string) TokenSource { return staticToken(token) }
 
-// Token implements TokenSource.
-func (s StaticToken) Token(context.Context) (string, error) { return string(s), nil }
+type staticToken string
+
+func (s staticToken) Token(context.Context) (string, error) { return string(s), nil }
 
 // maxAuthRetries bounds how often one request is sent again after a
 // ChallengeHandler renewed its token.

@@ -13,8 +13,8 @@ import (
 
 // Cache bounds.
 const (
-	DefaultCacheEntries = 256
-	DefaultCacheBytes   = 16 << 20
+	defaultCacheEntries = 256
+	defaultCacheBytes   = 16 << 20
 )
 
 // Cache holds cacheable results (server/discover, the lists and
@@ -49,16 +49,16 @@ type cacheEntry struct {
 // maxBytes bytes of them (the defaults when not positive).
 func NewCache(maxEntries, maxBytes int) *Cache {
 	if maxEntries <= 0 {
-		maxEntries = DefaultCacheEntries
+		maxEntries = defaultCacheEntries
 	}
 	if maxBytes <= 0 {
-		maxBytes = DefaultCacheBytes
+		maxBytes = defaultCacheBytes
 	}
 	return &Cache{maxEntries: maxEntries, maxBytes: maxBytes, lru: list.New(), entries: map[cacheKey]*list.Element{}, now: time.Now}
 }
 
-// Len returns the number of results held.
-func (k *Cache) Len() int {
+// len returns the number of results held.
+func (k *Cache) len() int {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	return len(k.entries)
@@ -117,7 +117,7 @@ func (k *Cache) invalidate(server string, drop func(method, arg string) bool) {
 // cacheKeys returns the public and private keys of a request. The
 // negotiated revision is part of the server key: result shapes differ.
 func (c *Client) cacheKeys(r *request) (public, private cacheKey) {
-	server := c.cacheServer + "\x00" + c.ProtocolVersion()
+	server := c.cacheServer + "\x00" + c.negotiated()
 	public = cacheKey{server: server, identity: "\x00public", method: r.method, arg: r.cacheArg}
 	private = cacheKey{server: server, identity: c.cfg.cacheIdentity, method: r.method, arg: r.cacheArg}
 	return public, private
@@ -156,7 +156,7 @@ func (c *Client) invalidate(ev Event) {
 	if c.cache == nil {
 		return
 	}
-	server := c.cacheServer + "\x00" + c.ProtocolVersion()
+	server := c.cacheServer + "\x00" + c.negotiated()
 	switch ev.Method {
 	case "notifications/tools/list_changed":
 		c.cache.invalidate(server, func(m, _ string) bool { return m == "tools/list" })

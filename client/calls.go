@@ -74,27 +74,6 @@ func decodeResult(method string, raw []byte, v any) error {
 	return nil
 }
 
-// Discover returns the server's discovery result. On an initialize-era
-// connection it is built from the initialize result, with the negotiated
-// revision as the only supported one.
-func (c *Client) Discover(ctx context.Context) (*mcp.DiscoverResult, error) {
-	if _, version, err := c.state(); err != nil {
-		return nil, err
-	} else if !stateless(version) {
-		s := c.Server()
-		return &mcp.DiscoverResult{SupportedVersions: s.SupportedVersions, Capabilities: s.Capabilities, Instructions: s.Instructions}, nil
-	}
-	raw, err := c.call(ctx, &request{method: "server/discover", cacheable: true})
-	if err != nil {
-		return nil, err
-	}
-	var res mcp.DiscoverResult
-	if err := decodeResult("server/discover", raw, &res); err != nil {
-		return nil, err
-	}
-	return &res, nil
-}
-
 // ListTools returns every tool, following pages up to the page bound.
 // Tools whose x-mcp-header annotations are invalid are left out, as the
 // protocol asks of clients. What it learns of each tool's annotations is
@@ -189,7 +168,8 @@ func cursorOf(p *string) string {
 }
 
 // paginate requests pages until one has no nextCursor. A cursor seen
-// before is ErrRepeatedCursor; more than maxPages pages is ErrTooManyPages.
+// before (which would loop forever) and more than maxPages pages are both
+// ErrTooManyPages.
 func (c *Client) paginate(ctx context.Context, method string, page func(raw []byte) (string, error)) error {
 	seen := map[string]bool{}
 	cursor, first := "", true
@@ -213,7 +193,7 @@ func (c *Client) paginate(ctx context.Context, method string, page func(raw []by
 			return nil
 		}
 		if seen[next] {
-			return fmt.Errorf("client: %s: %w: %q", method, ErrRepeatedCursor, next)
+			return fmt.Errorf("client: %s: %w: the server repeated the cursor %q", method, ErrTooManyPages, next)
 		}
 		seen[next] = true
 		cursor, first = next, false

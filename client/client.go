@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/snodo-go/snodo/internal/clientconn"
 	"log/slog"
 	"maps"
 	"slices"
@@ -31,7 +32,7 @@ type Client struct {
 	wg     sync.WaitGroup
 
 	mu      sync.Mutex
-	conn    Conn
+	conn    clientconn.Conn
 	version string
 	server  ServerInfo
 	closed  bool
@@ -72,11 +73,12 @@ func New(ctx context.Context, t Transport, opts ...Option) (*Client, error) {
 	cfg := config{
 		info:           mcp.Implementation{Name: "snodo-go", Version: "0"},
 		versions:       mcp.Versions(),
-		requestTimeout: DefaultRequestTimeout,
-		probeTimeout:   DefaultProbeTimeout,
-		maxPages:       DefaultMaxPages,
-		maxInputRounds: DefaultMaxInputRounds,
-		retryDelay:     DefaultRetryDelay,
+		requestTimeout: defaultRequestTimeout,
+		probeTimeout:   defaultProbeTimeout,
+		maxPages:       defaultMaxPages,
+		maxInputRounds: defaultMaxInputRounds,
+		retryDelay:     defaultRetryDelay,
+		listenBuffer:   defaultListenBuffer,
 		logger:         slog.Default(),
 		now:            time.Now,
 	}
@@ -85,31 +87,24 @@ func New(ctx context.Context, t Transport, opts ...Option) (*Client, error) {
 			return nil, err
 		}
 	}
+	if cfg.elicitURL && cfg.elicit == nil {
+		return nil, errors.New("client: WithURLElicitation needs WithElicitation")
+	}
 	c := &Client{cfg: cfg, transport: t, tools: map[string][]paramHeader{}, subs: map[*Subscription]struct{}{},
 		answering: make(chan struct{}, maxAnswering)}
 	c.bg, c.stopBg = context.WithCancel(context.Background())
 	if !cfg.cacheOff {
 		c.cache = cfg.cache
 		if c.cache == nil {
-			c.cache = NewCache(DefaultCacheEntries, DefaultCacheBytes)
+			c.cache = NewCache(defaultCacheEntries, defaultCacheBytes)
 		}
 		c.cache.now = cfg.now
-		if k, ok := t.(interface{ CacheKey() string }); ok {
-			c.cacheServer = k.CacheKey()
-		} else {
-			c.cacheServer = fmt.Sprintf("client#%d", clientSeq.Add(1))
-		}
 	}
 	if err := c.connect(ctx); err != nil {
 		c.stopBg()
 		return nil, err
 	}
 	return c, nil
-}
-
-// Connect is New.
-func Connect(ctx context.Context, t Transport, opts ...Option) (*Client, error) {
-	return New(ctx, t, opts...)
 }
 
 // Close ends the connection: open subscriptions end, an HTTP session is
@@ -139,8 +134,8 @@ func (c *Client) Close() error {
 	return err
 }
 
-// ProtocolVersion returns the negotiated revision.
-func (c *Client) ProtocolVersion() string {
+// negotiated returns the negotiated revision.
+func (c *Client) negotiated() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.version
@@ -156,7 +151,7 @@ func (c *Client) Server() ServerInfo {
 	return s
 }
 
-func (c *Client) state() (Conn, string, error) {
+func (c *Client) state() (clientconn.Conn, string, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed || c.conn == nil {
@@ -165,8 +160,8 @@ func (c *Client) state() (Conn, string, error) {
 	return c.conn, c.version, nil
 }
 
-func (c *Client) peer() Peer {
-	return Peer{Inbound: c.inbound, Trace: c.cfg.trace}
+func (c *Client) peer() clientconn.Peer {
+	return clientconn.Peer{Inbound: c.inbound, Trace: c.cfg.trace}
 }
 
 // request is one request as the client builds it.
@@ -216,10 +211,10 @@ func (c *Client) capabilities() map[string]any {
 
 // pending is a request on the wire.
 type pending struct {
-	ex      Exchange
+	ex      clientconn.Exchange
 	id      jsonrpc.ID
 	token   jsonrpc.ID
-	conn    Conn
+	conn    clientconn.Conn
 	version string
 }
 
@@ -269,7 +264,7 @@ func (c *Client) start(ctx context.Context, r *request) (*pending, error) {
 	if err != nil {
 		return nil, fmt.Errorf("client: encoding %s: %w", r.method, err)
 	}
-	out := &Outbound{
+	out := &clientconn.Outbound{
 		Frame: frame, ID: id, Method: r.method, ProtocolVersion: version, Stateless: isStateless,
 		ProgressToken: token, Stream: r.stream,
 	}
@@ -389,7 +384,7 @@ func (c *Client) inbound(msg *jsonrpc.Message) {
 			frame := jsonrpc.EncodeError(msg.ID, jsonrpc.NewError(jsonrpc.CodeInternalError, "The client is answering too many requests"))
 			ctx, cancel := context.WithTimeout(c.bg, c.cfg.requestTimeout)
 			defer cancel()
-			_ = conn.Send(ctx, &Outbound{Frame: frame, ID: msg.ID, ProtocolVersion: version})
+			_ = conn.Send(ctx, &clientconn.Outbound{Frame: frame, ID: msg.ID, ProtocolVersion: version})
 			return
 		}
 		c.wg.Add(1)

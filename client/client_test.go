@@ -47,10 +47,10 @@ func TestSameCallsEveryTransport(t *testing.T) {
 		t.Run(tr.name, func(t *testing.T) {
 			var log frameLog
 			var logs []mcp.LogMessage
-			c := testkit.Connect(t, tr.make(t), client.WithTrace(log.trace), elicitAda(),
+			c := testkit.Connect(t, tr.make(t), client.WithTrace(log.trace), elicitAda(), client.WithURLElicitation(),
 				client.WithLogMessages("info", func(m mcp.LogMessage) { logs = append(logs, m) }))
 			ctx := context.Background()
-			if v := c.ProtocolVersion(); v != mcp.Version20260728 {
+			if v := c.Server().ProtocolVersion; v != mcp.Version20260728 {
 				t.Fatalf("negotiated %q", v)
 			}
 			s := c.Server()
@@ -58,9 +58,8 @@ func TestSameCallsEveryTransport(t *testing.T) {
 				s.Capabilities.Tools == nil || s.Capabilities.Resources == nil || s.Capabilities.Prompts == nil || s.Capabilities.Completions == nil {
 				t.Fatalf("server info %+v", s)
 			}
-			d, err := c.Discover(ctx)
-			if err != nil || !slices.Contains(d.SupportedVersions, mcp.Version20260728) {
-				t.Fatalf("discover: %+v, %v", d, err)
+			if !slices.Contains(s.SupportedVersions, mcp.Version20260728) {
+				t.Fatalf("supported versions: %v", s.SupportedVersions)
 			}
 
 			// Tools come in pages of three; the list is cached for a
@@ -253,7 +252,7 @@ func TestTimeoutCancelsEveryTransport(t *testing.T) {
 		t.Run(tr.name, func(t *testing.T) {
 			drainSignals()
 			var log frameLog
-			c := testkit.Connect(t, tr.make(t), client.WithRequestTimeout(300*time.Millisecond), client.WithTrace(log.trace))
+			c := testkit.Connect(t, tr.make(t), client.WithLimits(client.Limits{RequestTimeout: 300 * time.Millisecond}), client.WithTrace(log.trace))
 			_, err := c.CallTool(context.Background(), "block", nil)
 			if !errors.Is(err, context.DeadlineExceeded) {
 				t.Fatalf("want a deadline error, got %v", err)

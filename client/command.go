@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/snodo-go/snodo/internal/clientconn"
 	"io"
 	"os"
 	"os/exec"
@@ -18,13 +19,13 @@ import (
 // after GracePeriod it gets SIGTERM, then after another GracePeriod
 // SIGKILL. Close returns only once the process has exited.
 type CommandTransport struct {
-	// Path and Args are the program and its arguments (Args excludes the
-	// program name).
+	// Path is the program to run.
 	Path string
+	// Args are the program's arguments, without the program name.
 	Args []string
-	// Env is the process environment (nil: the current one); Dir its
-	// working directory.
+	// Env is the process environment (nil: the current one).
 	Env []string
+	// Dir is the process's working directory (empty: the current one).
 	Dir string
 	// Stderr receives the server's standard error (nil: discarded). The
 	// protocol lets servers write anything there; it is never an error.
@@ -43,20 +44,15 @@ func Command(name string, args ...string) *CommandTransport {
 	return &CommandTransport{Path: name, Args: args}
 }
 
-// CacheKey identifies the server for a shared Cache.
-func (t *CommandTransport) CacheKey() string {
-	return "command:" + t.Path + "\x00" + strings.Join(t.Args, "\x00")
-}
-
 // Connect implements Transport: it starts the process.
-func (t *CommandTransport) Connect(_ context.Context, peer Peer) (Conn, error) {
+func (t *CommandTransport) Connect(_ context.Context, peer clientconn.Peer) (clientconn.Conn, error) {
 	grace := t.GracePeriod
 	if grace <= 0 {
-		grace = DefaultGracePeriod
+		grace = defaultGracePeriod
 	}
 	writeTimeout := t.WriteTimeout
 	if writeTimeout <= 0 {
-		writeTimeout = DefaultWriteTimeout
+		writeTimeout = defaultWriteTimeout
 	}
 	cmd := exec.Command(t.Path, t.Args...)
 	cmd.Env, cmd.Dir, cmd.Stderr = t.Env, t.Dir, t.Stderr
@@ -90,6 +86,7 @@ func (t *CommandTransport) Connect(_ context.Context, peer Peer) (Conn, error) {
 		close(exited)
 	}()
 	lc := newLineConn(outR, inW, t.MaxLineBytes, writeTimeout, peer)
+	lc.key = "command:" + t.Path + "\x00" + strings.Join(t.Args, "\x00")
 	lc.stop = func() error {
 		inW.Close() // end of input: the server should exit
 		if !waitFor(exited, grace) {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/client"
+	"github.com/snodo-go/snodo/internal/clientconn"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
 )
@@ -25,7 +26,7 @@ func TestCommandStopsAStubbornServer(t *testing.T) {
 	tr := serverCommand(t, "stubborn")
 	tr.GracePeriod = 100 * time.Millisecond
 	pids := make(chan int, 1)
-	conn, err := tr.Connect(context.Background(), client.Peer{Trace: func(sent bool, frame []byte) {
+	conn, err := tr.Connect(context.Background(), clientconn.Peer{Trace: func(sent bool, frame []byte) {
 		var p struct{ PID int }
 		if !sent && json.Unmarshal(frame, &p) == nil && p.PID > 0 {
 			pids <- p.PID
@@ -52,7 +53,7 @@ func TestCommandStopsAStubbornServer(t *testing.T) {
 // server/discover probe is started again and spoken to with initialize.
 func TestCommandReconnectsAfterHangUp(t *testing.T) {
 	c := connect(t, serverCommand(t, "legacy-hangup"))
-	if v := c.ProtocolVersion(); v != mcp.Version20251125 {
+	if v := c.Server().ProtocolVersion; v != mcp.Version20251125 {
 		t.Fatalf("negotiated %q", v)
 	}
 	if c.Server().Implementation.Name != "old" {
@@ -183,7 +184,7 @@ func TestHTTPLegacyServer(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close) // after the client's Close, which deletes the session
 	c := connect(t, client.HTTP(srv.URL))
-	if v := c.ProtocolVersion(); v != mcp.Version20251125 || c.Server().Implementation.Name != "legacy-http" {
+	if v := c.Server().ProtocolVersion; v != mcp.Version20251125 || c.Server().Implementation.Name != "legacy-http" {
 		t.Fatalf("negotiated %q with %+v", v, c.Server())
 	}
 	// In the initialize era closing the stream is not a cancellation: the

@@ -21,7 +21,7 @@
 // client's business.
 //
 // Cancellation goes through contexts: a call whose context ends, or whose
-// deadline ([WithRequestTimeout], 60 s by default) passes, is cancelled at
+// deadline ([Limits].RequestTimeout) passes, is cancelled at
 // the server as its transport requires. Protocol errors are
 // *jsonrpc.Error values; a tool's own failure is a result with IsError
 // set.

@@ -18,49 +18,42 @@ var (
 	// transport's bound. On a stream transport it ends the connection,
 	// since the message cannot be routed without reading it.
 	ErrFrameTooLarge = errors.New("client: message from the server exceeds the size bound")
-	// ErrRepeatedCursor: a paginated list returned a cursor it had already
-	// returned, which would loop forever.
-	ErrRepeatedCursor = errors.New("client: the server repeated a pagination cursor")
-	// ErrTooManyPages: a paginated list did not end within the page bound.
+	// ErrTooManyPages: a paginated list did not end within the page bound
+	// ([Limits].MaxPages), or returned a cursor it had already returned,
+	// which would loop forever.
 	ErrTooManyPages = errors.New("client: too many pages")
 	// ErrTooManyInputRounds: a multi round-trip request still asked for
 	// input after the round bound.
 	ErrTooManyInputRounds = errors.New("client: too many input rounds")
 	// ErrNoCommonVersion: the client and the server share no protocol
-	// revision. The error is a *VersionError.
+	// revision. The error wrapping it lists both sides' revisions.
 	ErrNoCommonVersion = errors.New("client: no protocol version in common with the server")
-	// ErrSessionExpired: the server no longer knows the HTTP session
-	// (404 to a request carrying Mcp-Session-Id), and starting a new one
-	// did not help.
-	ErrSessionExpired = errors.New("client: the server ended the session")
 	// ErrUnexpectedResult: a result the client cannot interpret, such as
 	// an unknown resultType.
 	ErrUnexpectedResult = errors.New("client: unexpected result")
 )
 
-// VersionError reports a failed version negotiation.
-type VersionError struct {
-	// Offered are the revisions the client speaks.
-	Offered []string
-	// Supported are the revisions the server named, when it named any.
-	Supported []string
-}
+// errSessionExpired: the server no longer knows the HTTP session (404 to
+// a request carrying Mcp-Session-Id). The client starts a new session and
+// retries once; the error reaches the caller only if that fails too.
+var errSessionExpired = errors.New("client: the server ended the session")
 
-func (e *VersionError) Error() string {
-	return fmt.Sprintf("client: no protocol version in common: client speaks %s, server %s",
-		strings.Join(e.Offered, ", "), strings.Join(e.Supported, ", "))
+// versionError reports a failed version negotiation: offered are the
+// revisions the client speaks, supported those the server named, if any.
+func versionError(offered, supported []string) error {
+	return fmt.Errorf("%w: client speaks %s, server %s", ErrNoCommonVersion,
+		strings.Join(offered, ", "), strings.Join(supported, ", "))
 }
-
-// Unwrap makes errors.Is(err, ErrNoCommonVersion) hold.
-func (e *VersionError) Unwrap() error { return ErrNoCommonVersion }
 
 // HTTPError is an HTTP response that carried no JSON-RPC message.
 type HTTPError struct {
+	// StatusCode is the response's HTTP status.
 	StatusCode int
 	// Body is the start of the response body, for diagnosis.
 	Body string
 }
 
+// Error names the status and the start of the body.
 func (e *HTTPError) Error() string {
 	if e.Body == "" {
 		return fmt.Sprintf("client: HTTP status %d", e.StatusCode)
@@ -80,6 +73,7 @@ type InputRequiredError struct {
 	Missing []string
 }
 
+// Error names the methods no handler answers.
 func (e *InputRequiredError) Error() string {
 	return fmt.Sprintf("client: the server asked for input no handler answers (%s)", strings.Join(e.Missing, ", "))
 }

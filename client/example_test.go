@@ -35,7 +35,7 @@ func Example() {
 		log.Fatal(err)
 	}
 	defer c.Close()
-	fmt.Println(c.ProtocolVersion(), c.Server().Implementation.Name)
+	fmt.Println(c.Server().ProtocolVersion, c.Server().Implementation.Name)
 	res, err := c.CallTool(ctx, "count", nil, client.WithProgress(func(p mcp.Progress) {
 		fmt.Printf("progress %v/%v\n", p.Progress, p.Total)
 	}))
@@ -74,7 +74,7 @@ func ExampleWithElicitation() {
 		func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			fmt.Println("asked:", req.Message)
 			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada"}}, nil
-		}, false))
+		}))
 	if err != nil {
 		log.Fatal(err)
 	}

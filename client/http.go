@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/snodo-go/snodo/internal/clientconn"
 	"io"
 	"mime"
 	"net/http"
@@ -15,10 +16,10 @@ import (
 	"github.com/snodo-go/snodo/jsonrpc"
 )
 
-// DefaultMaxResponseBytes bounds an HTTP response body (a JSON body, or
+// defaultMaxResponseBytes bounds an HTTP response body (a JSON body, or
 // everything a request's event stream carries; on a listen stream, each
 // event).
-const DefaultMaxResponseBytes = 16 << 20
+const defaultMaxResponseBytes = 16 << 20
 
 // HTTP header names the transport sends and reads.
 const (
@@ -55,12 +56,9 @@ type HTTPTransport struct {
 // HTTP returns a transport to the MCP endpoint at url.
 func HTTP(url string) *HTTPTransport { return &HTTPTransport{URL: url} }
 
-// CacheKey identifies the server for a shared Cache.
-func (t *HTTPTransport) CacheKey() string { return "http:" + t.URL }
-
 // Connect implements Transport. It sends nothing: the first request is
 // the negotiation's.
-func (t *HTTPTransport) Connect(_ context.Context, peer Peer) (Conn, error) {
+func (t *HTTPTransport) Connect(_ context.Context, peer clientconn.Peer) (clientconn.Conn, error) {
 	hc, owned := t.Client, false
 	if hc == nil {
 		tr := http.DefaultTransport.(*http.Transport).Clone()
@@ -69,7 +67,7 @@ func (t *HTTPTransport) Connect(_ context.Context, peer Peer) (Conn, error) {
 	}
 	max := t.MaxResponseBytes
 	if max <= 0 {
-		max = DefaultMaxResponseBytes
+		max = defaultMaxResponseBytes
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &httpConn{t: t, hc: hc, owned: owned, max: max, peer: peer, ctx: ctx, cancel: cancel}, nil
@@ -80,7 +78,7 @@ type httpConn struct {
 	hc     *http.Client
 	owned  bool
 	max    int64
-	peer   Peer
+	peer   clientconn.Peer
 	ctx    context.Context // ends at Close
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -100,7 +98,7 @@ func (c *httpConn) trace(sent bool, frame []byte) {
 
 // newRequest builds a POST carrying out, with the headers its revision
 // asks for.
-func (c *httpConn) newRequest(ctx context.Context, out *Outbound) (*http.Request, string, error) {
+func (c *httpConn) newRequest(ctx context.Context, out *clientconn.Outbound) (*http.Request, string, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.t.URL, bytes.NewReader(out.Frame))
 	if err != nil {
 		return nil, "", err
@@ -139,7 +137,7 @@ func (c *httpConn) newRequest(ctx context.Context, out *Outbound) (*http.Request
 // Call implements Conn. The POST goes out on the exchange's first Next,
 // so that a request still waiting for its response head is an open
 // exchange the client can cancel like any other.
-func (c *httpConn) Call(ctx context.Context, out *Outbound) (Exchange, error) {
+func (c *httpConn) Call(ctx context.Context, out *clientconn.Outbound) (clientconn.Exchange, error) {
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
@@ -187,7 +185,7 @@ func (ex *httpExchange) send() error {
 			c.session = ""
 		}
 		c.mu.Unlock()
-		return ErrSessionExpired
+		return errSessionExpired
 	case resp.StatusCode/100 == 2 && ct == "text/event-stream":
 		limit := c.max
 		if out.Stream {
@@ -226,7 +224,7 @@ func snippet(b []byte) string {
 }
 
 // Send implements Conn: a notification or a response, answered with 202.
-func (c *httpConn) Send(ctx context.Context, out *Outbound) error {
+func (c *httpConn) Send(ctx context.Context, out *clientconn.Outbound) error {
 	c.mu.Lock()
 	closed := c.closed
 	c.mu.Unlock()
@@ -313,6 +311,8 @@ func (c *httpConn) OpenEventStream() {
 
 // Close implements Conn: requests in flight end, the GET stream closes,
 // and a session is deleted.
+func (c *httpConn) CacheKey() string { return "http:" + c.t.URL }
+
 func (c *httpConn) Close() error {
 	c.mu.Lock()
 	if c.closed {
@@ -357,7 +357,7 @@ func (c *httpConn) Close() error {
 // stream.
 type httpExchange struct {
 	c       *httpConn
-	out     *Outbound
+	out     *clientconn.Outbound
 	req     *http.Request
 	session string // the session the request carries
 	resp    *http.Response
@@ -541,7 +541,7 @@ func (ex *httpExchange) Close(cancel []byte) {
 func (ex *httpExchange) postCancel(cancel []byte) {
 	ctx, done := context.WithTimeout(ex.c.ctx, 5*time.Second)
 	defer done()
-	_ = ex.c.Send(ctx, &Outbound{Frame: cancel, Method: "notifications/cancelled", ProtocolVersion: ex.out.ProtocolVersion})
+	_ = ex.c.Send(ctx, &clientconn.Outbound{Frame: cancel, Method: "notifications/cancelled", ProtocolVersion: ex.out.ProtocolVersion})
 }
 
 // do sends req with the TokenSource's bearer token. A 401 or 403 answer

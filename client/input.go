@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/snodo-go/snodo/internal/clientconn"
 	"maps"
 	"slices"
 	"time"
@@ -55,7 +56,7 @@ func (c *Client) fulfil(ctx context.Context, req mcp.InputRequest) (any, error) 
 var errNoHandler = errors.New("client: no handler for this request")
 
 // answer responds to a server-to-client request (initialize era).
-func (c *Client) answer(ctx context.Context, conn Conn, version string, msg *jsonrpc.Message) {
+func (c *Client) answer(ctx context.Context, conn clientconn.Conn, version string, msg *jsonrpc.Message) {
 	var frame []byte
 	if msg.Method == "ping" {
 		frame = jsonrpc.AppendResult(nil, msg.ID, []byte("{}"))
@@ -73,7 +74,7 @@ func (c *Client) answer(ctx context.Context, conn Conn, version string, msg *jso
 			}
 		}
 	}
-	if err := conn.Send(ctx, &Outbound{Frame: frame, ID: msg.ID, ProtocolVersion: version}); err != nil {
+	if err := conn.Send(ctx, &clientconn.Outbound{Frame: frame, ID: msg.ID, ProtocolVersion: version}); err != nil {
 		c.cfg.logger.Warn("client: answering a server request", "method", msg.Method, "error", err)
 	}
 }
@@ -140,7 +141,7 @@ func (c *Client) call(ctx context.Context, r *request) (json.RawMessage, error) 
 	for round := 0; ; round++ {
 		gen := c.sessionGen.Load()
 		raw, err := c.roundTrip(ctx, r)
-		if errors.Is(err, ErrSessionExpired) && !renewed {
+		if errors.Is(err, errSessionExpired) && !renewed {
 			// The server forgot the session: start a new one and try
 			// once more, as the protocol asks of clients.
 			renewed = true

@@ -98,7 +98,7 @@ func TestCacheExpiresAndEvicts(t *testing.T) {
 	if _, ok := k.get(a); ok {
 		t.Fatal("expired entry served")
 	}
-	if k.Len() != 0 {
+	if k.len() != 0 {
 		t.Fatal("expired entry kept")
 	}
 	k.put(a, []byte(`"a"`), time.Minute)
@@ -114,8 +114,8 @@ func TestCacheExpiresAndEvicts(t *testing.T) {
 	// The byte bound: one large entry pushes the others out; one over
 	// the whole bound is not stored.
 	k.put(b, []byte(strings.Repeat("x", 99)), time.Minute)
-	if k.Len() != 1 {
-		t.Fatalf("%d entries after a large one", k.Len())
+	if k.len() != 1 {
+		t.Fatalf("%d entries after a large one", k.len())
 	}
 	k.put(c, []byte(strings.Repeat("x", 101)), time.Minute)
 	if _, ok := k.get(c); ok {
@@ -129,8 +129,9 @@ func TestCacheExpiresAndEvicts(t *testing.T) {
 }
 
 // TestStandsAlone: the client speaks the wire itself; of this module it
-// imports only the shared vocabulary (jsonrpc, mcp) and the shared
-// event-stream format (internal/sse), never the server core.
+// imports only the shared vocabulary (jsonrpc, mcp), the shared
+// event-stream format (internal/sse) and its transports' contract
+// (internal/clientconn), never the server core.
 func TestStandsAlone(t *testing.T) {
 	pkg, err := build.ImportDir(".", 0)
 	if err != nil {
@@ -138,7 +139,7 @@ func TestStandsAlone(t *testing.T) {
 	}
 	for _, imp := range pkg.Imports {
 		switch imp {
-		case "github.com/snodo-go/snodo/jsonrpc", "github.com/snodo-go/snodo/mcp", "github.com/snodo-go/snodo/internal/sse":
+		case "github.com/snodo-go/snodo/jsonrpc", "github.com/snodo-go/snodo/mcp", "github.com/snodo-go/snodo/internal/sse", "github.com/snodo-go/snodo/internal/clientconn":
 			continue
 		}
 		if strings.HasPrefix(imp, "github.com/snodo-go/snodo/") {

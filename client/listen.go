@@ -3,20 +3,14 @@ package client
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"iter"
 	"slices"
 	"sync"
 
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
 )
-
-// DefaultListenBuffer is how many events a Subscription holds for its
-// reader before it drops the oldest.
-const DefaultListenBuffer = 100
 
 // Event is one notification on a listen stream: a list change, or an
 // update of a subscribed resource. An Event with Dropped > 0 and no Method
@@ -44,20 +38,7 @@ func eventFrom(msg *jsonrpc.Message) Event {
 	return ev
 }
 
-// ListenOption adjusts a subscription.
-type ListenOption func(*Subscription)
-
-// WithBuffer sets how many events the subscription holds before dropping
-// the oldest (default 100).
-func WithBuffer(n int) ListenOption {
-	return func(s *Subscription) {
-		if n > 0 {
-			s.capacity = n
-		}
-	}
-}
-
-// Subscription is an open listen stream. Read it with Next or Events, and
+// Subscription is an open listen stream. Read it with Next, and
 // Close it when done. Events are held in a bounded buffer; when the reader
 // falls behind the oldest are dropped and an overflow report takes their
 // place.
@@ -88,16 +69,13 @@ type Subscription struct {
 // the connection. ctx bounds the wait for the server's acknowledgement
 // only; the subscription lasts until Close, or until the server or the
 // connection ends it.
-func (c *Client) Listen(ctx context.Context, filter mcp.SubscriptionFilter, opts ...ListenOption) (*Subscription, error) {
+func (c *Client) Listen(ctx context.Context, filter mcp.SubscriptionFilter) (*Subscription, error) {
 	_, version, err := c.state()
 	if err != nil {
 		return nil, err
 	}
-	s := &Subscription{c: c, filter: filter, capacity: DefaultListenBuffer,
+	s := &Subscription{c: c, filter: filter, capacity: c.cfg.listenBuffer,
 		acked: make(chan struct{}), done: make(chan struct{}), wake: make(chan struct{}, 1)}
-	for _, o := range opts {
-		o(s)
-	}
 	if !stateless(version) {
 		return c.listenLegacy(ctx, s)
 	}
@@ -223,13 +201,6 @@ func (s *Subscription) Done() <-chan struct{} { return s.done }
 // honour.
 func (s *Subscription) Acknowledged() mcp.SubscriptionFilter { return s.ack }
 
-// Dropped returns how many events were dropped in total.
-func (s *Subscription) Dropped() int64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.dropped
-}
-
 // Err returns why the stream ended: nil while it is open, io.EOF when the
 // server ended it gracefully, ErrClosed after Close.
 func (s *Subscription) Err() error {
@@ -275,27 +246,6 @@ func (s *Subscription) Next(ctx context.Context) (Event, error) {
 		case <-s.wake:
 		case <-ctx.Done():
 			return Event{}, context.Cause(ctx)
-		}
-	}
-}
-
-// Events iterates over the events until the stream ends or ctx is done.
-// A graceful end stops the iteration; any other end is yielded as an
-// error first.
-func (s *Subscription) Events(ctx context.Context) iter.Seq2[Event, error] {
-	return func(yield func(Event, error) bool) {
-		for {
-			ev, err := s.Next(ctx)
-			if errors.Is(err, io.EOF) {
-				return
-			}
-			if err != nil {
-				yield(Event{}, err)
-				return
-			}
-			if !yield(ev, nil) {
-				return
-			}
 		}
 	}
 }

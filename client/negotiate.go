@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/snodo-go/snodo/internal/clientconn"
 	"net/http"
 	"slices"
 
@@ -29,6 +30,11 @@ func (c *Client) connect(ctx context.Context) error {
 		return fmt.Errorf("client: connecting: %w", err)
 	}
 	c.setConn(conn)
+	if c.cacheServer == "" {
+		if c.cacheServer = conn.CacheKey(); c.cacheServer == "" {
+			c.cacheServer = fmt.Sprintf("client#%d", clientSeq.Add(1))
+		}
+	}
 	legacy := c.legacyVersions()
 	if stateless(c.cfg.versions[0]) {
 		version := c.cfg.versions[0]
@@ -38,7 +44,7 @@ func (c *Client) connect(ctx context.Context) error {
 				chosen, ok := c.choose(res.SupportedVersions)
 				switch {
 				case !ok:
-					return c.fail(&VersionError{Offered: c.cfg.versions, Supported: res.SupportedVersions})
+					return c.fail(versionError(c.cfg.versions, res.SupportedVersions))
 				case chosen == version:
 					c.established(version, res)
 					return nil
@@ -58,7 +64,7 @@ func (c *Client) connect(ctx context.Context) error {
 				chosen, ok := c.choose(supported)
 				switch {
 				case !ok && len(supported) > 0:
-					return c.fail(&VersionError{Offered: c.cfg.versions, Supported: supported})
+					return c.fail(versionError(c.cfg.versions, supported))
 				case ok && stateless(chosen) && chosen != version:
 					version = chosen
 					continue
@@ -86,12 +92,12 @@ func (c *Client) connect(ctx context.Context) error {
 			}
 			return nil
 		}
-		return c.fail(&VersionError{Offered: c.cfg.versions})
+		return c.fail(versionError(c.cfg.versions, nil))
 	}
 	return c.initialize(ctx, legacy[0])
 }
 
-func (c *Client) setConn(conn Conn) {
+func (c *Client) setConn(conn clientconn.Conn) {
 	c.mu.Lock()
 	c.conn = conn
 	c.mu.Unlock()
@@ -189,11 +195,11 @@ func (c *Client) renewSession(ctx context.Context, gen int64) error {
 	if c.sessionGen.Load() != gen {
 		return nil
 	}
-	version := c.ProtocolVersion()
+	version := c.negotiated()
 	if err := c.handshake(ctx, version); err != nil {
 		return err
 	}
-	if v := c.ProtocolVersion(); v != version {
+	if v := c.negotiated(); v != version {
 		return fmt.Errorf("client: the renewed session speaks %s, not %s", v, version)
 	}
 	c.sessionGen.Add(1)
@@ -221,7 +227,7 @@ func (c *Client) handshake(ctx context.Context, version string) error {
 		return err
 	}
 	if !slices.Contains(c.cfg.versions, res.ProtocolVersion) || stateless(res.ProtocolVersion) {
-		return &VersionError{Offered: c.cfg.versions, Supported: []string{res.ProtocolVersion}}
+		return versionError(c.cfg.versions, []string{res.ProtocolVersion})
 	}
 	c.mu.Lock()
 	c.version = res.ProtocolVersion
@@ -232,7 +238,7 @@ func (c *Client) handshake(ctx context.Context, version string) error {
 	conn := c.conn
 	c.mu.Unlock()
 	frame, _ := jsonrpc.EncodeNotification("notifications/initialized", nil)
-	if err := conn.Send(ctx, &Outbound{Frame: frame, Method: "notifications/initialized", ProtocolVersion: res.ProtocolVersion}); err != nil {
+	if err := conn.Send(ctx, &clientconn.Outbound{Frame: frame, Method: "notifications/initialized", ProtocolVersion: res.ProtocolVersion}); err != nil {
 		return fmt.Errorf("client: notifications/initialized: %w", err)
 	}
 	if c.cfg.logLevel != "" && res.Capabilities.Logging != nil {

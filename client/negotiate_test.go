@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -61,8 +62,8 @@ func legacyServer(versions ...string) func(f *fake, m *jsonrpc.Message) {
 
 func TestFallsBackToInitialize(t *testing.T) {
 	f, tr := startFake(t, legacyServer(mcp.Version20251125, mcp.Version20250618))
-	c := connect(t, tr, elicitAda())
-	if v := c.ProtocolVersion(); v != mcp.Version20251125 {
+	c := connect(t, tr, elicitAda(), client.WithURLElicitation())
+	if v := c.Server().ProtocolVersion; v != mcp.Version20251125 {
 		t.Fatalf("negotiated %q", v)
 	}
 	s := c.Server()
@@ -93,9 +94,8 @@ func TestFallsBackToInitialize(t *testing.T) {
 	if _, ok := meta["io.modelcontextprotocol/protocolVersion"]; ok || meta["progressToken"] == nil {
 		t.Fatalf("initialize-era _meta %v", meta)
 	}
-	d, err := c.Discover(context.Background())
-	if err != nil || d.Instructions != "legacy" || d.Capabilities.Tools == nil {
-		t.Fatalf("discover %+v %v", d, err)
+	if s := c.Server(); s.Instructions != "legacy" || s.Capabilities.Tools == nil {
+		t.Fatalf("server info %+v", s)
 	}
 }
 
@@ -157,7 +157,7 @@ func TestUnsupportedVersionErrorNamesTheWay(t *testing.T) {
 		legacyServer(mcp.Version20250618)(f, m)
 	})
 	c := connect(t, tr)
-	if v := c.ProtocolVersion(); v != mcp.Version20250618 {
+	if v := c.Server().ProtocolVersion; v != mcp.Version20250618 {
 		t.Fatalf("negotiated %q", v)
 	}
 	var v string
@@ -175,8 +175,7 @@ func TestNoCommonVersion(t *testing.T) {
 		}
 	})
 	_, err := client.New(context.Background(), tr)
-	var ve *client.VersionError
-	if !errors.Is(err, client.ErrNoCommonVersion) || !errors.As(err, &ve) || !slices.Equal(ve.Supported, []string{"2099-01-01"}) {
+	if !errors.Is(err, client.ErrNoCommonVersion) || !strings.Contains(err.Error(), "server 2099-01-01") {
 		t.Fatalf("got %v", err)
 	}
 }
@@ -198,8 +197,8 @@ func TestSilentProbe(t *testing.T) {
 		}
 		legacyServer(mcp.Version20251125)(f, m)
 	})
-	c := connect(t, tr, client.WithProbeTimeout(200*time.Millisecond))
-	if v := c.ProtocolVersion(); v != mcp.Version20251125 {
+	c := connect(t, tr, client.WithLimits(client.Limits{ProbeTimeout: 200 * time.Millisecond}))
+	if v := c.Server().ProtocolVersion; v != mcp.Version20251125 {
 		t.Fatalf("negotiated %q", v)
 	}
 	// The abandoned probe was cancelled.
@@ -215,9 +214,10 @@ func TestOptionsValidated(t *testing.T) {
 	for name, opt := range map[string]client.Option{
 		"version":   client.WithProtocolVersions("2024-11-05"),
 		"none":      client.WithProtocolVersions(),
-		"timeout":   client.WithRequestTimeout(0),
-		"pages":     client.WithMaxPages(0),
-		"rounds":    client.WithMaxInputRounds(-1),
+		"timeout":   client.WithLimits(client.Limits{RequestTimeout: -1}),
+		"pages":     client.WithLimits(client.Limits{MaxPages: -1}),
+		"rounds":    client.WithLimits(client.Limits{MaxInputRounds: -1}),
+		"url mode":  client.WithURLElicitation(),
 		"log level": client.WithLogMessages("loud", func(mcp.LogMessage) {}),
 		"info":      client.WithClientInfo(mcp.Implementation{Name: "x"}),
 	} {

@@ -11,15 +11,14 @@ import (
 	"github.com/snodo-go/snodo/mcp"
 )
 
-// Defaults.
+// The defaults of [Limits].
 const (
-	DefaultRequestTimeout = 60 * time.Second
-	DefaultProbeTimeout   = 10 * time.Second
-	DefaultMaxPages       = 1000
-	DefaultMaxInputRounds = 10
-	// DefaultRetryDelay is how long the client waits before retrying a
-	// multi round-trip request whose result carried only requestState.
-	DefaultRetryDelay = 250 * time.Millisecond
+	defaultRequestTimeout = 60 * time.Second
+	defaultProbeTimeout   = 10 * time.Second
+	defaultMaxPages       = 1000
+	defaultMaxInputRounds = 10
+	defaultRetryDelay     = 250 * time.Millisecond
+	defaultListenBuffer   = 100
 )
 
 // ElicitationHandler answers elicitation/create: it asks the user.
@@ -44,6 +43,7 @@ type config struct {
 	onLog          func(mcp.LogMessage)
 	elicit         ElicitationHandler
 	elicitURL      bool
+	listenBuffer   int
 	sample         SamplingHandler
 	roots          RootsHandler
 	cache          *Cache
@@ -89,52 +89,53 @@ func WithProtocolVersions(versions ...string) Option {
 	}
 }
 
-// WithRequestTimeout bounds each request (default 60 s) unless its
-// context has an earlier deadline. A request that times out is cancelled
-// at the server.
-func WithRequestTimeout(d time.Duration) Option {
+// Limits bounds what a Client waits for and how far it follows a server.
+// A zero field keeps its default.
+type Limits struct {
+	// RequestTimeout bounds each request unless its context has an
+	// earlier deadline (default 60 s). A request that times out is
+	// cancelled at the server.
+	RequestTimeout time.Duration
+	// ProbeTimeout bounds the server/discover probe (default 10 s). A
+	// server that does not answer in time is taken to be of the
+	// initialize era.
+	ProbeTimeout time.Duration
+	// MaxPages bounds how many pages a List call follows (default 1,000).
+	MaxPages int
+	// MaxInputRounds bounds the retries of one multi round-trip request
+	// (default 10).
+	MaxInputRounds int
+	// RetryDelay is how long the client waits before retrying a multi
+	// round-trip request whose result carried only requestState (default
+	// 250 ms).
+	RetryDelay time.Duration
+	// ListenBuffer is how many events a [Subscription] holds for its
+	// reader before it drops the oldest (default 100).
+	ListenBuffer int
+}
+
+// WithLimits sets the client's limits; a zero field keeps its default. A
+// negative one is an error.
+func WithLimits(l Limits) Option {
 	return func(c *config) error {
-		if d <= 0 {
-			return errors.New("client: request timeout must be positive")
+		if l.RequestTimeout < 0 || l.ProbeTimeout < 0 || l.RetryDelay < 0 || l.MaxPages < 0 || l.MaxInputRounds < 0 || l.ListenBuffer < 0 {
+			return fmt.Errorf("client: WithLimits: negative limit in %+v", l)
 		}
-		c.requestTimeout = d
+		setIf(&c.requestTimeout, l.RequestTimeout)
+		setIf(&c.probeTimeout, l.ProbeTimeout)
+		setIf(&c.retryDelay, l.RetryDelay)
+		setIf(&c.maxPages, l.MaxPages)
+		setIf(&c.maxInputRounds, l.MaxInputRounds)
+		setIf(&c.listenBuffer, l.ListenBuffer)
 		return nil
 	}
 }
 
-// WithProbeTimeout bounds the server/discover probe (default 10 s). A
-// server that does not answer in time is taken to be of the initialize
-// era.
-func WithProbeTimeout(d time.Duration) Option {
-	return func(c *config) error {
-		if d <= 0 {
-			return errors.New("client: probe timeout must be positive")
-		}
-		c.probeTimeout = d
-		return nil
-	}
-}
-
-// WithMaxPages bounds how many pages a List call follows (default 1,000).
-func WithMaxPages(n int) Option {
-	return func(c *config) error {
-		if n <= 0 {
-			return errors.New("client: max pages must be positive")
-		}
-		c.maxPages = n
-		return nil
-	}
-}
-
-// WithMaxInputRounds bounds the retries of one multi round-trip request
-// (default 10).
-func WithMaxInputRounds(n int) Option {
-	return func(c *config) error {
-		if n <= 0 {
-			return errors.New("client: max input rounds must be positive")
-		}
-		c.maxInputRounds = n
-		return nil
+// setIf sets *dst to v unless v is zero.
+func setIf[T comparable](dst *T, v T) {
+	var zero T
+	if v != zero {
+		*dst = v
 	}
 }
 
@@ -169,16 +170,23 @@ func WithLogMessages(level string, fn func(mcp.LogMessage)) Option {
 }
 
 // WithElicitation answers the server's elicitation requests with h and
-// declares the elicitation capability (form mode, plus URL mode when url
-// is true).
-func WithElicitation(h ElicitationHandler, url bool) Option {
+// declares the elicitation capability in form mode; add
+// [WithURLElicitation] to declare URL mode too.
+func WithElicitation(h ElicitationHandler) Option {
 	return func(c *config) error {
 		if h == nil {
 			return errors.New("client: nil elicitation handler")
 		}
-		c.elicit, c.elicitURL = h, url
+		c.elicit = h
 		return nil
 	}
+}
+
+// WithURLElicitation declares URL-mode elicitation besides form mode: the
+// handler given with [WithElicitation], which it needs, also receives
+// requests whose Mode is [mcp.ElicitModeURL].
+func WithURLElicitation() Option {
+	return func(c *config) error { c.elicitURL = true; return nil }
 }
 
 // WithSampling answers the server's sampling requests with h and declares

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/snodo-go/snodo/client"
@@ -54,8 +55,8 @@ func TestListRefusesRepeatedCursor(t *testing.T) {
 	}))
 	c := connect(t, tr)
 	_, err := c.ListPrompts(context.Background())
-	if !errors.Is(err, client.ErrRepeatedCursor) {
-		t.Fatalf("want ErrRepeatedCursor, got %v", err)
+	if !errors.Is(err, client.ErrTooManyPages) || !strings.Contains(err.Error(), `repeated the cursor "again"`) {
+		t.Fatalf("want ErrTooManyPages naming the repeated cursor, got %v", err)
 	}
 	if n := len(f.received("prompts/list")); n != 2 {
 		t.Fatalf("%d requests, want 2", n)
@@ -67,7 +68,7 @@ func TestListBoundsPages(t *testing.T) {
 		n := len(f.received("resources/list"))
 		f.reply(m.ID, complete(map[string]any{"resources": []any{}, "nextCursor": fmt.Sprint(n)}))
 	}))
-	c := connect(t, tr, client.WithMaxPages(5))
+	c := connect(t, tr, client.WithLimits(client.Limits{MaxPages: 5}))
 	_, err := c.ListResources(context.Background())
 	if !errors.Is(err, client.ErrTooManyPages) {
 		t.Fatalf("want ErrTooManyPages, got %v", err)

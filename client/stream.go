@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/snodo-go/snodo/internal/clientconn"
 	"io"
 	"sync"
 	"time"
@@ -15,15 +16,15 @@ import (
 
 // Stream transport defaults.
 const (
-	// DefaultMaxLineBytes bounds one message from the server on a stream
+	// defaultMaxLineBytes bounds one message from the server on a stream
 	// transport, newline included.
-	DefaultMaxLineBytes = 16 << 20
-	// DefaultWriteTimeout bounds one write to the server where the stream
+	defaultMaxLineBytes = 16 << 20
+	// defaultWriteTimeout bounds one write to the server where the stream
 	// supports deadlines (pipes to a process do).
-	DefaultWriteTimeout = 5 * time.Second
-	// DefaultGracePeriod is how long Close waits at each step of stopping
+	defaultWriteTimeout = 5 * time.Second
+	// defaultGracePeriod is how long Close waits at each step of stopping
 	// a server: after closing its input, after SIGTERM.
-	DefaultGracePeriod = 2 * time.Second
+	defaultGracePeriod = 2 * time.Second
 	// maxQueued bounds the notifications waiting in one exchange; past it
 	// the newest are dropped (progress is advisory; a listen stream is
 	// drained continuously into its own bounded buffer).
@@ -54,11 +55,8 @@ func Stream(r io.Reader, w io.WriteCloser) *StreamTransport {
 	return &StreamTransport{r: r, w: w}
 }
 
-// CacheKey identifies the server for a shared Cache.
-func (t *StreamTransport) CacheKey() string { return fmt.Sprintf("stream:%p", t) }
-
 // Connect implements Transport.
-func (t *StreamTransport) Connect(_ context.Context, peer Peer) (Conn, error) {
+func (t *StreamTransport) Connect(_ context.Context, peer clientconn.Peer) (clientconn.Conn, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.used {
@@ -67,9 +65,10 @@ func (t *StreamTransport) Connect(_ context.Context, peer Peer) (Conn, error) {
 	t.used = true
 	grace := t.GracePeriod
 	if grace <= 0 {
-		grace = DefaultGracePeriod
+		grace = defaultGracePeriod
 	}
 	lc := newLineConn(t.r, t.w, t.MaxLineBytes, 0, peer)
+	lc.key = fmt.Sprintf("stream:%p", t)
 	lc.stop = func() error {
 		err := t.w.Close()
 		timer := time.NewTimer(grace)
@@ -101,7 +100,8 @@ type lineConn struct {
 	w            io.Writer
 	maxLine      int
 	writeTimeout time.Duration
-	peer         Peer
+	peer         clientconn.Peer
+	key          string       // CacheKey
 	stop         func() error // closes the input and waits for the reader
 	readDone     chan struct{}
 
@@ -115,9 +115,9 @@ type lineConn struct {
 	closeErr  error
 }
 
-func newLineConn(r io.Reader, w io.Writer, maxLine int, writeTimeout time.Duration, peer Peer) *lineConn {
+func newLineConn(r io.Reader, w io.Writer, maxLine int, writeTimeout time.Duration, peer clientconn.Peer) *lineConn {
 	if maxLine <= 0 {
-		maxLine = DefaultMaxLineBytes
+		maxLine = defaultMaxLineBytes
 	}
 	return &lineConn{
 		r: bufio.NewReaderSize(r, 64<<10), w: w, maxLine: maxLine, writeTimeout: writeTimeout, peer: peer,
@@ -275,7 +275,7 @@ func (lc *lineConn) write(frame []byte) error {
 }
 
 // Call implements Conn.
-func (lc *lineConn) Call(_ context.Context, out *Outbound) (Exchange, error) {
+func (lc *lineConn) Call(_ context.Context, out *clientconn.Outbound) (clientconn.Exchange, error) {
 	ex := &lineExchange{lc: lc, id: out.ID, token: out.ProgressToken, stream: out.Stream, wake: make(chan struct{}, 1)}
 	lc.mu.Lock()
 	if lc.err != nil {
@@ -298,11 +298,13 @@ func (lc *lineConn) Call(_ context.Context, out *Outbound) (Exchange, error) {
 }
 
 // Send implements Conn.
-func (lc *lineConn) Send(_ context.Context, out *Outbound) error {
+func (lc *lineConn) Send(_ context.Context, out *clientconn.Outbound) error {
 	return lc.write(out.Frame)
 }
 
 // Close implements Conn.
+func (lc *lineConn) CacheKey() string { return lc.key }
+
 func (lc *lineConn) Close() error {
 	lc.closeOnce.Do(func() {
 		if lc.stop != nil {

@@ -91,7 +91,7 @@ func TestClientRunsToolsAsTasks(t *testing.T) {
 	c := testkit.Connect(t, client.HTTP(url), client.WithElicitation(func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 		asked.Add(1)
 		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"ok": true}}, nil
-	}, false))
+	}))
 	ctx, cancel := context.WithTimeout(context.Background(), testkit.DefaultTimeout)
 	defer cancel()
 
@@ -183,7 +183,7 @@ func TestClientUpdatesATaskItself(t *testing.T) {
 	c := testkit.Connect(t, client.HTTP(url), client.WithElicitation(func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 		asked.Add(1)
 		return &mcp.ElicitResult{Action: "accept"}, nil
-	}, false))
+	}))
 	task, _, err = c.StartTool(ctx, "confirm", nil)
 	if err != nil || task == nil {
 		t.Fatalf("StartTool(confirm): %+v %v", task, err)
@@ -224,8 +224,8 @@ func TestInitializeEraClientsGetNoTasks(t *testing.T) {
 	defer cancel()
 	for _, version := range []string{mcp.Version20251125, mcp.Version20250618} {
 		c := testkit.Connect(t, client.HTTP(url), client.WithProtocolVersions(version))
-		if c.ProtocolVersion() != version {
-			t.Fatalf("negotiated %s, want %s", c.ProtocolVersion(), version)
+		if c.Server().ProtocolVersion != version {
+			t.Fatalf("negotiated %s, want %s", c.Server().ProtocolVersion, version)
 		}
 		// An Optional tool answers at once.
 		task, res, err := c.StartTool(ctx, "render", nil)

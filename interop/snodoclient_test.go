@@ -144,7 +144,7 @@ func snodoHandlers() []client.Option {
 				}
 			}
 			return &mcp.ElicitResult{Action: "accept", Content: content}, nil
-		}, false),
+		}),
 		client.WithSampling(func(_ context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
 			if len(req.Messages) == 0 {
 				return nil, errors.New("no messages")
@@ -200,7 +200,7 @@ func TestSnodoClientGoSDKServer(t *testing.T) {
 func snodoCheckEverything(t *testing.T, c *client.Client, version, server string, inputTexts map[string][]string) {
 	t.Helper()
 	ctx := context.Background()
-	if got := c.ProtocolVersion(); got != version {
+	if got := c.Server().ProtocolVersion; got != version {
 		t.Fatalf("negotiated %q, want %q", got, version)
 	}
 	if name := c.Server().Implementation.Name; name != server {
@@ -353,7 +353,8 @@ func snodoCheckListen(t *testing.T, c *client.Client) {
 		t.Fatal(err)
 	}
 	var sawTools, sawResource bool
-	for ev, err := range sub.Events(ctx) {
+	for !sawTools || !sawResource {
+		ev, err := sub.Next(ctx)
 		if err != nil {
 			t.Fatalf("listen: %v (tools %v, resource %v)", err, sawTools, sawResource)
 		}
@@ -365,9 +366,6 @@ func snodoCheckListen(t *testing.T, c *client.Client) {
 				t.Fatalf("update for %q", ev.URI)
 			}
 			sawResource = true
-		}
-		if sawTools && sawResource {
-			break
 		}
 	}
 	if !sawTools || !sawResource {

@@ -16,6 +16,7 @@ const (
 	KindResponse
 )
 
+// String names the kind: "request", "notification" or "response".
 func (k Kind) String() string {
 	switch k {
 	case KindRequest:
@@ -32,25 +33,36 @@ func (k Kind) String() string {
 // Error) alias the input buffer, which the caller must not reuse while the
 // message is in use.
 type Message struct {
-	Kind   Kind
-	ID     ID
+	// Kind says whether the message is a request, a notification or a
+	// response.
+	Kind Kind
+	// ID is the request's or response's id; the zero ID for a
+	// notification.
+	ID ID
+	// Method is the method of a request or notification; empty for a
+	// response.
 	Method string
 	// Params is the raw params object, or nil when absent or null.
 	Params []byte
 	// Result and Error are the raw members of a response.
 	Result []byte
-	Error  []byte
+	// Error is the raw error member of an error response.
+	Error []byte
 }
 
 // DecodeError reports a message that cannot be served. When Reply is false
 // the protocol demands silence (a malformed notification); otherwise the
 // sender gets Err as an error response carrying ID.
 type DecodeError struct {
-	ID    ID
-	Err   *Error
+	// ID is the id to answer with; the zero ID when none could be read.
+	ID ID
+	// Err is the JSON-RPC error to send.
+	Err *Error
+	// Reply is false when the message must get no answer.
 	Reply bool
 }
 
+// Error describes the message and why it cannot be served.
 func (e *DecodeError) Error() string {
 	return fmt.Sprintf("undecodable message (reply=%t): %s", e.Reply, e.Err.Message)
 }

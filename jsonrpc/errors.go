@@ -18,7 +18,9 @@ const (
 // return it to choose the code a client sees; errors.As finds it through
 // wrapping.
 type Error struct {
-	Code    int64  `json:"code"`
+	// Code is the JSON-RPC error code, such as [CodeInvalidParams].
+	Code int64 `json:"code"`
+	// Message is a short description of the error.
 	Message string `json:"message"`
 	// Data is optional and free-form; it must be encodable as JSON.
 	Data any `json:"data,omitempty"`

@@ -62,8 +62,9 @@ type Task struct {
 	Status TaskStatus `json:"status"`
 	// StatusMessage optionally describes the status.
 	StatusMessage string `json:"statusMessage,omitempty"`
-	// CreatedAt and LastUpdatedAt are ISO 8601 timestamps.
-	CreatedAt     string `json:"createdAt"`
+	// CreatedAt is when the task was created, an ISO 8601 timestamp.
+	CreatedAt string `json:"createdAt"`
+	// LastUpdatedAt is when the task last changed, an ISO 8601 timestamp.
 	LastUpdatedAt string `json:"lastUpdatedAt"`
 	// TTLMs is how long the task is kept after its creation, in
 	// milliseconds; nil (null on the wire) for no limit.

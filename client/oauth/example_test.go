@@ -27,7 +27,7 @@ func ExampleNew() {
 	}
 	tr := client.HTTP(url)
 	tr.TokenSource = flow
-	c, err := client.New(ctx, tr, client.WithProbeTimeout(5*time.Minute)) // the first request waits for the login
+	c, err := client.New(ctx, tr, client.WithLimits(client.Limits{ProbeTimeout: 5 * time.Minute})) // the first request waits for the login
 	if err != nil {
 		panic(err)
 	}

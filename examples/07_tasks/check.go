@@ -66,7 +66,7 @@ func connect(ctx context.Context, srv *server, confirm bool) (*client.Client, er
 	return client.New(ctx, inprocess.New(srv.rt), client.WithElicitation(
 		func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"publish": confirm}}, nil
-		}, false))
+		}))
 }
 
 // firstRun drives the first server and returns the id of a task that

@@ -146,7 +146,7 @@ func collect(ctx context.Context, tr client.Transport) (*results, error) {
 		return nil, err
 	}
 	defer c.Close()
-	r := &results{Version: c.ProtocolVersion()}
+	r := &results{Version: c.Server().ProtocolVersion}
 	s := c.Server()
 	r.Server = s.Implementation.Name + " " + s.Implementation.Version
 	tools, err := c.ListTools(ctx)

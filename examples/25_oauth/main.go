@@ -165,7 +165,7 @@ func use(ctx context.Context, resource string, open func(context.Context, string
 	tr.TokenSource = flow
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute) // a person may take a while to log in
 	defer cancel()
-	c, err := client.New(ctx, tr, client.WithProbeTimeout(5*time.Minute), client.WithRequestTimeout(5*time.Minute))
+	c, err := client.New(ctx, tr, client.WithLimits(client.Limits{ProbeTimeout: 5 * time.Minute, RequestTimeout: 5 * time.Minute}))
 	if err != nil {
 		return err
 	}

@@ -145,9 +145,10 @@ func useClient(ctx context.Context, rt *dispatch.Runtime) error {
 	if err != nil {
 		return err
 	}
-	for ev, err := range sub.Events(ctx) {
+	for {
+		ev, err := sub.Next(ctx)
 		if err != nil {
-			return err
+			break // io.EOF when the server ends the stream; otherwise why it ended
 		}
 		fmt.Println(ev.Method)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/snodo-go/snodo/client"
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/internal/clientconn"
 	"github.com/snodo-go/snodo/jsonrpc"
 )
 
@@ -26,11 +27,8 @@ type Transport struct {
 // New returns a transport to rt.
 func New(rt *dispatch.Runtime) *Transport { return &Transport{rt: rt} }
 
-// CacheKey identifies the server for a shared client.Cache.
-func (t *Transport) CacheKey() string { return fmt.Sprintf("inprocess:%p", t.rt) }
-
 // Connect implements client.Transport.
-func (t *Transport) Connect(_ context.Context, peer client.Peer) (client.Conn, error) {
+func (t *Transport) Connect(_ context.Context, peer clientconn.Peer) (clientconn.Conn, error) {
 	if t.rt == nil {
 		return nil, fmt.Errorf("inprocess: nil Runtime")
 	}
@@ -40,7 +38,7 @@ func (t *Transport) Connect(_ context.Context, peer client.Peer) (client.Conn, e
 
 type conn struct {
 	rt     *dispatch.Runtime
-	peer   client.Peer
+	peer   clientconn.Peer
 	ctx    context.Context // ends at Close: every request is cancelled
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -62,8 +60,8 @@ func (c *conn) request(msg *jsonrpc.Message, n dispatch.Notifier) *dispatch.Requ
 	return &dispatch.Request{Message: msg, Transport: dispatch.TransportDirect, ProtocolVersion: c.claim, Notifier: n}
 }
 
-// Call implements client.Conn.
-func (c *conn) Call(_ context.Context, out *client.Outbound) (client.Exchange, error) {
+// Call implements clientconn.Conn.
+func (c *conn) Call(_ context.Context, out *clientconn.Outbound) (clientconn.Exchange, error) {
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
@@ -102,9 +100,9 @@ func (c *conn) Call(_ context.Context, out *client.Outbound) (client.Exchange, e
 	return ex, nil
 }
 
-// Send implements client.Conn: notifications run through the Runtime,
+// Send implements clientconn.Conn: notifications run through the Runtime,
 // which answers none.
-func (c *conn) Send(ctx context.Context, out *client.Outbound) error {
+func (c *conn) Send(ctx context.Context, out *clientconn.Outbound) error {
 	c.mu.Lock()
 	closed := c.closed
 	c.mu.Unlock()
@@ -120,8 +118,10 @@ func (c *conn) Send(ctx context.Context, out *client.Outbound) error {
 	return nil
 }
 
-// Close implements client.Conn: running requests are cancelled and
+// Close implements clientconn.Conn: running requests are cancelled and
 // awaited.
+func (c *conn) CacheKey() string { return fmt.Sprintf("inprocess:%p", c.rt) }
+
 func (c *conn) Close() error {
 	c.mu.Lock()
 	c.closed = true
@@ -176,7 +176,7 @@ func (ex *exchange) push(ctx context.Context, frame []byte, response bool) error
 	}
 }
 
-// Next implements client.Exchange.
+// Next implements clientconn.Exchange.
 func (ex *exchange) Next(ctx context.Context) (*jsonrpc.Message, error) {
 	ex.mu.Lock()
 	answered := ex.answered
@@ -199,7 +199,7 @@ func (ex *exchange) Next(ctx context.Context) (*jsonrpc.Message, error) {
 	}
 }
 
-// Close implements client.Exchange: a cancellation cancels the request's
+// Close implements clientconn.Exchange: a cancellation cancels the request's
 // context.
 func (ex *exchange) Close(cancel []byte) {
 	ex.closeOnce.Do(func() {

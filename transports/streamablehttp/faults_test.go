@@ -17,6 +17,7 @@ import (
 	"github.com/snodo-go/snodo/internal/faultio"
 	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/mcp"
+	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/testkit"
 	"github.com/snodo-go/snodo/transports/streamablehttp"
 )
@@ -176,7 +177,13 @@ func TestFaultListenerConnections(t *testing.T) {
 		}
 		return faultio.NewConn(c, &faultio.Reader{MaxRead: 1}, w)
 	}}
-	srv, err := streamablehttp.Listen(testRuntime(t, nil), streamablehttp.WithListener(ln))
+	rt := testRuntime(t, nil)
+	sup, err := supervisor.New(rt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sup.Close(context.Background()) })
+	srv, err := streamablehttp.Listen(rt, streamablehttp.WithListener(ln), streamablehttp.WithSupervisor(sup))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,5 +220,5 @@ func TestFaultListenerConnections(t *testing.T) {
 	if err != nil || r.Status != http.StatusOK || !strings.Contains(string(r.Body), "over a slow line") {
 		t.Fatalf("the connection after the failed one: %v %+v", err, r)
 	}
-	testkit.WaitNoRequests(t, srv.Handler().Supervisor())
+	testkit.WaitNoRequests(t, sup)
 }

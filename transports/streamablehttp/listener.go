@@ -125,10 +125,6 @@ func (s *Server) URL() string { return s.url }
 // Addr returns the address the listener is bound to.
 func (s *Server) Addr() net.Addr { return s.ln.Addr() }
 
-// Handler returns the server's handler, whose Prepare, Execute and Handle
-// serve the same endpoint.
-func (s *Server) Handler() *Handler { return s.h }
-
 // Done is closed once the listener's node has left the supervision tree.
 func (s *Server) Done() <-chan struct{} { return s.h.host.Done() }
 

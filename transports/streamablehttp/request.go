@@ -66,6 +66,6 @@ func ContextWithPrincipal(ctx context.Context, principal any) context.Context {
 	return context.WithValue(ctx, principalKey{}, principal)
 }
 
-// PrincipalFromContext returns the principal [ContextWithPrincipal]
+// principalFromContext returns the principal [ContextWithPrincipal]
 // attached, or nil.
-func PrincipalFromContext(ctx context.Context) any { return ctx.Value(principalKey{}) }
+func principalFromContext(ctx context.Context) any { return ctx.Value(principalKey{}) }

@@ -38,7 +38,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if h.o.principal != nil {
 		req.Principal = h.o.principal(r)
 	} else {
-		req.Principal = PrincipalFromContext(r.Context())
+		req.Principal = principalFromContext(r.Context())
 	}
 	if req.Method != http.MethodPost {
 		// A session's GET stream or DELETE (checkHead allowed them).
