@@ -34,8 +34,11 @@ const (
 
 // Access describes one authorization question.
 type Access struct {
+	// Phase says whether the component is being listed (discovery) or
+	// used (invocation).
 	Phase Phase
-	Kind  ComponentKind
+	// Kind is the kind of component asked about.
+	Kind ComponentKind
 	// Name is the tool or prompt name, the resource URI, or the
 	// template's URI template.
 	Name string
@@ -57,6 +60,8 @@ type Access struct {
 // application chooses its own code; any other error is -32603, logged and
 // not sent. A panic is -32603 for that request only.
 type Authorizer interface {
+	// Authorize answers the question a describes; see the type's
+	// comment for what each answer means in each phase.
 	Authorize(ctx context.Context, a *Access) error
 }
 

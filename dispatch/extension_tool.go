@@ -59,7 +59,9 @@ type ToolOutcome struct {
 	// InputRequests are the handler's requests for input, by key, each
 	// {"method", "params"}; State is what it asked to get back.
 	InputRequests map[string]json.RawMessage
-	State         []byte
+	// State is the opaque state the handler asked to get back with the
+	// answers to InputRequests; nil otherwise.
+	State []byte
 	// Error is the JSON-RPC error the call failed with.
 	Error *jsonrpc.Error
 }

@@ -43,6 +43,7 @@ var ErrResourceNotFound = errors.New("dispatch: resource not found")
 // unknown resource. Dialects recognise it to choose their revision's code
 // (-32602 on 2026-07-28).
 type ResourceNotFoundData struct {
+	// URI is the resource that was asked for.
 	URI string `json:"uri"`
 }
 

@@ -7,6 +7,8 @@ import "context"
 // client reconnects and receives the rest (SEP-1699 polling, 2025-11-25).
 // CloseStream reports whether it will.
 type StreamCloser interface {
+	// CloseStream closes the request's event stream, leaving the
+	// request running, and reports whether it did.
 	CloseStream() bool
 }
 

@@ -55,6 +55,7 @@ func (k EventKind) String() string {
 
 // Event is one change a subscription delivers.
 type Event struct {
+	// Kind is what changed: a list, or one resource.
 	Kind EventKind
 	// URI is the resource that changed (EventResourceUpdated only). It
 	// must be an absolute URI.

@@ -26,6 +26,8 @@ const (
 	TransportHTTP
 )
 
+// String returns the transport's name as logs and instrumentation show
+// it: "direct", "stdio" or "http".
 func (k TransportKind) String() string {
 	switch k {
 	case TransportStdio:
@@ -71,6 +73,7 @@ type Request struct {
 // own stream, before its response. Notify returns once the frame has been
 // written, or with an error if it could not be.
 type Notifier interface {
+	// Notify writes frame on the request's stream.
 	Notify(ctx context.Context, frame []byte) error
 }
 

@@ -156,10 +156,13 @@ var errInternal = jsonrpc.NewError(jsonrpc.CodeInternalError, "Internal error")
 // PanicError wraps a recovered panic from application code. It reaches the
 // logger, never the client.
 type PanicError struct {
+	// Value is what the application code panicked with.
 	Value any
+	// Stack is the goroutine's stack at the panic.
 	Stack []byte
 }
 
+// Error describes the panic by its value; the stack is left out.
 func (p *PanicError) Error() string { return fmt.Sprintf("panic: %v", p.Value) }
 
 func (rt *Runtime) recovered(c *Call, r any, stack []byte) error {

@@ -68,6 +68,7 @@ type ClientError struct {
 	Err *jsonrpc.Error
 }
 
+// Error names the method and the client's error.
 func (e *ClientError) Error() string {
 	return "dispatch: the client answered " + e.Method + " with error " + e.Err.Error()
 }

@@ -29,8 +29,11 @@ type RunFunc func(ctx context.Context, in *Input) Outcome
 // keyed as the previous round asked (an object of key → response), and
 // the state that round returned.
 type Input struct {
+	// Responses are the client's answers, keyed as the previous round's
+	// InputRequests were.
 	Responses map[string]json.RawMessage
-	State     json.RawMessage
+	// State is what the previous round returned in Outcome.State.
+	State json.RawMessage
 }
 
 // Outcome is how a round ended: exactly one of Result (a result object:
@@ -38,10 +41,16 @@ type Input struct {
 // InputRequests (an object of key → input request: the task waits for
 // input, keeping State for the next round).
 type Outcome struct {
-	Result        json.RawMessage
-	Error         json.RawMessage
+	// Result is the tool's result object; the task completes with it.
+	Result json.RawMessage
+	// Error is a JSON-RPC error object; the task fails with it.
+	Error json.RawMessage
+	// InputRequests are the input requests, by key; the task waits for
+	// their answers.
 	InputRequests map[string]json.RawMessage
-	State         json.RawMessage
+	// State is kept with a waiting task and handed to the next round
+	// as Input.State.
+	State json.RawMessage
 }
 
 // call is a request to start a task.
