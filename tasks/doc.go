@@ -15,7 +15,7 @@
 //	runner, _ := tasks.New(tasks.WithTools(tasks.Tool{Name: "render", Support: tasks.Optional}))
 //	rt, _ := dispatch.New(impl, runner.Option(), dispatch.WithTool(...))
 //	sup, _ := supervisor.New(rt)
-//	_ = runner.Start(ctx, sup)
+//	_ = runner.Start(ctx, rt, sup)
 //	defer runner.Close(ctx)
 //
 // Each task is visible in the supervision tree under the runner, owned by
