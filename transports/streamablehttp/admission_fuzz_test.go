@@ -149,6 +149,11 @@ func decodedHeader(v string) (string, bool) {
 }
 
 var jsonErrorCodes = map[int][]int64{
+	// An initialize-era request for a method the server does not have
+	// is answered as any JSON-RPC response is in that era: 200 with the
+	// error (refusalStatus); a request with no _meta revision is judged
+	// initialize-era.
+	http.StatusOK:                    {-32601},
 	http.StatusBadRequest:            {-32700, -32600, -32602, -32020, -32021, -32022},
 	http.StatusForbidden:             {-32600},
 	http.StatusNotFound:              {-32601},
