@@ -279,6 +279,10 @@ func (e *Events) apply(data []byte) {
 	}
 }
 
+// resyncFlushTimeout bounds the round trip that precedes a
+// resynchronisation.
+const resyncFlushTimeout = 5 * time.Second
+
 // watch resynchronises the listeners after the connection comes back.
 func (e *Events) watch() {
 	defer e.wg.Done()
@@ -293,11 +297,16 @@ func (e *Events) watch() {
 			e.mu.Lock()
 			resync := st == nats.CONNECTED && e.lost
 			e.lost = st != nats.CONNECTED
-			if resync {
-				e.stats.Resyncs++
-			}
 			e.mu.Unlock()
 			if resync {
+				// A round trip first: once the server has answered it, it
+				// has the subscription the client re-sent on reconnecting,
+				// so no event published after the resynchronisation can
+				// miss this instance.
+				_ = e.nc.FlushTimeout(resyncFlushTimeout)
+				e.mu.Lock()
+				e.stats.Resyncs++
+				e.mu.Unlock()
 				e.resync()
 			}
 		}
