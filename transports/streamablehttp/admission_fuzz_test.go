@@ -322,6 +322,11 @@ func checkAdmitted(t *testing.T, req *streamablehttp.Request, body []byte, metho
 	if err != nil || msg.Kind != jsonrpc.KindRequest || msg.Method != method {
 		t.Fatalf("admitted a body that is not a %s request: %v", method, err)
 	}
+	if !claims20260728(req, body) {
+		// A request that claims no 2026-07-28 revision is served under
+		// the initialize-era rules, where the 2026 headers mean nothing.
+		return
+	}
 	if vs := valuesOf(req.Header, "Mcp-Method"); len(vs) != 1 || strings.TrimSpace(vs[0]) != method {
 		t.Fatalf("admitted Mcp-Method %q for %s", vs, method)
 	}
@@ -385,4 +390,24 @@ func checkParamHeader(t *testing.T, h http.Header, name string, arg json.RawMess
 	if errA != nil || errB != nil || a != b {
 		t.Fatalf("admitted %s %q for argument %s", name, got, arg)
 	}
+}
+
+// claims20260728 reports whether a request names the 2026-07-28 revision
+// in its _meta or its MCP-Protocol-Version header.
+func claims20260728(req *streamablehttp.Request, body []byte) bool {
+	for _, v := range valuesOf(req.Header, "Mcp-Protocol-Version") {
+		if strings.Contains(v, "2026-07-28") {
+			return true
+		}
+	}
+	var m struct {
+		Params struct {
+			Meta map[string]any `json:"_meta"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(body, &m) != nil {
+		return false
+	}
+	v, _ := m.Params.Meta["io.modelcontextprotocol/protocolVersion"].(string)
+	return v == "2026-07-28"
 }
