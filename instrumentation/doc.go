@@ -2,7 +2,8 @@
 // application sets once (with dispatch.WithInstrumentation on the Runtime,
 // whose supervision tree inherits it, and HubOptions.Sink on a
 // subscription hub) and that then hears about every admitted call, every
-// executor decision and every subscription stream.
+// executor decision, every subscription stream and every request a
+// transport refused before the core saw it ([RefusalEvent]).
 //
 // It has no dependencies beyond the standard library, so the core imports
 // it freely; adapters to tracing and metrics systems live elsewhere (the

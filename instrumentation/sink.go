@@ -30,6 +30,9 @@ type Sink interface {
 	// Subscription is called when a subscription stream opens, publishes,
 	// overflows or closes.
 	Subscription(e SubscriptionEvent)
+	// Refusal is called when a transport refuses a request on its own,
+	// before the dispatch core sees it.
+	Refusal(e RefusalEvent)
 }
 
 // Nop is a Sink that does nothing.
@@ -49,6 +52,9 @@ func (Nop) Executor(ExecutorEvent) {}
 
 // Subscription does nothing.
 func (Nop) Subscription(SubscriptionEvent) {}
+
+// Refusal does nothing.
+func (Nop) Refusal(RefusalEvent) {}
 
 // Call identifies an admitted call in dispatch events.
 type Call struct {

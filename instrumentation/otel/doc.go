@@ -27,6 +27,7 @@
 //	snodo.executor.jobs            counter        finished jobs by snodo.job.status
 //	snodo.subscriptions.open       gauge          subscription slots taken
 //	snodo.subscription.events      counter        published and overflowed events (dropped ones counted)
+//	snodo.transport.refusals       counter        by snodo.refusal.reason, network.transport, http.response.status_code
 //
 // The versions: this package needs go.opentelemetry.io/otel v1.47.0 or
 // later (see ARCHITECTURE.md, Dependencies).

@@ -38,6 +38,8 @@ const (
 	keyStatus          = attribute.Key("snodo.job.status")
 	keyEvent           = attribute.Key("snodo.subscription.event")
 	keyPanicType       = attribute.Key("snodo.panic.type")
+	keyRefusal         = attribute.Key("snodo.refusal.reason")
+	keyHTTPStatus      = attribute.Key("http.response.status_code")
 )
 
 type config struct {
@@ -114,6 +116,7 @@ type sink struct {
 	jobs          metric.Int64Counter
 	subsOpen      metric.Int64Gauge
 	subscriptions metric.Int64Counter
+	refusals      metric.Int64Counter
 }
 
 // New returns an instrumentation.Sink that records OpenTelemetry spans
@@ -166,6 +169,10 @@ func New(opts ...Option) (instrumentation.Sink, error) {
 	}
 	if s.subscriptions, err = m.Int64Counter("snodo.subscription.events", metric.WithUnit("{event}"),
 		metric.WithDescription("Subscription events published and dropped.")); err != nil {
+		return nil, err
+	}
+	if s.refusals, err = m.Int64Counter("snodo.transport.refusals", metric.WithUnit("{request}"),
+		metric.WithDescription("Requests a transport refused before the core saw them, by reason.")); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -281,4 +288,21 @@ func (s *sink) Subscription(e instrumentation.SubscriptionEvent) {
 		}
 		s.subscriptions.Add(ctx, n, metric.WithAttributes(keyEvent.String("dropped")))
 	}
+}
+
+// Refusal counts a transport's refusal by transport, reason and HTTP
+// status.
+func (s *sink) Refusal(e instrumentation.RefusalEvent) {
+	attrs := make([]attribute.KeyValue, 0, 3)
+	attrs = append(attrs, keyRefusal.String(e.Reason.String()))
+	switch e.Transport {
+	case "stdio":
+		attrs = append(attrs, keyTransport.String("pipe"))
+	case "http":
+		attrs = append(attrs, keyTransport.String("tcp"))
+	}
+	if e.Status != 0 {
+		attrs = append(attrs, keyHTTPStatus.Int(e.Status))
+	}
+	s.refusals.Add(context.Background(), 1, metric.WithAttributes(attrs...))
 }

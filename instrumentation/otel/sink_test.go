@@ -204,3 +204,19 @@ func TestNewRefusesNilProviders(t *testing.T) {
 		}
 	}
 }
+
+// A transport's refusal is counted by reason, transport and status.
+func TestRefusalMetric(t *testing.T) {
+	f := newFixture(t)
+	f.sink.Refusal(instrumentation.RefusalEvent{Transport: "http", Reason: instrumentation.RefusalOrigin, Status: 403, Code: -32600, HTTPMethod: "POST"})
+	f.sink.Refusal(instrumentation.RefusalEvent{Transport: "http", Reason: instrumentation.RefusalOrigin, Status: 403, Code: -32600, HTTPMethod: "POST"})
+	f.sink.Refusal(instrumentation.RefusalEvent{Transport: "stdio", Reason: instrumentation.RefusalLineTooLong, Code: -32600})
+	got := map[string]int64{}
+	for _, dp := range f.metrics(t)["snodo.transport.refusals"].Data.(metricdata.Sum[int64]).DataPoints {
+		status, _ := dp.Attributes.Value("http.response.status_code")
+		got[attr(dp.Attributes.ToSlice(), "snodo.refusal.reason")+" "+attr(dp.Attributes.ToSlice(), "network.transport")+" "+status.Emit()] = dp.Value
+	}
+	if got["origin tcp 403"] != 2 || got["line_too_long pipe "] != 1 || len(got) != 2 {
+		t.Fatalf("refusals counted %v", got)
+	}
+}

@@ -79,3 +79,8 @@ func (g *guarded) Subscription(e instrumentation.SubscriptionEvent) {
 	defer g.contain("Subscription")
 	g.s.Subscription(e)
 }
+
+func (g *guarded) Refusal(e instrumentation.RefusalEvent) {
+	defer g.contain("Refusal")
+	g.s.Refusal(e)
+}

@@ -22,6 +22,7 @@ func (panicky) DispatchException(context.Context, instrumentation.DispatchExcept
 }
 func (panicky) Executor(instrumentation.ExecutorEvent)         { panic("executor") }
 func (panicky) Subscription(instrumentation.SubscriptionEvent) { panic("subscription") }
+func (panicky) Refusal(instrumentation.RefusalEvent)           { panic("refusal") }
 
 type ctxKey struct{}
 
@@ -44,8 +45,9 @@ func TestGuardContainsEveryPanic(t *testing.T) {
 		g.DispatchException(ctx, instrumentation.DispatchException{})
 		g.Executor(instrumentation.ExecutorEvent{})
 		g.Subscription(instrumentation.SubscriptionEvent{})
+		g.Refusal(instrumentation.RefusalEvent{})
 	}
-	// 25 panics: logged at the 1st, 2nd, 4th, 8th and 16th.
+	// 30 panics: logged at the 1st, 2nd, 4th, 8th and 16th.
 	if n := strings.Count(logs.String(), "instrumentation sink panicked"); n != 5 {
 		t.Fatalf("logged %d panics, want 5 (throttled):\n%s", n, logs.String())
 	}

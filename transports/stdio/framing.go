@@ -9,7 +9,9 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/snodo-go/snodo/instrumentation"
 	"github.com/snodo-go/snodo/internal/tree"
+	"github.com/snodo-go/snodo/jsonrpc"
 )
 
 // chunkSize is how much input is read at a time.
@@ -28,6 +30,8 @@ type lineReader struct {
 	maxLine int // counting the newline
 	started bool
 	peak    int // the largest line buffer allocated so far, in bytes
+	// sink hears of each line refused as too long; nil: none.
+	sink instrumentation.Sink
 }
 
 func newLineReader(r io.Reader, maxLine int) *lineReader {
@@ -71,6 +75,7 @@ func (l *lineReader) readLine() ([]byte, error) {
 					return nil, derr
 				}
 			}
+			l.refused()
 			return nil, fmt.Errorf("%w: line exceeds %d bytes", tree.ErrFrameTooLarge, l.maxLine)
 		}
 		if complete {
@@ -91,6 +96,14 @@ func (l *lineReader) readLine() ([]byte, error) {
 		default:
 			return nil, err
 		}
+	}
+}
+
+// refused reports a line refused as too long to the sink: the
+// connection answers it with -32600 and no id.
+func (l *lineReader) refused() {
+	if l.sink != nil {
+		l.sink.Refusal(instrumentation.RefusalEvent{Transport: "stdio", Reason: instrumentation.RefusalLineTooLong, Code: jsonrpc.CodeInvalidRequest})
 	}
 }
 

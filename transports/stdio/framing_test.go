@@ -8,6 +8,7 @@ import (
 	"testing"
 	"testing/iotest"
 
+	"github.com/snodo-go/snodo/instrumentation"
 	"github.com/snodo-go/snodo/internal/tree"
 )
 
@@ -121,5 +122,45 @@ func BenchmarkLineReader(b *testing.B) {
 			b.ReportMetric(float64(held)/float64(b.N*lines), "held-B/line")
 			b.ReportMetric(float64(peak), "peak-B/line")
 		})
+	}
+}
+
+// countingSink counts refusals without allocating.
+type countingSink struct {
+	instrumentation.Nop
+	n int
+}
+
+func (s *countingSink) Refusal(instrumentation.RefusalEvent) { s.n++ }
+
+// Refusing a line allocates the same with a sink as without one: the
+// event is built on the stack, and only when a sink is set.
+func TestLineRefusalEventDoesNotAllocate(t *testing.T) {
+	line := strings.Repeat("x", 200) + "\n"
+	allocs := func(sink instrumentation.Sink) float64 {
+		r := strings.NewReader("")
+		l := newLineReader(r, 100)
+		if sink != nil {
+			l.sink = sink
+		}
+		return testing.AllocsPerRun(200, func() {
+			r.Reset(line)
+			l.r.Reset(r)
+			if _, err := l.ReadFrame(); !errors.Is(err, tree.ErrFrameTooLarge) {
+				t.Fatalf("ReadFrame: %v", err)
+			}
+		})
+	}
+	sink := &countingSink{}
+	none, with := allocs(nil), allocs(sink)
+	if sink.n == 0 {
+		t.Fatal("the sink heard no refusal")
+	}
+	if with != none {
+		t.Fatalf("a refused line allocates %v times with a sink, %v without", with, none)
+	}
+	l := newLineReader(strings.NewReader(""), 100)
+	if n := testing.AllocsPerRun(100, l.refused); n != 0 {
+		t.Fatalf("noting a refusal without a sink allocates %v times", n)
 	}
 }

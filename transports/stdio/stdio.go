@@ -147,11 +147,13 @@ func (c *Conn) start(rt *dispatch.Runtime, o options) error {
 		}
 		c.unname = release
 	}
+	input := newLineReader(o.input, o.limits.MaxLineBytes)
+	input.sink = rt.Instrumentation()
 	ac, err := c.sys.StartConn(tree.ConnConfig{
 		Prefix:           "stdio",
 		Name:             c.name,
 		Runtime:          rt,
-		Input:            newLineReader(o.input, o.limits.MaxLineBytes),
+		Input:            input,
 		Output:           o.output,
 		WriteTimeout:     o.limits.WriteTimeout,
 		RequestTimeout:   o.limits.RequestTimeout,

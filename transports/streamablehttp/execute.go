@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/instrumentation"
 	"github.com/snodo-go/snodo/internal/executor"
 	"github.com/snodo-go/snodo/internal/tree"
 	"github.com/snodo-go/snodo/jsonrpc"
@@ -155,11 +156,11 @@ func (h *Handler) Execute(ctx context.Context, p *Prepared) (*Response, *StreamR
 		p.finish()
 		switch {
 		case errors.Is(err, executor.ErrDuplicate):
-			return errorResponse(http.StatusBadRequest, call.Info.ID, errDuplicateID), nil
+			return h.refuseCall(p, instrumentation.RefusalDuplicateID, http.StatusBadRequest, errDuplicateID), nil
 		case errors.Is(err, executor.ErrOverloaded):
-			return errorResponse(http.StatusServiceUnavailable, call.Info.ID, errCapacity), nil
+			return h.refuseCall(p, instrumentation.RefusalOverloaded, http.StatusServiceUnavailable, errCapacity), nil
 		}
-		return errorResponse(http.StatusServiceUnavailable, call.Info.ID, errShuttingDown), nil
+		return h.refuseCall(p, instrumentation.RefusalDraining, http.StatusServiceUnavailable, errShuttingDown), nil
 	}
 	p.mu.Lock()
 	p.task = task

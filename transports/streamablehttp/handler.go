@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/instrumentation"
 	"github.com/snodo-go/snodo/internal/executor"
 	"github.com/snodo-go/snodo/internal/tree"
 	"github.com/snodo-go/snodo/supervisor"
@@ -38,6 +39,8 @@ type Handler struct {
 	host    tree.Host
 
 	sessions *sessionStore // nil: sessions off
+
+	sink instrumentation.Sink // the Runtime's, for refusals; nil: none
 
 	// boundAllWrites: the native listener bounds every write with the
 	// write timeout; a mounted Handler bounds only event-stream writes.
@@ -102,7 +105,7 @@ func newHandler(rt *dispatch.Runtime, o options, path string) (*Handler, error) 
 	if err != nil {
 		return nil, err
 	}
-	h := &Handler{rt: rt, o: o, path: path, originRules: origins, drainCh: make(chan struct{})}
+	h := &Handler{rt: rt, o: o, path: path, originRules: origins, drainCh: make(chan struct{}), sink: rt.Instrumentation()}
 	if o.sessions != nil {
 		h.sessions = newSessionStore(*o.sessions)
 	}

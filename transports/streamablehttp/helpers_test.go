@@ -77,13 +77,14 @@ func executorCount(t testing.TB, sup *supervisor.Supervisor, name string) int {
 	return v
 }
 
-// testRuntime serves a few tools and subscriptions/listen from g's hub.
-func testRuntime(t testing.TB, g *gate) *dispatch.Runtime {
+// testRuntime serves a few tools and subscriptions/listen from g's hub,
+// with extra options after its own.
+func testRuntime(t testing.TB, g *gate, extra ...dispatch.Option) *dispatch.Runtime {
 	t.Helper()
 	if g == nil {
 		g = newGate()
 	}
-	rt, err := dispatch.New(mcp.Implementation{Name: "http-test", Version: "1.0.0"},
+	opts := []dispatch.Option{
 		dispatch.WithLogger(quiet()),
 		dispatch.WithSubscriptions(g.hub),
 		dispatch.WithTool(mcp.Tool{Name: "echo"}, func(_ context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -143,7 +144,8 @@ func testRuntime(t testing.TB, g *gate) *dispatch.Runtime {
 		dispatch.WithTool(mcp.Tool{Name: "panic"}, func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			panic("boom")
 		}),
-	)
+	}
+	rt, err := dispatch.New(mcp.Implementation{Name: "http-test", Version: "1.0.0"}, append(opts, extra...)...)
 	if err != nil {
 		t.Fatal(err)
 	}

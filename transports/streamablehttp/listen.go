@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/snodo-go/snodo/instrumentation"
 	"github.com/snodo-go/snodo/internal/executor"
 	"github.com/snodo-go/snodo/internal/tree"
 )
@@ -43,9 +44,9 @@ func (h *Handler) executeListen(ctx context.Context, p *Prepared) (*Response, *S
 		st.Close()
 		p.finish()
 		if errors.Is(err, executor.ErrDuplicate) {
-			return errorResponse(http.StatusBadRequest, call.Info.ID, errDuplicateID), nil
+			return h.refuseCall(p, instrumentation.RefusalDuplicateID, http.StatusBadRequest, errDuplicateID), nil
 		}
-		return errorResponse(http.StatusServiceUnavailable, call.Info.ID, errShuttingDown), nil
+		return h.refuseCall(p, instrumentation.RefusalDraining, http.StatusServiceUnavailable, errShuttingDown), nil
 	}
 	p.mu.Lock()
 	p.task = task

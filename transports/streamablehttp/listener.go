@@ -80,6 +80,7 @@ func Listen(rt *dispatch.Runtime, opts ...ListenerOption) (*Server, error) {
 	}
 	s.srv.ErrorLog = slog.NewLogLogger(h.sys.Logger().Handler(), slog.LevelWarn)
 	h.boundAllWrites = true
+	s.ln.sink = h.sink
 	s.h = h
 	var served http.Handler = h
 	for i := len(o.middleware) - 1; i >= 0; i-- {

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/snodo-go/snodo/instrumentation"
 )
 
 // boundedListener is the native listener's net.Listener: it caps open
@@ -22,6 +24,7 @@ type boundedListener struct {
 	open        tracker // connections open
 	busy        tracker // connections serving a request (StateActive)
 	refused     atomic.Int64
+	sink        instrumentation.Sink // for refusals; nil: none
 
 	mu    sync.Mutex
 	conns map[*boundedConn]struct{}
@@ -39,6 +42,9 @@ func (l *boundedListener) Accept() (net.Conn, error) {
 		}
 		if l.open.n.Load() >= l.max {
 			c.Close()
+			if l.sink != nil {
+				l.sink.Refusal(instrumentation.RefusalEvent{Transport: "http", Reason: instrumentation.RefusalConnectionLimit})
+			}
 			l.refused.Add(1)
 			continue
 		}
@@ -131,6 +137,20 @@ func (c *boundedConn) Read(p []byte) (int, error) {
 		c.idle.Store(false) // the next request has begun: bound its reads
 	}
 	return n, err
+}
+
+// headerTooLarge is how net/http answers a request head over
+// MaxHeaderBytes, written to the connection in one piece before any
+// handler runs. A handler's response never starts this way: net/http
+// writes its headers in sorted order (Connection before Content-Type).
+const headerTooLarge = "HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n"
+
+// Write reports net/http's own 431 to the sink as a refusal.
+func (c *boundedConn) Write(p []byte) (int, error) {
+	if c.l.sink != nil && len(p) >= len(headerTooLarge) && string(p[:len(headerTooLarge)]) == headerTooLarge {
+		c.l.sink.Refusal(instrumentation.RefusalEvent{Transport: "http", Reason: instrumentation.RefusalHeaderTooLarge, Status: http.StatusRequestHeaderFieldsTooLarge})
+	}
+	return c.Conn.Write(p)
 }
 
 func (c *boundedConn) SetReadDeadline(t time.Time) error {

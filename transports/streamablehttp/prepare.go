@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/instrumentation"
 	"github.com/snodo-go/snodo/internal/tree"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
@@ -131,30 +132,31 @@ func (h *Handler) Prepare(req *Request) (*Prepared, *Response) {
 func (h *Handler) checkHead(req *Request) *Response {
 	switch {
 	case h.path != "" && req.Path != h.path:
+		h.noteRefusal(req.Method, instrumentation.RefusalPath, http.StatusNotFound, 0, "", "")
 		return &Response{Status: http.StatusNotFound, ContentType: "text/plain; charset=utf-8", Body: []byte("404 page not found\n")}
 	case req.Method != http.MethodPost && !(h.sessions != nil && (req.Method == http.MethodGet || req.Method == http.MethodDelete)):
-		r := errorResponse(http.StatusMethodNotAllowed, jsonrpc.NullID, errMethodNotAllowed)
+		r := h.refuse(req, instrumentation.RefusalMethodNotAllowed, http.StatusMethodNotAllowed, jsonrpc.NullID, errMethodNotAllowed)
 		r.Header = http.Header{"Allow": allowPost}
 		if h.sessions != nil {
 			r.Header["Allow"] = allowSessions
 		}
 		return r
 	case h.draining.Load():
-		return errorResponse(http.StatusServiceUnavailable, jsonrpc.NullID, errShuttingDown)
+		return h.refuse(req, instrumentation.RefusalDraining, http.StatusServiceUnavailable, jsonrpc.NullID, errShuttingDown)
 	case !originAllowed(h.originRules, req.Header["Origin"]):
-		return errorResponse(http.StatusForbidden, jsonrpc.NullID, errOrigin)
+		return h.refuse(req, instrumentation.RefusalOrigin, http.StatusForbidden, jsonrpc.NullID, errOrigin)
 	case h.hostRules != nil && !hostAllowed(h.hostRules, hostOf(req)):
-		return errorResponse(http.StatusForbidden, jsonrpc.NullID, errHost)
+		return h.refuse(req, instrumentation.RefusalHost, http.StatusForbidden, jsonrpc.NullID, errHost)
 	case req.Method != http.MethodPost:
 		return nil // GET and DELETE have their own rules
 	case !contentTypeOK(req.Header["Content-Type"]):
-		return errorResponse(http.StatusUnsupportedMediaType, jsonrpc.NullID, errContentType)
+		return h.refuse(req, instrumentation.RefusalContentType, http.StatusUnsupportedMediaType, jsonrpc.NullID, errContentType)
 	case !acceptOK(req.Header["Accept"]):
-		return errorResponse(http.StatusNotAcceptable, jsonrpc.NullID, errAccept)
+		return h.refuse(req, instrumentation.RefusalAccept, http.StatusNotAcceptable, jsonrpc.NullID, errAccept)
 	case len(req.TransferEncoding) > 0 || req.Header["Transfer-Encoding"] != nil || req.ContentLength < 0:
-		return errorResponse(http.StatusLengthRequired, jsonrpc.NullID, errLength)
+		return h.refuse(req, instrumentation.RefusalLengthRequired, http.StatusLengthRequired, jsonrpc.NullID, errLength)
 	case req.ContentLength > h.o.limits.MaxBodyBytes:
-		return errorResponse(http.StatusRequestEntityTooLarge, jsonrpc.NullID, errTooLarge)
+		return h.refuse(req, instrumentation.RefusalBodyTooLarge, http.StatusRequestEntityTooLarge, jsonrpc.NullID, errTooLarge)
 	}
 	return nil
 }
@@ -178,30 +180,30 @@ func (h *Handler) readBody(req *Request) ([]byte, *Response) {
 		r = http.NoBody
 	}
 	if _, err := io.ReadFull(r, body); err != nil {
-		return nil, bodyError(err)
+		return nil, h.bodyError(req, err)
 	}
 	// Reading the end also lets net/http notice a client disconnect
 	// from here on.
 	var one [1]byte
 	switch _, err := io.ReadFull(r, one[:]); {
 	case err == nil:
-		return nil, errorResponse(http.StatusRequestEntityTooLarge, jsonrpc.NullID, errTooLarge)
+		return nil, h.refuse(req, instrumentation.RefusalBodyTooLarge, http.StatusRequestEntityTooLarge, jsonrpc.NullID, errTooLarge)
 	case err != io.EOF:
-		return nil, bodyError(err)
+		return nil, h.bodyError(req, err)
 	}
 	return body, nil
 }
 
-func bodyError(err error) *Response {
+func (h *Handler) bodyError(req *Request, err error) *Response {
 	var ne net.Error
 	var mbe *http.MaxBytesError
 	switch {
 	case errors.Is(err, errBodyDeadline), errors.Is(err, os.ErrDeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
-		return errorResponse(http.StatusRequestTimeout, jsonrpc.NullID, errBodyTimeout)
+		return h.refuse(req, instrumentation.RefusalBodyTimeout, http.StatusRequestTimeout, jsonrpc.NullID, errBodyTimeout)
 	case errors.As(err, &mbe):
-		return errorResponse(http.StatusRequestEntityTooLarge, jsonrpc.NullID, errTooLarge)
+		return h.refuse(req, instrumentation.RefusalBodyTooLarge, http.StatusRequestEntityTooLarge, jsonrpc.NullID, errTooLarge)
 	}
-	return errorResponse(http.StatusBadRequest, jsonrpc.NullID, errBodyRead)
+	return h.refuse(req, instrumentation.RefusalMalformed, http.StatusBadRequest, jsonrpc.NullID, errBodyRead)
 }
 
 // admit decodes the body and admits it through the Runtime.
@@ -210,11 +212,11 @@ func (h *Handler) admit(req *Request, body []byte) (*Prepared, *Response) {
 	if err != nil {
 		var de *jsonrpc.DecodeError
 		if !errors.As(err, &de) {
-			return nil, errorResponse(http.StatusBadRequest, jsonrpc.NullID, errBodyRead)
+			return nil, h.refuse(req, instrumentation.RefusalMalformed, http.StatusBadRequest, jsonrpc.NullID, errBodyRead)
 		}
 		// A malformed notification gets no JSON-RPC answer, but HTTP
 		// needs a status: 400 with the id-less error.
-		return nil, errorResponse(http.StatusBadRequest, de.ID, de.Err)
+		return nil, h.refuse(req, instrumentation.RefusalMalformed, http.StatusBadRequest, de.ID, de.Err)
 	}
 	hs, resp := h.sessionOf(req, msg)
 	if resp != nil {
@@ -255,7 +257,7 @@ func (h *Handler) admit(req *Request, body []byte) (*Prepared, *Response) {
 	var newSess *dispatch.Session
 	if hs == nil && h.sessions != nil && msg.Method == "initialize" {
 		if err := h.sessions.reserve(); err != nil {
-			return nil, errorResponse(http.StatusServiceUnavailable, msg.ID, errSessionCap)
+			return nil, h.refuse(req, instrumentation.RefusalSessionLimit, http.StatusServiceUnavailable, msg.ID, errSessionCap)
 		}
 		newSess = dispatch.NewSession()
 		dreq.Session = newSess
@@ -273,7 +275,7 @@ func (h *Handler) admit(req *Request, body []byte) (*Prepared, *Response) {
 		if call != nil {
 			// An initialize-era request outside a session, when sessions
 			// are on.
-			return nil, errorResponse(http.StatusBadRequest, msg.ID, errSessionRequired)
+			return nil, h.refuse(req, instrumentation.RefusalSessionInvalid, http.StatusBadRequest, msg.ID, errSessionRequired)
 		}
 		if out.Frame == nil {
 			return nil, &Response{Status: http.StatusAccepted}
@@ -294,7 +296,7 @@ func (h *Handler) admit(req *Request, body []byte) (*Prepared, *Response) {
 				h.sessions.untrack(hs, p)
 				h.sessions.release(hs)
 			}
-			return nil, errorResponse(http.StatusServiceUnavailable, call.Info.ID, errSubscriptionCap)
+			return nil, h.refuseCall(p, instrumentation.RefusalSubscriptionLimit, http.StatusServiceUnavailable, errSubscriptionCap)
 		}
 		p.release, p.stream = release, true
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/instrumentation"
 	"github.com/snodo-go/snodo/internal/executor"
 	"github.com/snodo-go/snodo/internal/tree"
 	"github.com/snodo-go/snodo/jsonrpc"
@@ -51,11 +52,11 @@ func (h *Handler) sessionOf(req *Request, msg *jsonrpc.Message) (*httpSession, *
 	}
 	id, ok := sessionIDOf(req.Header)
 	if !ok {
-		return nil, errorResponse(http.StatusBadRequest, msg.ID, errSessionID)
+		return nil, h.refuse(req, instrumentation.RefusalSessionInvalid, http.StatusBadRequest, msg.ID, errSessionID)
 	}
 	hs := h.sessions.acquire(id, req.Principal)
 	if hs == nil {
-		return nil, errorResponse(http.StatusNotFound, msg.ID, errSessionNotFound)
+		return nil, h.refuse(req, instrumentation.RefusalSessionNotFound, http.StatusNotFound, msg.ID, errSessionNotFound)
 	}
 	return hs, nil
 }
@@ -64,18 +65,18 @@ func (h *Handler) sessionOf(req *Request, msg *jsonrpc.Message) (*httpSession, *
 // checkHead has let them through only with sessions on.
 func (h *Handler) prepareSessionMethod(req *Request) (*Prepared, *Response) {
 	if req.Header[mcp.HeaderSessionID] == nil {
-		return nil, errorResponse(http.StatusBadRequest, jsonrpc.NullID, errSessionRequired)
+		return nil, h.refuse(req, instrumentation.RefusalSessionInvalid, http.StatusBadRequest, jsonrpc.NullID, errSessionRequired)
 	}
 	id, ok := sessionIDOf(req.Header)
 	if !ok {
-		return nil, errorResponse(http.StatusBadRequest, jsonrpc.NullID, errSessionID)
+		return nil, h.refuse(req, instrumentation.RefusalSessionInvalid, http.StatusBadRequest, jsonrpc.NullID, errSessionID)
 	}
 	if req.Method == http.MethodGet && !acceptsSSE(req.Header["Accept"]) {
-		return nil, errorResponse(http.StatusNotAcceptable, jsonrpc.NullID, errAcceptSSE)
+		return nil, h.refuse(req, instrumentation.RefusalAccept, http.StatusNotAcceptable, jsonrpc.NullID, errAcceptSSE)
 	}
 	hs := h.sessions.acquire(id, req.Principal)
 	if hs == nil {
-		return nil, errorResponse(http.StatusNotFound, jsonrpc.NullID, errSessionNotFound)
+		return nil, h.refuse(req, instrumentation.RefusalSessionNotFound, http.StatusNotFound, jsonrpc.NullID, errSessionNotFound)
 	}
 	if req.Method == http.MethodDelete {
 		h.sessions.end(hs)
@@ -103,6 +104,7 @@ func (h *Handler) prepareSessionMethod(req *Request) (*Prepared, *Response) {
 	if !p.resumePost { // a resumed POST stream is not the session's GET stream
 		if err := h.sessions.attach(hs, p, resume, h.o.limits.WriteTimeout); err != nil {
 			h.sessions.release(hs)
+			h.noteRefusal(req.Method, instrumentation.RefusalStreamOpen, http.StatusConflict, errStreamOpenRPC.Code, "", hs.id)
 			return nil, errorResponse(http.StatusConflict, jsonrpc.NullID, errStreamOpenRPC)
 		}
 	}
@@ -126,6 +128,7 @@ func lastEventID(h http.Header) string {
 func (h *Handler) executeGet(p *Prepared) (*Response, *StreamResponse) {
 	release, ok := h.exec.AcquireSubscription()
 	if !ok {
+		h.noteRefusal(http.MethodGet, instrumentation.RefusalSubscriptionLimit, http.StatusServiceUnavailable, errSubscriptionCap.Code, "", p.sess.id)
 		p.finish()
 		return errorResponse(http.StatusServiceUnavailable, jsonrpc.NullID, errSubscriptionCap), nil
 	}
@@ -137,6 +140,7 @@ func (h *Handler) executeGet(p *Prepared) (*Response, *StreamResponse) {
 		Release:  release,
 	})
 	if err != nil {
+		h.noteRefusal(http.MethodGet, instrumentation.RefusalDraining, http.StatusServiceUnavailable, errShuttingDown.Code, "", p.sess.id)
 		p.finish()
 		return errorResponse(http.StatusServiceUnavailable, jsonrpc.NullID, errShuttingDown), nil
 	}
