@@ -125,4 +125,8 @@ type RequestInfo struct {
 	Principal any
 	// Transport is the transport the request arrived on.
 	Transport TransportKind
+
+	// header is the HTTP request's headers (nil on other transports),
+	// read only by TraceContext.
+	header map[string][]string
 }

@@ -36,11 +36,24 @@ func WithInstrumentation(s instrumentation.Sink) Option {
 // tree give it the same sink.
 func (rt *Runtime) Instrumentation() instrumentation.Sink { return rt.sink }
 
-// TraceContext returns the W3C trace context the request carried in its
-// _meta ("traceparent" and "tracestate"), validated; the zero value when
-// it carried none or an invalid one. It is parsed on each call, so a
+// TraceContext returns the W3C trace context of the request, validated:
+// the traceparent and tracestate in its _meta when _meta carries a valid
+// traceparent, otherwise those of its HTTP headers (W3C Trace Context's
+// traceparent and tracestate; FromHeader is then set); the zero value
+// when neither carries a valid one. It is parsed on each call, so a
 // server that never asks pays nothing.
 func (ri *RequestInfo) TraceContext() instrumentation.TraceContext {
+	if t := ri.metaTraceContext(); t.IsValid() {
+		return t
+	}
+	if ri.header == nil {
+		return instrumentation.TraceContext{}
+	}
+	return tracectx.FromHeader(ri.header)
+}
+
+// metaTraceContext is the trace context in _meta.
+func (ri *RequestInfo) metaTraceContext() instrumentation.TraceContext {
 	if len(ri.Meta) == 0 {
 		return instrumentation.TraceContext{}
 	}

@@ -264,3 +264,49 @@ func TestHubEvents(t *testing.T) {
 		}
 	}
 }
+
+// The trace context comes from _meta when it carries a valid traceparent,
+// else from the HTTP traceparent and tracestate headers; a malformed one
+// anywhere is ignored.
+func TestTraceContextFromHeaders(t *testing.T) {
+	const headerParent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+	cases := []struct {
+		name   string
+		meta   map[string]any
+		header []string // traceparent header lines; nil: not over HTTP
+		want   instrumentation.TraceContext
+	}{
+		{"header only", nil, []string{headerParent}, instrumentation.TraceContext{TraceParent: headerParent, TraceState: "congo=2", FromHeader: true}},
+		{"meta only", map[string]any{"traceparent": traceparent, "tracestate": "rojo=1"}, nil, instrumentation.TraceContext{TraceParent: traceparent, TraceState: "rojo=1"}},
+		{"both: meta wins", map[string]any{"traceparent": traceparent, "tracestate": "rojo=1"}, []string{headerParent}, instrumentation.TraceContext{TraceParent: traceparent, TraceState: "rojo=1"}},
+		{"malformed header", nil, []string{"00-" + headerParent[3:35] + "-zz"}, instrumentation.TraceContext{}},
+		{"repeated header", nil, []string{headerParent, traceparent}, instrumentation.TraceContext{}},
+		{"malformed meta, valid header", map[string]any{"traceparent": "not-a-traceparent", "tracestate": "rojo=1"}, []string{headerParent},
+			instrumentation.TraceContext{TraceParent: headerParent, TraceState: "congo=2", FromHeader: true}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rt, events, seen := instrumented(t, nil)
+			params := map[string]any{"name": "echo", "arguments": map[string]any{}}
+			if c.meta != nil {
+				params["_meta"] = c.meta
+			}
+			var setup func(*dispatch.Request)
+			if c.header != nil {
+				setup = func(r *dispatch.Request) {
+					h := testfixture.HTTPHeaders(testkit.Request(1, "tools/call", params))
+					h["Traceparent"], h["Tracestate"] = c.header, []string{"congo=2"}
+					r.Transport, r.Header = dispatch.TransportHTTP, h
+				}
+			}
+			resultOf(t, callWith(t, rt, "tools/call", params, setup))
+			starts := testfixture.EventsOf[instrumentation.DispatchStart](events)
+			if len(starts) != 1 || starts[0].Trace != c.want {
+				t.Fatalf("trace in the event: %+v, want %+v", starts, c.want)
+			}
+			if got := (*seen)[1]; got != c.want.TraceParent {
+				t.Fatalf("the handler's RequestInfo.TraceContext: %q, want %q", got, c.want.TraceParent)
+			}
+		})
+	}
+}

@@ -81,6 +81,7 @@ func (rt *Runtime) Admit(req *Request) (*Call, Outcome) {
 		out.SessionEra = d.Era() == eraSession
 		return nil, out
 	}
+	call.Info.header = req.Header
 	return call, Outcome{}
 }
 

@@ -26,6 +26,7 @@
 // (a worker, a reader, a timer), so they must be fast and must not block.
 //
 // A request's W3C trace context (traceparent and tracestate in its
-// _meta) arrives as a [TraceContext] in [Call], and handlers read it with
+// _meta, or else in its HTTP headers) arrives as a [TraceContext] in
+// [Call], and handlers read it with
 // dispatch's RequestInfo.TraceContext.
 package instrumentation

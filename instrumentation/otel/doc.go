@@ -10,8 +10,9 @@
 //
 // Each admitted call is a server span named "{method} {component}" (for
 // example "tools/call get_weather"), a child of the W3C trace context the
-// request carried in its _meta, or of the span already in the context
-// (an HTTP middleware's) when it carried none. The span's context is the
+// request carried in its _meta; when it carried none, of the span already
+// in the context (an HTTP middleware's), or else of the trace context in
+// the HTTP request's traceparent and tracestate headers. The span's context is the
 // handler's context, so spans the handler starts nest under it. Span and
 // metric attributes follow the OpenTelemetry conventions for MCP where
 // they exist (mcp.method.name, mcp.protocol.version, jsonrpc.request.id,

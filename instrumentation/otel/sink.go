@@ -211,7 +211,10 @@ func spanName(c instrumentation.Call) string {
 
 // DispatchStart starts the call's span.
 func (s *sink) DispatchStart(ctx context.Context, e instrumentation.DispatchStart) context.Context {
-	if e.Trace.IsValid() {
+	// _meta's trace context names the parent; one from the HTTP headers
+	// only when no span is in the context already (an HTTP middleware's
+	// span is itself a child of those headers).
+	if e.Trace.IsValid() && (!e.Trace.FromHeader || !trace.SpanContextFromContext(ctx).IsValid()) {
 		carrier := propagation.MapCarrier{"traceparent": e.Trace.TraceParent}
 		if e.Trace.TraceState != "" {
 			carrier["tracestate"] = e.Trace.TraceState

@@ -1,6 +1,7 @@
 // Package tracectx reads a W3C Trace Context (https://www.w3.org/TR/trace-context/)
-// from the traceparent and tracestate a request carried in its _meta, for
-// dispatch's RequestInfo.TraceContext and the dispatch events.
+// from the traceparent and tracestate a request carried in its _meta or
+// its HTTP headers, for dispatch's RequestInfo.TraceContext and the
+// dispatch events.
 package tracectx
 
 import (
@@ -24,6 +25,35 @@ func New(traceparent, tracestate string) instrumentation.TraceContext {
 	if validTraceState(tracestate) {
 		t.TraceState = tracestate
 	}
+	return t
+}
+
+// The canonical (net/http) keys of the W3C Trace Context headers.
+const (
+	HeaderTraceParent = "Traceparent"
+	HeaderTraceState  = "Tracestate"
+)
+
+// FromHeader returns the TraceContext of an HTTP request's headers
+// (keyed in canonical form), marked FromHeader; the zero value when they
+// carry no valid traceparent. A repeated traceparent header is invalid
+// (the request names no single parent); repeated tracestate headers are
+// one list, joined with commas as RFC 9110 joins field lines.
+func FromHeader(h map[string][]string) instrumentation.TraceContext {
+	parents := h[HeaderTraceParent]
+	if len(parents) != 1 {
+		return instrumentation.TraceContext{}
+	}
+	var state string
+	switch states := h[HeaderTraceState]; len(states) {
+	case 0:
+	case 1:
+		state = states[0]
+	default:
+		state = strings.Join(states, ",")
+	}
+	t := New(strings.TrimSpace(parents[0]), strings.TrimSpace(state))
+	t.FromHeader = t.IsValid()
 	return t
 }
 

@@ -3,6 +3,8 @@ package tracectx
 import (
 	"strings"
 	"testing"
+
+	"github.com/snodo-go/snodo/instrumentation"
 )
 
 const validParent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
@@ -49,5 +51,31 @@ func TestNewTraceContext(t *testing.T) {
 	}
 	if tc := New(validParent, "a=\u00e9"); tc.TraceState != "" {
 		t.Fatalf("a non-ASCII tracestate was kept: %+v", tc)
+	}
+}
+
+func TestFromHeader(t *testing.T) {
+	const other = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+	cases := []struct {
+		name string
+		h    map[string][]string
+		want instrumentation.TraceContext
+	}{
+		{"none", nil, instrumentation.TraceContext{}},
+		{"parent", map[string][]string{HeaderTraceParent: {validParent}}, instrumentation.TraceContext{TraceParent: validParent, FromHeader: true}},
+		{"parent and state", map[string][]string{HeaderTraceParent: {validParent}, HeaderTraceState: {"rojo=1"}},
+			instrumentation.TraceContext{TraceParent: validParent, TraceState: "rojo=1", FromHeader: true}},
+		{"state lines are one list", map[string][]string{HeaderTraceParent: {validParent}, HeaderTraceState: {"rojo=1", "congo=2"}},
+			instrumentation.TraceContext{TraceParent: validParent, TraceState: "rojo=1,congo=2", FromHeader: true}},
+		{"malformed parent", map[string][]string{HeaderTraceParent: {"00-xyz"}, HeaderTraceState: {"rojo=1"}}, instrumentation.TraceContext{}},
+		{"repeated parent", map[string][]string{HeaderTraceParent: {validParent, other}}, instrumentation.TraceContext{}},
+		{"state alone", map[string][]string{HeaderTraceState: {"rojo=1"}}, instrumentation.TraceContext{}},
+		{"state too long", map[string][]string{HeaderTraceParent: {validParent}, HeaderTraceState: {strings.Repeat("a", MaxStateLen+1)}},
+			instrumentation.TraceContext{TraceParent: validParent, FromHeader: true}},
+	}
+	for _, c := range cases {
+		if got := FromHeader(c.h); got != c.want {
+			t.Errorf("%s: %+v, want %+v", c.name, got, c.want)
+		}
 	}
 }
