@@ -214,7 +214,7 @@ func TestRefusalMetric(t *testing.T) {
 	got := map[string]int64{}
 	for _, dp := range f.metrics(t)["snodo.transport.refusals"].Data.(metricdata.Sum[int64]).DataPoints {
 		status, _ := dp.Attributes.Value("http.response.status_code")
-		got[attr(dp.Attributes.ToSlice(), "snodo.refusal.reason")+" "+attr(dp.Attributes.ToSlice(), "network.transport")+" "+status.Emit()] = dp.Value
+		got[attr(dp.Attributes.ToSlice(), "snodo.refusal.reason")+" "+attr(dp.Attributes.ToSlice(), "network.transport")+" "+status.String()] = dp.Value
 	}
 	if got["origin tcp 403"] != 2 || got["line_too_long pipe "] != 1 || len(got) != 2 {
 		t.Fatalf("refusals counted %v", got)

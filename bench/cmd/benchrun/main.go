@@ -1,12 +1,16 @@
 // Command benchrun builds the three benchmark servers, runs every scenario
 // against each of them in alternation for several rounds, and writes the
 // medians and the snodo-to-peer ratios into docs/PERFORMANCE.md (between
-// its results markers) and the raw results next to it as JSON.
+// its results markers), the raw results next to it as JSON, and SVG plots
+// of them beside it (perf-*.svg). While it runs it says on stderr which
+// round and scenario it is measuring and about how long is left.
 //
 // Run it from the bench directory (bench/run.sh does):
 //
 //	go run ./cmd/benchrun            # full run, about 12 minutes
 //	go run ./cmd/benchrun -quick     # one short round, about 2 minutes
+//	go run ./cmd/benchrun -from ../docs/performance-results.json -run "..."
+//	                                 # only redraw the plots of saved results
 package main
 
 import (
@@ -43,7 +47,19 @@ func main() {
 	out := flag.String("out", "../docs/PERFORMANCE.md", "report to update between its results markers")
 	raw := flag.String("json", "../docs/performance-results.json", "where to write the raw results")
 	only := flag.String("only", "", "run only scenarios of this kind (stdio, http, storm, listen, bigline)")
+	plotDir := flag.String("plots", "", "where to write the SVG plots (default: the directory of -out)")
+	from := flag.String("from", "", "run nothing: draw the plots of this results file (as -json writes it) and stop")
+	runLabel := flag.String("run", "", "with -from: which run the results come from, as the plots should say (default: the file's name)")
 	flag.Parse()
+	if *plotDir == "" {
+		*plotDir = filepath.Dir(*out)
+	}
+	if *from != "" {
+		if err := redraw(*from, *plotDir, *runLabel); err != nil {
+			fatal(err)
+		}
+		return
+	}
 
 	scenarios := fullScenarios()
 	if *quick {
@@ -79,6 +95,7 @@ func main() {
 	measured := commit() // what the servers were built from, before anything else changes
 	started, loadBefore := time.Now(), loadAverage()
 	var records []Record
+	prog := newProgress(os.Stderr, scenarios, *rounds, len(specs))
 	for round := range *rounds {
 		for _, sc := range scenarios {
 			if sc.Once && round > 0 {
@@ -88,7 +105,9 @@ func main() {
 			// machine in the same state.
 			for i := range specs {
 				spec := specs[(i+round)%len(specs)]
+				prog.begin(round+1, sc, spec.Name)
 				r := sc.Run(ctx, spec)
+				prog.end(sc)
 				r.Scenario = sc.Name()
 				records = append(records, Record{Round: round + 1, Result: r})
 				fmt.Fprintf(os.Stderr, "round %d  %-14s %-7s %s\n", round+1, sc.Name(), spec.Name, summary(r))
@@ -104,14 +123,41 @@ func main() {
 	if err := os.WriteFile(*raw, append(b, '\n'), 0o644); err != nil {
 		fatal(err)
 	}
-	report := render(records, scenarios, runInfo{
+	info := runInfo{
 		Rounds: *rounds, Quick: *quick, Elapsed: elapsed, Date: time.Now().UTC(), Commit: measured,
 		LoadBefore: loadBefore, LoadAfter: loadAverage(),
-	})
+	}
+	info.Plots, err = writePlots(*plotDir, records, plotNote(records, fmt.Sprintf("run of %s, commit %s", info.Date.Format("2006-01-02 15:04 UTC"), measured)))
+	if err != nil {
+		fatal(err)
+	}
+	report := render(records, scenarios, info)
 	if err := replaceResults(*out, report); err != nil {
 		fatal(err)
 	}
-	fmt.Fprintf(os.Stderr, "wrote %s and %s in %s\n", *out, *raw, elapsed.Round(time.Second))
+	fmt.Fprintf(os.Stderr, "wrote %s, %s and %d plots in %s in %s\n", *out, *raw, len(info.Plots), *plotDir, elapsed.Round(time.Second))
+}
+
+// redraw draws the plots of a saved results file; run says which run it
+// holds ("" names the file).
+func redraw(path, dir, run string) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	var recs []Record
+	if err := json.Unmarshal(b, &recs); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if run == "" {
+		run = "results of " + filepath.Base(path)
+	}
+	files, err := writePlots(dir, recs, plotNote(recs, run))
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "wrote %s in %s\n", strings.Join(files, ", "), dir)
+	return nil
 }
 
 func fullScenarios() []load.Scenario {

@@ -31,6 +31,8 @@ type runInfo struct {
 	// (/proc/loadavg) as the run started and as it ended; empty where it
 	// could not be read.
 	LoadBefore, LoadAfter string
+	// Plots are the SVG files drawn from the run, beside the report.
+	Plots []string
 }
 
 func replaceResults(path, generated string) error {
@@ -195,6 +197,7 @@ func render(recs []Record, scenarios []load.Scenario, info runInfo) string {
 	w("for throughput higher is better for snodo-go, for latency, CPU and memory lower is better. ")
 	w("A measurement in which any response was a JSON-RPC error (or a tool result with isError) has failed: ")
 	w("its figures are left out, and it is listed under \"Failed measurements\".\n\n")
+	b.WriteString(renderPlots(info.Plots))
 
 	// Load scenarios.
 	for _, kind := range []string{"stdio", "http"} {
