@@ -26,8 +26,10 @@ type Limits struct {
 	// MaxLineBytes bounds one inbound message, counting its newline. A
 	// longer line is answered with -32600 and no id (an id that cannot be
 	// read is left out, as the MCP schema requires) without being decoded,
-	// and the line after it is served normally. At most this much of one
-	// line is ever held in memory. Default 2,000,000; at least 2.
+	// and the line after it is served normally; the Runtime's
+	// instrumentation sink hears of it as a refusal (reason
+	// line_too_long). At most this much of one line is ever held in
+	// memory. Default 2,000,000; at least 2.
 	MaxLineBytes int
 	// RequestTimeout is each request's deadline (queue wait plus
 	// execution), in place of the supervision tree's

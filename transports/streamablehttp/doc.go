@@ -43,6 +43,13 @@
 // 404 tells such a client its session is gone), except the header and
 // session refusals (400, and 404 for an unknown session).
 //
+// Every refusal the transport makes on its own, before the dispatch core
+// sees the request (each status above up to the body checks, an unknown
+// session, executor overload, drain, the session and subscription caps, a
+// duplicate id, and on the native listener net/http's 431 and a
+// connection over the cap), reaches the Runtime's instrumentation sink as
+// an instrumentation.RefusalEvent with its reason.
+//
 // A client disconnect cancels the request: the handler's context ends at
 // once and nothing more is written for it. Each request is a request actor
 // in the supervision tree, under the listener (kind listener) or the
