@@ -181,7 +181,7 @@ func TestRefusalsAfterAdmissionNameTheMethod(t *testing.T) {
 }
 
 // The session limit refuses an initialize; an overload inside a live
-// session names the session.
+// session and a second GET stream name the session.
 func TestSessionRefusalsAreEvents(t *testing.T) {
 	g := newGate()
 	ev := &testfixture.Events{}
@@ -220,13 +220,34 @@ func TestSessionRefusalsAreEvents(t *testing.T) {
 	if resp := <-held; resp.Status != 200 {
 		t.Fatalf("held: %d %s", resp.Status, resp.Body)
 	}
+	// A second GET stream while the session has one.
+	get := func() *streamablehttp.Request {
+		req := inSession(nil)
+		req.Method, req.Body, req.ContentLength = http.MethodGet, nil, 0
+		req.Header.Set("Accept", "text/event-stream")
+		return req
+	}
+	stream, resp := h.Prepare(get())
+	if stream == nil {
+		t.Fatalf("GET stream: %+v", resp)
+	}
+	if _, resp := h.Prepare(get()); resp == nil || resp.Status != http.StatusConflict {
+		t.Fatalf("second GET stream: %+v", resp)
+	}
+	stream.Discard()
 	got := refusalsOf(ev)
 	want := []instrumentation.RefusalEvent{
 		{Transport: "http", Reason: instrumentation.RefusalSessionLimit, Status: 503, Code: -32603, HTTPMethod: "POST"},
 		{Transport: "http", Reason: instrumentation.RefusalOverloaded, Status: 503, Code: -32603, HTTPMethod: "POST", Method: "tools/call", Session: id},
+		{Transport: "http", Reason: instrumentation.RefusalStreamOpen, Status: 409, Code: -32600, HTTPMethod: "GET", Session: id},
 	}
-	if len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+	if len(got) != len(want) {
 		t.Fatalf("refusals %+v, want %+v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("refusal %d: %+v, want %+v", i, got[i], want[i])
+		}
 	}
 }
 
