@@ -185,3 +185,35 @@ func ExampleInputRequired() {
 	// complete Hello, Ada!
 	// -32602
 }
+
+// A handler reads the request's W3C trace context: from its _meta when
+// that carries a traceparent, otherwise from the HTTP traceparent and
+// tracestate headers.
+func ExampleRequestInfo_TraceContext() {
+	rt, err := dispatch.New(mcp.Implementation{Name: "demo", Version: "1"},
+		dispatch.WithTool(mcp.Tool{Name: "trace"}, func(_ context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
+			tc := req.Info.TraceContext()
+			return mcp.TextResult(fmt.Sprintf("%s %s header=%t", tc.TraceParent, tc.TraceState, tc.FromHeader)), nil
+		}))
+	if err != nil {
+		panic(err)
+	}
+	frame := testkit.Request(1, "tools/call", map[string]any{"name": "trace"})
+	msg, err := jsonrpc.Decode(frame)
+	if err != nil {
+		panic(err)
+	}
+	header := testfixture.HTTPHeaders(frame)
+	header.Set("Traceparent", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")
+	header.Set("Tracestate", "congo=t61rcWkgMzE")
+	out := rt.Dispatch(context.Background(), &dispatch.Request{Message: msg, Transport: dispatch.TransportHTTP, Header: header})
+	var resp struct {
+		Result mcp.CallToolResult `json:"result"`
+	}
+	if err := json.Unmarshal(out.Frame, &resp); err != nil {
+		panic(err)
+	}
+	fmt.Println(resp.Result.Content[0].(*mcp.TextContent).Text)
+	// Output:
+	// 00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01 congo=t61rcWkgMzE header=true
+}
