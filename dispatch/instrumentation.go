@@ -43,7 +43,7 @@ func (rt *Runtime) Instrumentation() instrumentation.Sink { return rt.sink }
 // when neither carries a valid one. It is parsed on each call, so a
 // server that never asks pays nothing.
 func (ri *RequestInfo) TraceContext() instrumentation.TraceContext {
-	if t := ri.metaTraceContext(); t.IsValid() {
+	if t := ri.metaTraceContext(); t.IsValid() { // mutation: trace-context-meta-wins
 		return t
 	}
 	if ri.header == nil {

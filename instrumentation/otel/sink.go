@@ -214,7 +214,7 @@ func (s *sink) DispatchStart(ctx context.Context, e instrumentation.DispatchStar
 	// _meta's trace context names the parent; one from the HTTP headers
 	// only when no span is in the context already (an HTTP middleware's
 	// span is itself a child of those headers).
-	if e.Trace.IsValid() && (!e.Trace.FromHeader || !trace.SpanContextFromContext(ctx).IsValid()) {
+	if e.Trace.IsValid() && (!e.Trace.FromHeader || !trace.SpanContextFromContext(ctx).IsValid()) { // mutation: otel-header-trace-is-a-parent
 		carrier := propagation.MapCarrier{"traceparent": e.Trace.TraceParent}
 		if e.Trace.TraceState != "" {
 			carrier["tracestate"] = e.Trace.TraceState

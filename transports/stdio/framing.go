@@ -102,7 +102,7 @@ func (l *lineReader) readLine() ([]byte, error) {
 // refused reports a line refused as too long to the sink: the
 // connection answers it with -32600 and no id.
 func (l *lineReader) refused() {
-	if l.sink != nil {
+	if l.sink != nil { // mutation: stdio-long-line-is-a-refusal
 		l.sink.Refusal(instrumentation.RefusalEvent{Transport: "stdio", Reason: instrumentation.RefusalLineTooLong, Code: jsonrpc.CodeInvalidRequest})
 	}
 }

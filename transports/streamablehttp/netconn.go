@@ -147,7 +147,7 @@ const headerTooLarge = "HTTP/1.1 431 Request Header Fields Too Large\r\nContent-
 
 // Write reports net/http's own 431 to the sink as a refusal.
 func (c *boundedConn) Write(p []byte) (int, error) {
-	if c.l.sink != nil && len(p) >= len(headerTooLarge) && string(p[:len(headerTooLarge)]) == headerTooLarge {
+	if c.l.sink != nil && len(p) >= len(headerTooLarge) && string(p[:len(headerTooLarge)]) == headerTooLarge { // mutation: http-431-is-a-refusal
 		c.l.sink.Refusal(instrumentation.RefusalEvent{Transport: "http", Reason: instrumentation.RefusalHeaderTooLarge, Status: http.StatusRequestHeaderFieldsTooLarge})
 	}
 	return c.Conn.Write(p)
