@@ -128,7 +128,7 @@ func (e *engine) cancel(ctx context.Context, principal, id string) error {
 	if err != nil {
 		return err
 	}
-	e.cfg.observe.changed(&stored)
+	e.cfg.observe.changed(&stored, rec.Status)
 	e.endLocked(t)
 	return nil
 }
