@@ -32,14 +32,15 @@ func (g *getCounter) DispatchStop(_ context.Context, e instrumentation.DispatchS
 }
 
 // gateTaskServer serves over the native listener a Runtime with the tasks
-// extension and one tool, "gate", whose task completes when the test
-// sends on the returned channel. With a hub, tasks' status changes go to
+// extension and two tools: "gate", whose task completes when the test
+// closes the returned channel, and "ask", whose task asks for a
+// confirmation first. With a hub, tasks' status changes go to
 // listen streams; poll is the interval the tasks suggest. Each tasks/get
 // the server finishes is signalled on gets.
 func gateTaskServer(t *testing.T, hub bool, poll time.Duration) (url string, gate chan struct{}, gets chan struct{}) {
 	t.Helper()
 	gate, gets = make(chan struct{}), make(chan struct{}, 100)
-	r, err := tasks.New(tasks.WithTools(tasks.Tool{Name: "gate", Support: tasks.Optional}),
+	r, err := tasks.New(tasks.WithTools(tasks.Tool{Name: "gate", Support: tasks.Optional}, tasks.Tool{Name: "ask", Support: tasks.Optional}),
 		tasks.WithLimits(tasks.Limits{PollInterval: poll}))
 	if err != nil {
 		t.Fatal(err)
@@ -54,6 +55,15 @@ func gateTaskServer(t *testing.T, hub bool, poll time.Duration) (url string, gat
 				case <-ctx.Done():
 					return nil, ctx.Err()
 				}
+			}),
+		dispatch.WithTool(mcp.Tool{Name: "ask", InputSchema: json.RawMessage(`{"type":"object"}`)},
+			func(_ context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
+				if a, ok := req.Input.Elicitation("sure"); ok {
+					return mcp.TextResult("answered " + a.Action), nil
+				}
+				return nil, &dispatch.InputRequired{Requests: map[string]mcp.InputRequest{
+					"sure": mcp.ElicitForm("Sure?", json.RawMessage(`{"type":"object","properties":{"ok":{"type":"boolean"}}}`)),
+				}}
 			})}
 	if hub {
 		opts = append(opts, dispatch.WithSubscriptions(dispatch.NewHub(dispatch.HubOptions{})))
@@ -208,5 +218,24 @@ func TestWaitTaskEndsWithItsContext(t *testing.T) {
 	}
 	if err := c.CancelTask(ctx, id); err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestAwaitTaskAnswersInputHeardOnTheStream(t *testing.T) {
+	// The task suggests polling once an hour: AwaitTask finishes in time
+	// only if the stream tells it of the input request and the end.
+	url, _, _ := gateTaskServer(t, true, time.Hour)
+	c := testkit.Connect(t, client.HTTP(url), client.WithElicitation(func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"ok": true}}, nil
+	}))
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.DefaultTimeout)
+	defer cancel()
+	task, _, err := c.StartTool(ctx, "ask", nil)
+	if err != nil || task == nil {
+		t.Fatalf("StartTool(ask): %+v %v", task, err)
+	}
+	res, err := c.AwaitTask(ctx, task.TaskID)
+	if err != nil || mcp.TextOf(res.Content) != "answered accept" {
+		t.Fatalf("AwaitTask: %+v %v", res, err)
 	}
 }

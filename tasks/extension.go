@@ -106,7 +106,7 @@ func (r *Runner) toolCall(ctx context.Context, tc *dispatch.ToolCall) (json.RawM
 	if jerr != nil {
 		return nil, jerr
 	}
-	return json.Marshal(task)
+	return json.Marshal(createResult{Task: task, Content: []json.RawMessage{}})
 }
 
 // adapt turns the Runtime's detached run of a tool into a task round.
