@@ -147,9 +147,9 @@ func (c *Client) AwaitTask(ctx context.Context, id string) (*mcp.CallToolResult,
 				if rounds++; rounds > c.cfg.maxInputRounds {
 					return nil, fmt.Errorf("client: task %s: %w (%d)", id, ErrTooManyInputRounds, c.cfg.maxInputRounds)
 				}
-				responses, err := c.answerInputs(ctx, mcp.MethodTasksUpdate, requests, "")
-				if err != nil {
-					return nil, err
+				responses, aerr := c.answerInputs(ctx, mcp.MethodTasksUpdate, requests, "")
+				if aerr != nil {
+					return nil, aerr
 				}
 				if err := c.UpdateTask(ctx, id, responses); err != nil {
 					return nil, err

@@ -47,9 +47,9 @@ func (c *Client) WaitTask(ctx context.Context, id string) (*mcp.Task, error) {
 		if t.Status.Terminal() {
 			return t, nil
 		}
-		next, err := w.wait(ctx, t)
-		if err != nil {
-			return nil, err
+		next, werr := w.wait(ctx, t)
+		if werr != nil {
+			return nil, werr
 		}
 		if next != nil {
 			t = next

@@ -239,3 +239,28 @@ func TestAwaitTaskAnswersInputHeardOnTheStream(t *testing.T) {
 		t.Fatalf("AwaitTask: %+v %v", res, err)
 	}
 }
+
+func TestWaitTaskReturnsAFailedRead(t *testing.T) {
+	url, _, gets := gateTaskServer(t, false, 5*time.Millisecond)
+	c := testkit.Connect(t, client.HTTP(url))
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.DefaultTimeout)
+	defer cancel()
+	id := startGate(ctx, t, c)
+	if _, err := c.WaitTask(ctx, "AAAAAAAAAAAAAAAAAAAAAAAAAA"); err == nil {
+		t.Fatal("WaitTask of an unknown task succeeded")
+	}
+	waitGet(t, gets)
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.WaitTask(ctx, id)
+		done <- err
+	}()
+	// Polling, a read fails once the client is closed: WaitTask returns
+	// that error.
+	waitGet(t, gets)
+	waitGet(t, gets)
+	_ = c.Close()
+	if err := <-done; !errors.Is(err, client.ErrClosed) {
+		t.Fatalf("WaitTask after Close: %v", err)
+	}
+}
