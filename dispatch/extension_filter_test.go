@@ -240,3 +240,27 @@ func TestExtensionEventsFollowTheOverflowPolicy(t *testing.T) {
 		}
 	}
 }
+
+func TestAPanickingAllowFailsOnlyItsStream(t *testing.T) {
+	e := jobsExtension()
+	e.Filters[0].Allow = func(context.Context, *dispatch.RequestInfo, []string) []string { panic("allow broke") }
+	rt := fullRuntime(t, dispatch.NewHub(dispatch.HubOptions{}), dispatch.WithExtension(e))
+	msg, err := jsonrpc.Decode(testkit.Request("L", dispatch.MethodListen, map[string]any{"_meta": declaresJobs,
+		"notifications": map[string]any{"jobIds": []string{"alice-1"}}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, out := rt.Admit(&dispatch.Request{Message: msg, Principal: "alice"})
+	if c == nil {
+		t.Fatalf("listen refused at admission: %s", out.Frame)
+	}
+	s, out := rt.OpenStream(context.Background(), c, func() {})
+	if s != nil {
+		s.Close()
+		t.Fatal("a stream opened although Allow panicked")
+	}
+	f := decodeFrame(t, out.Frame)
+	if f.Error == nil || f.Error.Code != jsonrpc.CodeInternalError {
+		t.Fatalf("want -32603, got %s", out.Frame)
+	}
+}
