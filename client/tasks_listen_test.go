@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"log/slog"
 	"slices"
 	"testing"
@@ -17,6 +18,7 @@ import (
 	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/tasks"
 	"github.com/snodo-go/snodo/testkit"
+	"github.com/snodo-go/snodo/transports/stdio"
 )
 
 // getCounter signals each tasks/get the server finished.
@@ -38,6 +40,14 @@ func (g *getCounter) DispatchStop(_ context.Context, e instrumentation.DispatchS
 // listen streams; poll is the interval the tasks suggest. Each tasks/get
 // the server finishes is signalled on gets.
 func gateTaskServer(t *testing.T, hub bool, poll time.Duration) (url string, gate chan struct{}, gets chan struct{}) {
+	t.Helper()
+	rt, sup, gate, gets := gateRuntime(t, hub, poll)
+	return testkit.StartHTTPWith(t, sup, rt).URL(), gate, gets
+}
+
+// gateRuntime is gateTaskServer's Runtime and supervisor, the task runner
+// started, served by no transport yet.
+func gateRuntime(t *testing.T, hub bool, poll time.Duration) (rt *dispatch.Runtime, sup *supervisor.Supervisor, gate chan struct{}, gets chan struct{}) {
 	t.Helper()
 	gate, gets = make(chan struct{}), make(chan struct{}, 100)
 	r, err := tasks.New(tasks.WithTools(tasks.Tool{Name: "gate", Support: tasks.Optional}, tasks.Tool{Name: "ask", Support: tasks.Optional}),
@@ -68,23 +78,22 @@ func gateTaskServer(t *testing.T, hub bool, poll time.Duration) (url string, gat
 	if hub {
 		opts = append(opts, dispatch.WithSubscriptions(dispatch.NewHub(dispatch.HubOptions{})))
 	}
-	rt, err := dispatch.New(mcp.Implementation{Name: "tasks-listen-client-test", Version: "1"}, opts...)
+	rt, err = dispatch.New(mcp.Implementation{Name: "tasks-listen-client-test", Version: "1"}, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sup, err := supervisor.New(rt)
+	sup, err = supervisor.New(rt)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := r.Start(context.Background(), rt, sup); err != nil {
 		t.Fatal(err)
 	}
-	srv := testkit.StartHTTPWith(t, sup, rt)
 	t.Cleanup(func() {
 		_ = r.Close(context.Background())
 		_ = sup.Close(context.Background())
 	})
-	return srv.URL(), gate, gets
+	return rt, sup, gate, gets
 }
 
 // startGate starts a "gate" task and returns its id.
@@ -262,5 +271,53 @@ func TestWaitTaskReturnsAFailedRead(t *testing.T) {
 	_ = c.Close()
 	if err := <-done; !errors.Is(err, client.ErrClosed) {
 		t.Fatalf("WaitTask after Close: %v", err)
+	}
+}
+
+func TestTaskStatusOverStdio(t *testing.T) {
+	rt, sup, gate, _ := gateRuntime(t, true, time.Hour)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	served := make(chan error, 1)
+	go func() {
+		err := stdio.Serve(context.Background(), rt, stdio.WithSupervisor(sup), stdio.WithInput(inR), stdio.WithOutput(outW))
+		outW.Close()
+		served <- err
+	}()
+	t.Cleanup(func() {
+		inW.Close()
+		select {
+		case err := <-served:
+			if err != nil {
+				t.Errorf("stdio.Serve: %v", err)
+			}
+		case <-time.After(testkit.DefaultTimeout):
+			t.Error("stdio.Serve did not return")
+		}
+		outR.Close()
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.DefaultTimeout)
+	defer cancel()
+	c, err := client.New(ctx, client.Stream(outR, inW))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	id := startGate(ctx, t, c)
+	sub, err := c.ListenTasks(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Close()
+	if got := sub.Acknowledged().Keys[mcp.FilterTaskIDs]; !slices.Equal(got, []string{id}) {
+		t.Fatalf("acknowledged %v", got)
+	}
+	close(gate)
+	ev, err := sub.Next(ctx)
+	if err != nil || ev.Task == nil || ev.Task.TaskID != id || ev.Task.Status != mcp.TaskCompleted {
+		t.Fatalf("status over stdio: %+v %v", ev, err)
+	}
+	if final, err := c.WaitTask(ctx, id); err != nil || final.Status != mcp.TaskCompleted {
+		t.Fatalf("WaitTask over stdio: %+v %v", final, err)
 	}
 }
