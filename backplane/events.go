@@ -176,7 +176,7 @@ func (e *Events) Publish(ev dispatch.Event) (dispatch.PublishResult, error) {
 	default:
 	}
 	b, _ := json.Marshal(wireEvent{Origin: e.origin, Seq: e.seq.Add(1), Kind: ev.Kind.String(), URI: ev.URI, Subscribed: ev.Subscribed,
-		Filter: ev.Filter, Key: ev.Key, Method: ev.Method, Params: ev.Params})
+		Filter: ev.Member, Key: ev.Key, Method: ev.Method, Params: ev.Params})
 	if err := e.nc.Publish(e.subject, b); err != nil {
 		e.count(func(s *EventStats) { s.PublishFailed++ })
 		return r, fmt.Errorf("backplane: the event reached this instance only: %w", err)
@@ -266,7 +266,7 @@ func (e *Events) apply(data []byte) {
 	if json.Unmarshal(data, &w) == nil {
 		kind, known = kinds[w.Kind]
 	}
-	ev := dispatch.Event{Kind: kind, URI: w.URI, Subscribed: w.Subscribed, Filter: w.Filter, Key: w.Key, Method: w.Method, Params: w.Params}
+	ev := dispatch.Event{Kind: kind, URI: w.URI, Subscribed: w.Subscribed, Member: w.Filter, Key: w.Key, Method: w.Method, Params: w.Params}
 	if _, err := dispatch.EncodeEvent(ev, jsonrpc.ID{}); !known || err != nil || w.Origin == "" || w.Seq == 0 {
 		e.count(func(s *EventStats) { s.Invalid++ })
 		return

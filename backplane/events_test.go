@@ -401,7 +401,7 @@ func TestExtensionEventsCrossInstances(t *testing.T) {
 	})
 	defer l.Close()
 	status := func(id string) dispatch.Event {
-		return dispatch.Event{Kind: dispatch.EventExtension, Filter: mcp.FilterTaskIDs, Key: id, Method: mcp.NotificationTasks,
+		return dispatch.Event{Kind: dispatch.EventExtension, Member: mcp.FilterTaskIDs, Key: id, Method: mcp.NotificationTasks,
 			Params: json.RawMessage(`{"taskId":"` + id + `","status":"completed","note":"\u00e9"}`)}
 	}
 	for _, id := range []string{"T2", "T1"} {
@@ -425,7 +425,7 @@ func TestExtensionEventsCrossInstances(t *testing.T) {
 		}
 	}
 	want := status("T1")
-	if len(got) != 2 || got[0].Kind != want.Kind || got[0].Key != "T1" || got[0].Method != want.Method || got[0].Filter != want.Filter ||
+	if len(got) != 2 || got[0].Kind != want.Kind || got[0].Key != "T1" || got[0].Method != want.Method || got[0].Member != want.Member ||
 		string(got[0].Params) != string(want.Params) {
 		t.Fatalf("got %+v, want the T1 event and the end marker", got)
 	}

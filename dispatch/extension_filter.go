@@ -20,7 +20,7 @@ import (
 // whose notifications the stream carries (the tasks extension's taskIds
 // names tasks; their notifications/tasks follow). The client's keys
 // arrive in mcp.SubscriptionFilter.Keys[Member]; the events that answer
-// them are [EventExtension] events with the same Filter and one Key,
+// them are [EventExtension] events with the same Member and one Key,
 // published to the [Hub] like any other.
 type ExtensionFilter struct {
 	// Member is the member's name in the filter object, such as
@@ -113,7 +113,7 @@ var errInvalidExtensionEvent = errors.New("an extension event needs a filter mem
 
 // checkExtension reports whether an EventExtension can be sent.
 func (e Event) checkExtension() error {
-	if e.Filter == "" || e.Key == "" || !strings.HasPrefix(e.Method, "notifications/") {
+	if e.Member == "" || e.Key == "" || !strings.HasPrefix(e.Method, "notifications/") {
 		return errInvalidExtensionEvent
 	}
 	if len(e.Params) == 0 {

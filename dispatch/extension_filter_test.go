@@ -63,7 +63,7 @@ func openKeyed(t *testing.T, rt *dispatch.Runtime, principal string, params map[
 }
 
 func jobEvent(key, status string) dispatch.Event {
-	return dispatch.Event{Kind: dispatch.EventExtension, Filter: "jobIds", Key: key, Method: "notifications/jobs",
+	return dispatch.Event{Kind: dispatch.EventExtension, Member: "jobIds", Key: key, Method: "notifications/jobs",
 		Params: json.RawMessage(fmt.Sprintf(`{"jobId":%q, "status":%q}`, key, status))}
 }
 
@@ -173,7 +173,7 @@ func TestExtensionFiltersAreChecked(t *testing.T) {
 func TestExtensionEventsAreChecked(t *testing.T) {
 	good := jobEvent("alice-1", "done")
 	for name, mod := range map[string]func(*dispatch.Event){
-		"no filter":         func(e *dispatch.Event) { e.Filter = "" },
+		"no member":         func(e *dispatch.Event) { e.Member = "" },
 		"no key":            func(e *dispatch.Event) { e.Key = "" },
 		"not notification":  func(e *dispatch.Event) { e.Method = "jobs/get" },
 		"params not object": func(e *dispatch.Event) { e.Params = json.RawMessage(`[1]`) },

@@ -173,7 +173,7 @@ func (h *Hub) Publish(ev Event) (PublishResult, error) {
 	case EventResourceUpdated:
 		set = h.byURI[ev.key()]
 	case EventExtension:
-		set = h.byKey[memberKey{ev.Filter, ev.Key}]
+		set = h.byKey[memberKey{ev.Member, ev.Key}]
 	default:
 		set = h.byKind[ev.Kind-1]
 	}

@@ -98,7 +98,7 @@ func ExampleExtensionFilter() {
 	defer l.Close()
 
 	for _, job := range []string{"J1", "J2"} {
-		r, _ := hub.Publish(dispatch.Event{Kind: dispatch.EventExtension, Filter: "jobIds", Key: job,
+		r, _ := hub.Publish(dispatch.Event{Kind: dispatch.EventExtension, Member: "jobIds", Key: job,
 			Method: "notifications/jobs", Params: []byte(`{"jobId":"` + job + `","state":"done"}`)})
 		fmt.Println(job, "matched", r.Matched)
 	}

@@ -260,7 +260,7 @@ func TestHubEvents(t *testing.T) {
 	}
 	// An extension's event is named by its method; its key never reaches
 	// the sink.
-	if _, err := hub.Publish(dispatch.Event{Kind: dispatch.EventExtension, Filter: "taskIds", Key: "secret-key",
+	if _, err := hub.Publish(dispatch.Event{Kind: dispatch.EventExtension, Member: "taskIds", Key: "secret-key",
 		Method: "notifications/tasks", Params: json.RawMessage(`{"taskId":"secret-key"}`)}); err != nil {
 		t.Fatal(err)
 	}

@@ -22,7 +22,7 @@ const (
 	// EventResourceUpdated: notifications/resources/updated for one URI.
 	EventResourceUpdated
 	// EventExtension: an extension's notification (Event.Method) for one
-	// key (Event.Key) of a filter member it adds (Event.Filter), such as
+	// key (Event.Key) of a filter member it adds (Event.Member), such as
 	// notifications/tasks for one task of taskIds. See [ExtensionFilter].
 	EventExtension
 )
@@ -72,10 +72,10 @@ type Event struct {
 	// resourceSubscriptions; the event matches subscriptions to it and is
 	// sent with URI. Empty: URI itself is what was subscribed.
 	Subscribed string
-	// Filter is the filter member whose keys the event answers, such as
-	// "taskIds" (EventExtension only).
-	Filter string
-	// Key is the key of Filter the event is about, such as a task id
+	// Member is the filter member whose keys the event answers, such as
+	// "taskIds" (EventExtension only; see [ExtensionFilter]).
+	Member string
+	// Key is the key of Member the event is about, such as a task id
 	// (EventExtension only): it reaches the listeners that named the key.
 	Key string
 	// Method is the notification the event is sent as, such as

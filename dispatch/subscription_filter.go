@@ -83,7 +83,7 @@ func filterWants(f mcp.SubscriptionFilter, ev Event) bool {
 	case EventResourceUpdated:
 		return slices.Contains(f.ResourceSubscriptions, ev.key())
 	case EventExtension:
-		return slices.Contains(f.Keys[ev.Filter], ev.Key)
+		return slices.Contains(f.Keys[ev.Member], ev.Key)
 	}
 	return false
 }

@@ -293,7 +293,7 @@ func (s *Stream) allowed(ev Event) bool {
 // allowedKey reports whether the accepted filter names an extension
 // event's key.
 func (s *Stream) allowedKey(ev Event) bool {
-	if len(s.accepted.Keys[ev.Filter]) <= 8 {
+	if len(s.accepted.Keys[ev.Member]) <= 8 {
 		return filterWants(s.accepted, ev)
 	}
 	if s.keyGuard == nil {
@@ -304,7 +304,7 @@ func (s *Stream) allowedKey(ev Event) bool {
 			}
 		}
 	}
-	_, ok := s.keyGuard[memberKey{ev.Filter, ev.Key}]
+	_, ok := s.keyGuard[memberKey{ev.Member, ev.Key}]
 	return ok
 }
 

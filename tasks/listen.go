@@ -81,7 +81,7 @@ func statusEvent(rec *taskstore.Record) (dispatch.Event, error) {
 	if err != nil {
 		return dispatch.Event{}, err
 	}
-	return dispatch.Event{Kind: dispatch.EventExtension, Filter: mcp.FilterTaskIDs, Key: rec.ID,
+	return dispatch.Event{Kind: dispatch.EventExtension, Member: mcp.FilterTaskIDs, Key: rec.ID,
 		Method: mcp.NotificationTasks, Params: params}, nil
 }
 
