@@ -52,7 +52,11 @@ const subscribeTimeout = 10 * time.Second
 // resource a listen stream opened through Events subscribed to, so that
 // each client reads again what it listens to. Listeners stay open through
 // the loss; the resynchronising events obey their bounds and overflow
-// policy like any other.
+// policy like any other. Extensions' events (dispatch.EventExtension,
+// such as the tasks extension's status changes) travel the same way but
+// have no resynchronisation: one published elsewhere while the connection
+// was lost is not delivered here, and a client that follows a task reads
+// its state again with tasks/get.
 //
 // Configure the Runtime with WithSubscriptions(events). Its methods are
 // safe for concurrent use; Close it before closing the NATS connection.
@@ -171,7 +175,8 @@ func (e *Events) Publish(ev dispatch.Event) (dispatch.PublishResult, error) {
 		return r, errors.New("backplane: Events closed: the event reached this instance only")
 	default:
 	}
-	b, _ := json.Marshal(wireEvent{Origin: e.origin, Seq: e.seq.Add(1), Kind: ev.Kind.String(), URI: ev.URI, Subscribed: ev.Subscribed})
+	b, _ := json.Marshal(wireEvent{Origin: e.origin, Seq: e.seq.Add(1), Kind: ev.Kind.String(), URI: ev.URI, Subscribed: ev.Subscribed,
+		Filter: ev.Member, Key: ev.Key, Method: ev.Method, Params: ev.Params})
 	if err := e.nc.Publish(e.subject, b); err != nil {
 		e.count(func(s *EventStats) { s.PublishFailed++ })
 		return r, fmt.Errorf("backplane: the event reached this instance only: %w", err)
@@ -225,12 +230,18 @@ type wireEvent struct {
 	Kind       string `json:"k"`
 	URI        string `json:"u,omitempty"`
 	Subscribed string `json:"b,omitempty"`
+	// An extension's event (dispatch.EventExtension): its filter member,
+	// key, notification method and params.
+	Filter string          `json:"f,omitempty"`
+	Key    string          `json:"y,omitempty"`
+	Method string          `json:"m,omitempty"`
+	Params json.RawMessage `json:"p,omitempty"`
 }
 
 var kinds = map[string]dispatch.EventKind{}
 
 func init() {
-	for _, k := range []dispatch.EventKind{dispatch.EventToolsListChanged, dispatch.EventPromptsListChanged, dispatch.EventResourcesListChanged, dispatch.EventResourceUpdated} {
+	for _, k := range []dispatch.EventKind{dispatch.EventToolsListChanged, dispatch.EventPromptsListChanged, dispatch.EventResourcesListChanged, dispatch.EventResourceUpdated, dispatch.EventExtension} {
 		kinds[k.String()] = k
 	}
 }
@@ -255,7 +266,7 @@ func (e *Events) apply(data []byte) {
 	if json.Unmarshal(data, &w) == nil {
 		kind, known = kinds[w.Kind]
 	}
-	ev := dispatch.Event{Kind: kind, URI: w.URI, Subscribed: w.Subscribed}
+	ev := dispatch.Event{Kind: kind, URI: w.URI, Subscribed: w.Subscribed, Member: w.Filter, Key: w.Key, Method: w.Method, Params: w.Params}
 	if _, err := dispatch.EncodeEvent(ev, jsonrpc.ID{}); !known || err != nil || w.Origin == "" || w.Seq == 0 {
 		e.count(func(s *EventStats) { s.Invalid++ })
 		return

@@ -382,3 +382,51 @@ func TestRemoteEventsObeyTheListenersBound(t *testing.T) {
 		t.Fatalf("the bounded listener holds %v with %d dropped, want %v and 3 dropped (DropNewest)", got, slow.Dropped(), want)
 	}
 }
+
+// TestExtensionEventsCrossInstances publishes task status events (an
+// extension's keyed events) on one instance and checks that a listener
+// on another following one task id gets that task's event, params intact,
+// and not the other's.
+func TestExtensionEventsCrossInstances(t *testing.T) {
+	ns := startNATS(t)
+	a := newInstance(t, "a", ns.connect(t), dispatch.HubOptions{})
+	b := newInstance(t, "b", ns.connect(t), dispatch.HubOptions{})
+	wake := make(chan struct{}, 1)
+	l := b.hub.Attach(mcp.SubscriptionFilter{ResourceSubscriptions: []string{"file:///end/a"},
+		Keys: map[string][]string{mcp.FilterTaskIDs: {"T1"}}}, func() {
+		select {
+		case wake <- struct{}{}:
+		default:
+		}
+	})
+	defer l.Close()
+	status := func(id string) dispatch.Event {
+		return dispatch.Event{Kind: dispatch.EventExtension, Member: mcp.FilterTaskIDs, Key: id, Method: mcp.NotificationTasks,
+			Params: json.RawMessage(`{"taskId":"` + id + `","status":"completed","note":"\u00e9"}`)}
+	}
+	for _, id := range []string{"T2", "T1"} {
+		if _, err := a.events.Publish(status(id)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	endMarker(t, a)
+	var got []dispatch.Event
+	timeout := time.After(20 * time.Second)
+	for len(got) == 0 || got[len(got)-1].URI != "file:///end/a" {
+		ev, err := l.Next()
+		if err == nil {
+			got = append(got, ev)
+			continue
+		}
+		select {
+		case <-wake:
+		case <-timeout:
+			t.Fatalf("after %+v, no end marker", got)
+		}
+	}
+	want := status("T1")
+	if len(got) != 2 || got[0].Kind != want.Kind || got[0].Key != "T1" || got[0].Method != want.Method || got[0].Member != want.Member ||
+		string(got[0].Params) != string(want.Params) {
+		t.Fatalf("got %+v, want the T1 event and the end marker", got)
+	}
+}

@@ -12,18 +12,21 @@ import (
 	"github.com/snodo-go/snodo/mcp"
 )
 
-// Event is one notification on a listen stream: a list change, or an
-// update of a subscribed resource. An Event with Dropped > 0 and no Method
+// Event is one notification on a listen stream: a list change, an update
+// of a subscribed resource, or a task's status. An Event with Dropped > 0 and no Method
 // is an overflow report: that many events were dropped, oldest first,
 // because the reader fell behind; it comes where they would have been.
 type Event struct {
 	// Method is the notification: notifications/tools/list_changed,
 	// notifications/prompts/list_changed,
-	// notifications/resources/list_changed or
-	// notifications/resources/updated.
+	// notifications/resources/list_changed,
+	// notifications/resources/updated or notifications/tasks.
 	Method string
 	// URI is the updated resource, for notifications/resources/updated.
 	URI string
+	// Task is the task's state, for notifications/tasks: its status and,
+	// as tasks/get shows them, its result, error or input requests.
+	Task *mcp.Task
 	// Params is the notification's raw params object.
 	Params json.RawMessage
 	// Dropped counts events lost before this point (overflow report).
@@ -34,6 +37,12 @@ func eventFrom(msg *jsonrpc.Message) Event {
 	ev := Event{Method: msg.Method, Params: append(json.RawMessage(nil), msg.Params...)}
 	if raw, ok := jsonrpc.Member(msg.Params, "uri"); ok {
 		ev.URI, _ = jsonrpc.Unquote(raw)
+	}
+	if msg.Method == mcp.NotificationTasks {
+		var t mcp.Task
+		if unmarshal(msg.Params, &t) == nil && t.TaskID != "" {
+			ev.Task = &t
+		}
 	}
 	return ev
 }
@@ -69,6 +78,13 @@ type Subscription struct {
 // the connection. ctx bounds the wait for the server's acknowledgement
 // only; the subscription lasts until Close, or until the server or the
 // connection ends it.
+//
+// A filter whose Keys name task ids (mcp.FilterTaskIDs; see ListenTasks)
+// declares the tasks extension on the request; the acknowledgement lists
+// the ids the server agreed to follow (only tasks of the client's own
+// principal), and each status change of those tasks arrives as a
+// notifications/tasks Event with Task set. Initialize-era connections
+// have no tasks: such keys are not acknowledged.
 func (c *Client) Listen(ctx context.Context, filter mcp.SubscriptionFilter) (*Subscription, error) {
 	_, version, err := c.state()
 	if err != nil {
@@ -81,7 +97,8 @@ func (c *Client) Listen(ctx context.Context, filter mcp.SubscriptionFilter) (*Su
 	}
 	sctx, cancel := context.WithCancel(c.bg)
 	s.cancel = cancel
-	r := &request{method: "subscriptions/listen", params: map[string]any{"notifications": filter}, stream: true, noTimeout: true}
+	r := &request{method: "subscriptions/listen", params: map[string]any{"notifications": filter}, stream: true, noTimeout: true,
+		task: len(filter.Keys[mcp.FilterTaskIDs]) > 0}
 	p, err := c.start(sctx, r)
 	if err != nil {
 		cancel()

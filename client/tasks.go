@@ -94,19 +94,23 @@ func (c *Client) CancelTask(ctx context.Context, id string) error {
 // defaultTaskPoll is AwaitTask's interval when the server suggests none.
 const defaultTaskPoll = 500 * time.Millisecond
 
-// AwaitTask follows a task until it ends, polling tasks/get at the
-// interval the server suggests (pollIntervalMs; 500 ms when it suggests
-// none) and answering the input the task asks for through the registered
-// handlers with tasks/update, each request once, for up to the client's
-// input round bound (WithMaxInputRounds). A completed task returns the
-// tool's result; a failed one its *jsonrpc.Error; a cancelled one
-// ErrTaskCancelled. When ctx ends first, AwaitTask returns its error and
-// the task goes on: cancel it with CancelTask.
+// AwaitTask follows a task until it ends, answering the input it asks
+// for through the registered handlers with tasks/update, each request
+// once, for up to the client's input round bound (WithMaxInputRounds). It
+// follows the task as WaitTask does: on a listen stream when the server
+// offers one for it, otherwise polling tasks/get at the interval the
+// server suggests (pollIntervalMs; 500 ms when it suggests none). A
+// completed task returns the tool's result; a failed one its
+// *jsonrpc.Error; a cancelled one ErrTaskCancelled. When ctx ends first,
+// AwaitTask returns its error and the task goes on: cancel it with
+// CancelTask.
 func (c *Client) AwaitTask(ctx context.Context, id string) (*mcp.CallToolResult, error) {
+	w := c.watchTask(ctx, id)
+	defer w.close()
 	answered := map[string]bool{}
 	rounds := 0
+	t, err := c.GetTask(ctx, id)
 	for {
-		t, err := c.GetTask(ctx, id)
 		if err != nil {
 			return nil, err
 		}
@@ -143,9 +147,9 @@ func (c *Client) AwaitTask(ctx context.Context, id string) (*mcp.CallToolResult,
 				if rounds++; rounds > c.cfg.maxInputRounds {
 					return nil, fmt.Errorf("client: task %s: %w (%d)", id, ErrTooManyInputRounds, c.cfg.maxInputRounds)
 				}
-				responses, err := c.answerInputs(ctx, mcp.MethodTasksUpdate, requests, "")
-				if err != nil {
-					return nil, err
+				responses, aerr := c.answerInputs(ctx, mcp.MethodTasksUpdate, requests, "")
+				if aerr != nil {
+					return nil, aerr
 				}
 				if err := c.UpdateTask(ctx, id, responses); err != nil {
 					return nil, err
@@ -153,20 +157,19 @@ func (c *Client) AwaitTask(ctx context.Context, id string) (*mcp.CallToolResult,
 				for key := range requests {
 					answered[key] = true
 				}
+				t, err = c.GetTask(ctx, id)
 				continue
 			}
 		}
-		wait := time.Duration(t.PollIntervalMs) * time.Millisecond
-		if wait <= 0 {
-			wait = defaultTaskPoll
+		next, werr := w.wait(ctx, t)
+		if werr != nil {
+			return nil, werr
 		}
-		timer := time.NewTimer(wait)
-		select {
-		case <-timer.C:
-		case <-ctx.Done():
-			timer.Stop()
-			return nil, fmt.Errorf("client: awaiting task %s: %w", id, context.Cause(ctx))
+		if next != nil {
+			t = next
+			continue
 		}
+		t, err = c.GetTask(ctx, id)
 	}
 }
 

@@ -134,7 +134,7 @@ func (d dialect20260728) Admit(rt *Runtime, req *Request) (*Call, *jsonrpc.Error
 	if jerr != nil {
 		return nil, jerr
 	}
-	listen, jerr := admitListen(msg)
+	listen, jerr := rt.admitListen(msg)
 	if jerr != nil {
 		return nil, jerr
 	}

@@ -10,11 +10,11 @@ import (
 // admitListen parses a subscriptions/listen's filter at admission, so a
 // malformed one is refused (-32602) before a transport takes a
 // subscription slot or any application code runs. Other methods get nil.
-func admitListen(msg *jsonrpc.Message) (*mcp.SubscriptionFilter, *jsonrpc.Error) {
+func (rt *Runtime) admitListen(msg *jsonrpc.Message) (*mcp.SubscriptionFilter, *jsonrpc.Error) {
 	if msg.Method != MethodListen {
 		return nil, nil
 	}
-	f, jerr := parseListenParams(msg.Params)
+	f, jerr := rt.parseListenParams(msg.Params)
 	if jerr != nil {
 		return nil, jerr
 	}

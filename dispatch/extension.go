@@ -50,6 +50,12 @@ type Extension struct {
 	// -32603). ToolCall.Run runs the handler later, detached from the
 	// request. At most one installed extension may set it.
 	ToolCall func(ctx context.Context, call *ToolCall) (json.RawMessage, error)
+	// Filters are the members the extension adds to the filter of
+	// subscriptions/listen (see [ExtensionFilter]): a stream whose request
+	// declared the extension, at one of Versions, may name keys in them
+	// and receives the extension's notifications for those keys. They
+	// need a subscription source ([WithSubscriptions]).
+	Filters []ExtensionFilter
 }
 
 // ExtensionHandler serves one extension method. The result must encode as
@@ -131,6 +137,10 @@ func WithExtension(e Extension) Option {
 				return fmt.Errorf("dispatch: extensions %q and %q both intercept tools/call", b.toolCallExt.ID, e.ID)
 			}
 			b.toolCallExt = &ext
+		}
+		ext.Filters = slices.Clone(e.Filters)
+		if err := b.addFilters(&ext); err != nil {
+			return err
 		}
 		b.extensions[e.ID] = &ext
 		return nil

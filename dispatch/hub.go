@@ -39,8 +39,11 @@ type HubOptions struct {
 	Sink instrumentation.Sink
 }
 
-// Hub is a ready [SubscriptionSource]: the application publishes change
-// events, and the hub hands each to every listener whose filter names it.
+// Hub is a ready [SubscriptionSource]: the application (and extensions,
+// such as the tasks extension's status changes) publishes change events,
+// and the hub hands each to every listener whose filter names it: a list
+// kind, a resource URI, or a key of a filter member an extension adds
+// ([EventExtension]).
 // Each listener has a bounded buffer (HubOptions.MaxBuffer) for events its
 // client has not been sent yet; when it is full the overflow policy drops
 // the oldest or the newest. Publishing never blocks and never waits for a
@@ -60,6 +63,7 @@ type Hub struct {
 	listeners map[*HubListener]struct{}
 	byKind    [EventResourceUpdated]map[*HubListener]struct{} // list-changed kinds, indexed by kind-1
 	byURI     map[string]map[*HubListener]struct{}            // resource subscriptions
+	byKey     map[memberKey]map[*HubListener]struct{}         // extension filter keys
 	stats     HubStats
 }
 
@@ -69,7 +73,8 @@ func NewHub(opts HubOptions) *Hub {
 		opts.MaxBuffer = DefaultHubBuffer
 	}
 	h := &Hub{maxBuffer: opts.MaxBuffer, overflow: opts.Overflow, sink: guard.Sink(opts.Sink, nil),
-		listeners: map[*HubListener]struct{}{}, byURI: map[string]map[*HubListener]struct{}{}}
+		listeners: map[*HubListener]struct{}{}, byURI: map[string]map[*HubListener]struct{}{},
+		byKey: map[memberKey]map[*HubListener]struct{}{}}
 	for i := range h.byKind {
 		h.byKind[i] = map[*HubListener]struct{}{}
 	}
@@ -145,6 +150,11 @@ func (h *Hub) Attach(f mcp.SubscriptionFilter, wake func()) *HubListener {
 	for _, u := range f.ResourceSubscriptions {
 		h.subscribeLocked(l, u)
 	}
+	for member, keys := range f.Keys {
+		for _, k := range keys {
+			h.followLocked(l, memberKey{member, k})
+		}
+	}
 	return l
 }
 
@@ -159,9 +169,12 @@ func (h *Hub) Publish(ev Event) (PublishResult, error) {
 	var wakes []func()
 	h.mu.Lock()
 	var set map[*HubListener]struct{}
-	if ev.Kind == EventResourceUpdated {
+	switch ev.Kind {
+	case EventResourceUpdated:
 		set = h.byURI[ev.key()]
-	} else {
+	case EventExtension:
+		set = h.byKey[memberKey{ev.Member, ev.Key}]
+	default:
 		set = h.byKind[ev.Kind-1]
 	}
 	for l := range set {
@@ -254,6 +267,23 @@ func (h *Hub) subscribeLocked(l *HubListener, uri string) {
 	set[l] = struct{}{}
 }
 
+// memberKey is one key of an extension's filter member.
+type memberKey struct{ member, key string }
+
+// followLocked adds a key of an extension filter member to l.
+func (h *Hub) followLocked(l *HubListener, k memberKey) {
+	if l.keys == nil {
+		l.keys = map[memberKey]struct{}{}
+	}
+	l.keys[k] = struct{}{}
+	set := h.byKey[k]
+	if set == nil {
+		set = map[*HubListener]struct{}{}
+		h.byKey[k] = set
+	}
+	set[l] = struct{}{}
+}
+
 func (h *Hub) unsubscribeLocked(l *HubListener, uri string) {
 	if _, ok := l.uris[uri]; !ok {
 		return
@@ -275,9 +305,10 @@ type HubListener struct {
 	wake func()
 
 	// Guarded by hub.mu.
-	kinds      uint8               // bit 1<<kind for each list-changed kind
-	uris       map[string]struct{} // resource subscriptions
-	buf        []Event             // ring of pending events, grown up to maxBuffer
+	kinds      uint8                  // bit 1<<kind for each list-changed kind
+	uris       map[string]struct{}    // resource subscriptions
+	keys       map[memberKey]struct{} // extension filter keys
+	buf        []Event                // ring of pending events, grown up to maxBuffer
 	head, n    int
 	waiting    bool // Next found nothing: wake on the next event
 	completing bool // Complete was called: end once the buffer is empty
@@ -368,6 +399,15 @@ func (h *Hub) detachLocked(l *HubListener) {
 	for u := range l.uris {
 		h.unsubscribeLocked(l, u)
 	}
+	for k := range l.keys {
+		if set := h.byKey[k]; set != nil {
+			delete(set, l)
+			if len(set) == 0 {
+				delete(h.byKey, k)
+			}
+		}
+	}
+	l.keys = nil
 	l.buf, l.n, l.head = nil, 0, 0
 }
 

@@ -179,6 +179,9 @@ func (rt *Runtime) componentOf(c *Call) string {
 // events lost to full buffers.
 func (h *Hub) emitPublished(ev Event, r PublishResult, open int) {
 	topic := ev.Kind.Method()
+	if ev.Kind == EventExtension {
+		topic = ev.Method // never the key: a task id grants access to its task
+	}
 	h.sink.Subscription(instrumentation.SubscriptionEvent{
 		Kind: instrumentation.SubscriptionPublished, Topic: topic, Matched: r.Matched, Open: open,
 	})

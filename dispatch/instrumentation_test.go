@@ -258,9 +258,19 @@ func TestHubEvents(t *testing.T) {
 	if _, err := hub.Publish(dispatch.Event{Kind: dispatch.EventResourceUpdated, URI: "file:///secret-uri"}); err != nil {
 		t.Fatal(err)
 	}
+	// An extension's event is named by its method; its key never reaches
+	// the sink.
+	if _, err := hub.Publish(dispatch.Event{Kind: dispatch.EventExtension, Member: "taskIds", Key: "secret-key",
+		Method: "notifications/tasks", Params: json.RawMessage(`{"taskId":"secret-key"}`)}); err != nil {
+		t.Fatal(err)
+	}
+	subs = testfixture.EventsOf[instrumentation.SubscriptionEvent](events)
+	if last := subs[len(subs)-1]; last.Topic != "notifications/tasks" {
+		t.Fatalf("extension event topic %q", last.Topic)
+	}
 	for _, e := range events.All() {
-		if strings.Contains(fmt.Sprintf("%+v", e), "secret-uri") {
-			t.Fatalf("a resource URI reached the sink: %+v", e)
+		if strings.Contains(fmt.Sprintf("%+v", e), "secret-uri") || strings.Contains(fmt.Sprintf("%+v", e), "secret-key") {
+			t.Fatalf("a resource URI or an extension key reached the sink: %+v", e)
 		}
 	}
 }

@@ -52,21 +52,22 @@ func (l Limits) withDefaults() Limits {
 // any number of transports. Build one with [New]; invalid configuration is
 // an error there, never at request time.
 type Runtime struct {
-	info         mcp.Implementation
-	instructions string
-	limits       Limits
-	logger       *slog.Logger
-	registry     registry
-	catalog      catalog
-	capabilities mcp.ServerCapabilities
-	cache        [numCacheKinds]cacheHint
-	infoMeta     json.RawMessage // {"io.modelcontextprotocol/serverInfo": info}
-	authorizer   Authorizer      // nil: everything is visible and usable
-	state        stateSealer
-	extRoutes    map[string]*extensionRoute
-	toolCallExt  *Extension           // the extension that intercepts tools/call, if any
-	source       SubscriptionSource   // nil: subscriptions/listen is unknown
-	sink         instrumentation.Sink // nil: no events are built
+	info          mcp.Implementation
+	instructions  string
+	limits        Limits
+	logger        *slog.Logger
+	registry      registry
+	catalog       catalog
+	capabilities  mcp.ServerCapabilities
+	cache         [numCacheKinds]cacheHint
+	infoMeta      json.RawMessage // {"io.modelcontextprotocol/serverInfo": info}
+	authorizer    Authorizer      // nil: everything is visible and usable
+	state         stateSealer
+	extRoutes     map[string]*extensionRoute
+	toolCallExt   *Extension               // the extension that intercepts tools/call, if any
+	listenMembers map[string]*listenMember // filter members extensions add, by name
+	source        SubscriptionSource       // nil: subscriptions/listen is unknown
+	sink          instrumentation.Sink     // nil: no events are built
 }
 
 // Option configures a Runtime under construction.
@@ -85,6 +86,8 @@ type builder struct {
 	extRoutes   map[string]*extensionRoute
 	toolCallExt *Extension
 	registry    *Registry
+	// listenMembers are the filter members extensions add, by name.
+	listenMembers map[string]*listenMember
 }
 
 // WithInstructions sets the natural-language guidance returned by
@@ -217,6 +220,7 @@ func New(info mcp.Implementation, opts ...Option) (*Runtime, error) {
 	}
 	rt.extRoutes = b.extRoutes
 	rt.toolCallExt = b.toolCallExt
+	rt.listenMembers = b.listenMembers
 	reg.checkRuntime(rt)
 	return rt, nil
 }

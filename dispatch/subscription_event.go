@@ -1,6 +1,7 @@
 package dispatch
 
 import (
+	"encoding/json"
 	"errors"
 
 	"github.com/snodo-go/snodo/jsonrpc"
@@ -20,10 +21,14 @@ const (
 	EventResourcesListChanged
 	// EventResourceUpdated: notifications/resources/updated for one URI.
 	EventResourceUpdated
+	// EventExtension: an extension's notification (Event.Method) for one
+	// key (Event.Key) of a filter member it adds (Event.Member), such as
+	// notifications/tasks for one task of taskIds. See [ExtensionFilter].
+	EventExtension
 )
 
 // Method returns the notification method of the kind, or "" for an
-// unknown kind.
+// unknown kind and for EventExtension, whose events name their own.
 func (k EventKind) Method() string {
 	switch k {
 	case EventToolsListChanged:
@@ -49,6 +54,8 @@ func (k EventKind) String() string {
 		return "resourcesListChanged"
 	case EventResourceUpdated:
 		return "resourceUpdated"
+	case EventExtension:
+		return "extension"
 	}
 	return "unknown"
 }
@@ -65,6 +72,19 @@ type Event struct {
 	// resourceSubscriptions; the event matches subscriptions to it and is
 	// sent with URI. Empty: URI itself is what was subscribed.
 	Subscribed string
+	// Member is the filter member whose keys the event answers, such as
+	// "taskIds" (EventExtension only; see [ExtensionFilter]).
+	Member string
+	// Key is the key of Member the event is about, such as a task id
+	// (EventExtension only): it reaches the listeners that named the key.
+	Key string
+	// Method is the notification the event is sent as, such as
+	// "notifications/tasks" (EventExtension only).
+	Method string
+	// Params is the notification's params, a JSON object without _meta
+	// (EventExtension only; nil for none). The stream adds the
+	// subscription id in _meta.
+	Params json.RawMessage
 }
 
 // key is the URI a resource update matches subscriptions by.
@@ -76,7 +96,9 @@ func (e Event) key() string {
 }
 
 // ErrInvalidEvent reports an event that cannot be sent: an unknown kind,
-// or a resource update without an absolute URI.
+// a resource update without an absolute URI, or an extension event
+// without a filter member, a key or a notification method, or whose
+// params are not a JSON object or carry _meta.
 var ErrInvalidEvent = errors.New("dispatch: invalid subscription event")
 
 // check reports whether the event can be sent.
@@ -86,6 +108,10 @@ func (e Event) check() error {
 		return nil
 	case EventResourceUpdated:
 		if checkAbsoluteURI(e.URI) == nil {
+			return nil
+		}
+	case EventExtension:
+		if e.checkExtension() == nil {
 			return nil
 		}
 	}
@@ -100,6 +126,9 @@ func (e Event) check() error {
 func EncodeEvent(ev Event, subscriptionID jsonrpc.ID) ([]byte, error) {
 	if err := ev.check(); err != nil {
 		return nil, err
+	}
+	if ev.Kind == EventExtension {
+		return encodeExtensionEvent(ev, subscriptionID)
 	}
 	b := make([]byte, 0, 96+len(ev.URI))
 	b = append(b, `{"jsonrpc":"2.0","method":"`...)

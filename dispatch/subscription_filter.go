@@ -3,6 +3,7 @@ package dispatch
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strconv"
 
 	"github.com/snodo-go/snodo/jsonrpc"
@@ -20,7 +21,15 @@ const MaxResourceSubscriptions = 1000
 
 // filterEmpty reports whether the filter names no notification.
 func filterEmpty(f mcp.SubscriptionFilter) bool {
-	return !f.ToolsListChanged && !f.PromptsListChanged && !f.ResourcesListChanged && len(f.ResourceSubscriptions) == 0
+	if f.ToolsListChanged || f.PromptsListChanged || f.ResourcesListChanged || len(f.ResourceSubscriptions) > 0 {
+		return false
+	}
+	for _, keys := range f.Keys {
+		if len(keys) > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // filterWithin reports whether every notification f names is also named by g.
@@ -31,14 +40,28 @@ func filterWithin(f, g mcp.SubscriptionFilter) bool {
 		f.ResourcesListChanged && !g.ResourcesListChanged {
 		return false
 	}
-	if len(f.ResourceSubscriptions) == 0 {
+	if !listWithin(f.ResourceSubscriptions, g.ResourceSubscriptions) {
+		return false
+	}
+	for member, keys := range f.Keys {
+		if !listWithin(keys, g.Keys[member]) {
+			return false
+		}
+	}
+	return true
+}
+
+// listWithin reports whether every string of f is in g, in time linear in
+// the two.
+func listWithin(f, g []string) bool {
+	if len(f) == 0 {
 		return true
 	}
-	set := make(map[string]struct{}, len(g.ResourceSubscriptions))
-	for _, u := range g.ResourceSubscriptions {
+	set := make(map[string]struct{}, len(g))
+	for _, u := range g {
 		set[u] = struct{}{}
 	}
-	for _, u := range f.ResourceSubscriptions {
+	for _, u := range f {
 		if _, ok := set[u]; !ok {
 			return false
 		}
@@ -58,12 +81,9 @@ func filterWants(f mcp.SubscriptionFilter, ev Event) bool {
 	case EventResourcesListChanged:
 		return f.ResourcesListChanged
 	case EventResourceUpdated:
-		key := ev.key()
-		for _, u := range f.ResourceSubscriptions {
-			if u == key {
-				return true
-			}
-		}
+		return slices.Contains(f.ResourceSubscriptions, ev.key())
+	case EventExtension:
+		return slices.Contains(f.Keys[ev.Member], ev.Key)
 	}
 	return false
 }
@@ -82,14 +102,20 @@ func filterAttrs(f mcp.SubscriptionFilter, into map[string]string) {
 	if n := len(f.ResourceSubscriptions); n > 0 {
 		into["resourceSubscriptions"] = strconv.Itoa(n)
 	}
+	for member, keys := range f.Keys {
+		if len(keys) > 0 {
+			into[member] = strconv.Itoa(len(keys))
+		}
+	}
 }
 
-// parseListenParams reads a subscriptions/listen's filter. Unknown members
-// of notifications are ignored (extensions add their own); a known member
-// of the wrong type, more than MaxResourceSubscriptions URIs, or a URI
-// that is not absolute is -32602. Repeated URIs are kept once. The work
-// is linear in the size of params.
-func parseListenParams(params []byte) (mcp.SubscriptionFilter, *jsonrpc.Error) {
+// parseListenParams reads a subscriptions/listen's filter. Members an
+// installed extension adds (ExtensionFilter) go to Keys; other unknown
+// members of notifications are ignored. A known member of the wrong type,
+// more than MaxResourceSubscriptions URIs or MaxListenKeys keys, or a URI
+// that is not absolute is -32602. Repeated URIs and keys are kept once.
+// The work is linear in the size of params.
+func (rt *Runtime) parseListenParams(params []byte) (mcp.SubscriptionFilter, *jsonrpc.Error) {
 	var f mcp.SubscriptionFilter
 	raw, ok := jsonrpc.Member(params, "notifications")
 	if !ok || len(raw) == 0 || raw[0] != '{' {
@@ -120,7 +146,49 @@ func parseListenParams(params []byte) (mcp.SubscriptionFilter, *jsonrpc.Error) {
 		return f, jerr
 	}
 	f.ResourceSubscriptions = uris
+	for member := range rt.listenMembers {
+		keys, jerr := parseListenKeys(member, members[member])
+		if jerr != nil {
+			return f, jerr
+		}
+		if len(keys) > 0 {
+			if f.Keys == nil {
+				f.Keys = map[string][]string{}
+			}
+			f.Keys[member] = keys
+		}
+	}
 	return f, nil
+}
+
+// parseListenKeys reads the keys of an extension's filter member: an
+// array of at most MaxListenKeys non-empty strings, repeats kept once.
+func parseListenKeys(member string, raw json.RawMessage) ([]string, *jsonrpc.Error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	what := "Invalid params: notifications." + member
+	var items []json.RawMessage
+	if raw[0] != '[' || jsonrpc.Unmarshal(raw, &items) != nil {
+		return nil, invalidParams(what + " must be an array of strings")
+	}
+	if len(items) > MaxListenKeys {
+		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, what+" names more than 1,000 keys").
+			WithData(map[string]any{"limit": MaxListenKeys, "count": len(items)})
+	}
+	out := make([]string, 0, len(items))
+	seen := make(map[string]struct{}, len(items))
+	for _, it := range items {
+		k, ok := jsonrpc.Unquote(it)
+		if !ok || k == "" {
+			return nil, invalidParams(what + " must be an array of non-empty strings")
+		}
+		if _, dup := seen[k]; !dup {
+			seen[k] = struct{}{}
+			out = append(out, k)
+		}
+	}
+	return out, nil
 }
 
 func parseResourceSubscriptions(raw json.RawMessage) ([]string, *jsonrpc.Error) {
@@ -164,14 +232,15 @@ func parseResourceSubscriptions(raw json.RawMessage) ([]string, *jsonrpc.Error) 
 
 // offered limits a requested filter to what the server serves: list
 // changes for the component kinds it advertises, resource updates when it
-// has resources, and only the resource URIs the Authorizer lets the
-// request use. This is the filter the source is asked to honour.
+// has resources, only the resource URIs the Authorizer lets the request
+// use, and only the extension keys the request may follow (offeredKeys). This is the filter the source is asked to honour.
 func (rt *Runtime) offered(ctx context.Context, c *Call, f mcp.SubscriptionFilter) mcp.SubscriptionFilter {
 	caps := rt.capabilities
 	f.ToolsListChanged = f.ToolsListChanged && caps.Tools != nil && caps.Tools.ListChanged
 	f.PromptsListChanged = f.PromptsListChanged && caps.Prompts != nil && caps.Prompts.ListChanged
 	res := caps.Resources
 	f.ResourcesListChanged = f.ResourcesListChanged && res != nil && res.ListChanged
+	f.Keys = rt.offeredKeys(ctx, c, f.Keys)
 	if res == nil || !res.Subscribe {
 		f.ResourceSubscriptions = nil
 		return f

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -36,7 +37,8 @@ type Stream struct {
 	acked      bool
 	completing bool
 	ended      bool
-	guard      map[string]struct{} // accepted URIs, built on the first update that needs it
+	guard      map[string]struct{}    // accepted URIs, built on the first update that needs it
+	keyGuard   map[memberKey]struct{} // accepted extension keys, built likewise
 }
 
 // step is what advance found.
@@ -85,7 +87,7 @@ func (rt *Runtime) openStream(ctx context.Context, c *Call, wake func()) (s *Str
 	}
 	f := c.listenFilter
 	if f == nil {
-		parsed, jerr := parseListenParams(c.Params)
+		parsed, jerr := rt.parseListenParams(c.Params)
 		if jerr != nil {
 			return nil, jerr
 		}
@@ -116,6 +118,13 @@ func (rt *Runtime) openStream(ctx context.Context, c *Call, wake func()) (s *Str
 		return nil, rt.internal(c, "subscription source", errSourceOveraccepted)
 	}
 	accepted.ResourceSubscriptions = dedupe(accepted.ResourceSubscriptions)
+	if accepted.Keys != nil {
+		keys := make(map[string][]string, len(accepted.Keys))
+		for m, list := range accepted.Keys {
+			keys[m] = dedupe(slices.Clone(list))
+		}
+		accepted.Keys = keys
+	}
 	return &Stream{rt: rt, call: c, accepted: accepted, wake: wake, sub: sub}, nil
 }
 
@@ -261,6 +270,9 @@ func (s *Stream) pull() (ev Event, err error) {
 // allowed reports whether the accepted filter names ev. Events it does not
 // name are never sent, whatever the source delivers.
 func (s *Stream) allowed(ev Event) bool {
+	if ev.Kind == EventExtension {
+		return s.allowedKey(ev)
+	}
 	if ev.Kind != EventResourceUpdated {
 		return filterWants(s.accepted, ev)
 	}
@@ -275,6 +287,24 @@ func (s *Stream) allowed(ev Event) bool {
 		}
 	}
 	_, ok := s.guard[ev.key()]
+	return ok
+}
+
+// allowedKey reports whether the accepted filter names an extension
+// event's key.
+func (s *Stream) allowedKey(ev Event) bool {
+	if len(s.accepted.Keys[ev.Member]) <= 8 {
+		return filterWants(s.accepted, ev)
+	}
+	if s.keyGuard == nil {
+		s.keyGuard = map[memberKey]struct{}{}
+		for m, keys := range s.accepted.Keys {
+			for _, k := range keys {
+				s.keyGuard[memberKey{m, k}] = struct{}{}
+			}
+		}
+	}
+	_, ok := s.keyGuard[memberKey{ev.Member, ev.Key}]
 	return ok
 }
 

@@ -39,4 +39,11 @@ type SubscriptionFilter struct {
 	// ResourceSubscriptions are absolute URIs whose
 	// notifications/resources/updated the stream carries.
 	ResourceSubscriptions []string `json:"resourceSubscriptions,omitempty"`
+	// Keys are the members extensions add to the filter, by member name:
+	// each an array of string keys naming what the stream follows, such
+	// as the task ids of the tasks extension's taskIds (FilterTaskIDs).
+	// On the wire each is a member of the filter object beside the core
+	// ones; decoding keeps every other member that is an array of
+	// strings and ignores the rest.
+	Keys map[string][]string `json:"-"`
 }

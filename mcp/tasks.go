@@ -25,6 +25,10 @@ const (
 	// NotificationTasks carries a task's state on a subscriptions/listen
 	// stream whose filter names the task in taskIds.
 	NotificationTasks = "notifications/tasks"
+	// FilterTaskIDs is the member of a subscriptions/listen filter
+	// (SubscriptionFilter.Keys) that names the tasks whose
+	// notifications/tasks the stream carries.
+	FilterTaskIDs = "taskIds"
 )
 
 // ResultTypeTask is the resultType of a result that is a task handle

@@ -24,11 +24,18 @@
 // runner stopping; only the principal that created it can see or change
 // it.
 //
+// With a subscription source that can publish ([Publisher]: a
+// *dispatch.Hub given with dispatch.WithSubscriptions, or
+// backplane.Events), every status change of a task is sent as a
+// notifications/tasks to the subscriptions/listen streams that name the
+// task in their taskIds filter; a stream may follow only tasks of its own
+// principal, and the acknowledgement lists those it follows.
+//
 // Only 2026-07-28 requests get tasks. On an initialize-era session
 // (2025-11-25, 2025-06-18) an Optional tool answers synchronously, a
 // Required one is refused with -32021, and tasks/* are -32601: the
 // experimental tasks of 2025-11-25 are not served.
 //
 // The client side is client.Client's StartTool, GetTask, UpdateTask,
-// CancelTask and AwaitTask.
+// CancelTask, AwaitTask, WaitTask and ListenTasks.
 package tasks

@@ -64,19 +64,21 @@ type call struct {
 }
 
 // observer hears about the tasks the engine holds: the actor tree shows
-// them, and listen streams hear about status changes. Its methods must not
-// block.
+// them, and listen streams hear about status changes. changed gets every
+// write of a task's state, with the status the task had before it (the
+// same status when only its outstanding input requests changed). A task's
+// calls come in the order of its transitions. Its methods must not block.
 type observer interface {
 	started(rec *taskstore.Record)
-	changed(rec *taskstore.Record)
+	changed(rec *taskstore.Record, from taskstore.Status)
 	ended(id string)
 }
 
 type nopObserver struct{}
 
-func (nopObserver) started(*taskstore.Record) {}
-func (nopObserver) changed(*taskstore.Record) {}
-func (nopObserver) ended(string)              {}
+func (nopObserver) started(*taskstore.Record)                   {}
+func (nopObserver) changed(*taskstore.Record, taskstore.Status) {}
+func (nopObserver) ended(string)                                {}
 
 // engineConfig is the engine's configuration, defaults applied.
 type engineConfig struct {
@@ -282,7 +284,7 @@ func (e *engine) writeLocked(t *task, rec, next taskstore.Record) {
 		}
 		return
 	}
-	e.cfg.observe.changed(&stored)
+	e.cfg.observe.changed(&stored, rec.Status)
 	if stored.Status.Terminal() {
 		e.endLocked(t)
 	}
@@ -300,7 +302,7 @@ func (e *engine) failLocked(t *task, rec taskstore.Record, errObj json.RawMessag
 	if err != nil {
 		e.cfg.logger.Error("snodo: recording a task's failure", "task", t.id, "error", err)
 	} else {
-		e.cfg.observe.changed(&stored)
+		e.cfg.observe.changed(&stored, rec.Status)
 	}
 	e.endLocked(t)
 }

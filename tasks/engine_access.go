@@ -28,7 +28,7 @@ func (e *engine) lookup(ctx context.Context, principal, id string) (taskstore.Re
 		return taskstore.Record{}, errNotFound
 	case err != nil:
 		return rec, err
-	case rec.Principal != principal:
+	case rec.Principal != principal: // mutation: task-visible-only-to-its-principal
 		return taskstore.Record{}, errNotFound
 	}
 	return rec, nil
@@ -128,7 +128,7 @@ func (e *engine) cancel(ctx context.Context, principal, id string) error {
 	if err != nil {
 		return err
 	}
-	e.cfg.observe.changed(&stored)
+	e.cfg.observe.changed(&stored, rec.Status)
 	e.endLocked(t)
 	return nil
 }

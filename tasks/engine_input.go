@@ -110,7 +110,7 @@ func (e *engine) update(ctx context.Context, principal, id string, responses map
 	if err != nil {
 		return err
 	}
-	e.cfg.observe.changed(&stored)
+	e.cfg.observe.changed(&stored, rec.Status)
 	if t.run == nil {
 		run, ok := e.cfg.resolve(&stored)
 		if !ok {

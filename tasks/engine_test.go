@@ -64,7 +64,7 @@ func (ev *events) started(r *taskstore.Record) {
 	ev.mu.Unlock()
 }
 
-func (ev *events) changed(r *taskstore.Record) {
+func (ev *events) changed(r *taskstore.Record, _ taskstore.Status) {
 	ev.mu.Lock()
 	ev.changes[r.ID] = append(ev.changes[r.ID], r.Status)
 	ev.signal()

@@ -47,6 +47,7 @@ func (r *Runner) Option() dispatch.Option {
 			mcp.MethodTasksGet: "taskId", mcp.MethodTasksUpdate: "taskId", mcp.MethodTasksCancel: "taskId",
 		},
 		ToolCall: r.toolCall,
+		Filters:  []dispatch.ExtensionFilter{r.listenFilter()},
 	})
 }
 
@@ -57,8 +58,16 @@ func (r *Runner) Option() dispatch.Option {
 // process stopped, those waiting for input keep waiting), then accepts
 // tasks. A task run again after a restart sees its principal as the
 // string the Runner keeps (see principalKey), not the original value.
+//
+// When the Runtime's subscription source is a [Publisher] (a
+// *dispatch.Hub given with dispatch.WithSubscriptions, or a source that
+// fans events out to other instances), each status change of a task is
+// published through it as a notifications/tasks, which reaches the
+// subscriptions/listen streams whose taskIds name the task; a stream may
+// name only tasks of its own principal. Without one, clients poll.
 func (r *Runner) Start(ctx context.Context, rt *dispatch.Runtime, sup *supervisor.Supervisor) error {
-	return r.start(ctx, sup, func(rec *taskstore.Record) (RunFunc, bool) {
+	pub, _ := rt.SubscriptionSource().(Publisher)
+	return r.start(ctx, sup, pub, func(rec *taskstore.Record) (RunFunc, bool) {
 		run, err := rt.ResumeToolCall(context.Background(), rec.Params, rec.Principal)
 		if err != nil {
 			return nil, false
@@ -97,7 +106,7 @@ func (r *Runner) toolCall(ctx context.Context, tc *dispatch.ToolCall) (json.RawM
 	if jerr != nil {
 		return nil, jerr
 	}
-	return json.Marshal(task)
+	return json.Marshal(createResult{Task: task, Content: []json.RawMessage{}})
 }
 
 // adapt turns the Runtime's detached run of a tool into a task round.

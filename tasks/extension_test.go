@@ -89,8 +89,19 @@ func TestTaskLifecycleOverTheRuntime(t *testing.T) {
 	if f.Error != nil || json.Unmarshal(f.Result, &created) != nil || created.ResultType != "task" || created.TaskID == "" || created.TTLMs == nil {
 		t.Fatalf("tools/call with the extension: %s %v", f.Raw, f.Error)
 	}
-	if strings.Contains(string(f.Result), `"content"`) || strings.Contains(string(f.Result), "requestState") {
-		t.Fatalf("CreateTaskResult carries a call result's fields: %s", f.Result)
+	// An empty content array, and nothing else of a call result's.
+	if !strings.Contains(string(f.Result), `"content":[]`) || strings.Contains(string(f.Result), "requestState") ||
+		strings.Contains(string(f.Result), "isError") || strings.Contains(string(f.Result), "structuredContent") {
+		t.Fatalf("CreateTaskResult: %s", f.Result)
+	}
+	if err := testkit.ValidateFrame(mcp.Version20260728, f.Raw, "tools/call"); err != nil {
+		t.Fatalf("CreateTaskResult against the extension's schema: %v", err)
+	}
+	// Read as a core CallToolResult (as a validator that knows only the
+	// core schema reads every tools/call result), it is valid too.
+	asCore := strings.Replace(string(f.Raw), `"resultType":"task"`, `"resultType":"complete"`, 1)
+	if err := testkit.ValidateFrame(mcp.Version20260728, []byte(asCore), "tools/call"); err != nil {
+		t.Fatalf("CreateTaskResult against the core CallToolResult: %v", err)
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	var got mcp.Task

@@ -51,6 +51,19 @@ func view(rec *taskstore.Record, resultType string) *mcp.Task {
 	return t
 }
 
+// createResult is the CreateTaskResult a task-augmented tools/call
+// answers with: the task, and an empty content array. The extension's
+// CreateTaskResult admits members beyond the task's, and a client reads
+// resultType "task" before anything else; the empty content lets the
+// answer also satisfy the core schema's CallToolResult (which requires
+// content), against which a validator that knows only the core schema
+// checks every tools/call result.
+type createResult struct {
+	*mcp.Task
+	// Content is always empty.
+	Content []json.RawMessage `json:"content"`
+}
+
 // ack is the empty acknowledgement of tasks/update and tasks/cancel.
 type ack struct {
 	ResultType string `json:"resultType"`

@@ -30,7 +30,7 @@ func startRunner(t *testing.T, r *Runner, resolve func(*taskstore.Record) (RunFu
 	if resolve == nil {
 		resolve = func(*taskstore.Record) (RunFunc, bool) { return nil, false }
 	}
-	if err := r.start(context.Background(), sup, resolve); err != nil {
+	if err := r.start(context.Background(), sup, nil, resolve); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {

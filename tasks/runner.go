@@ -232,8 +232,8 @@ var ErrNotStarted = errors.New("tasks: the runner has not started")
 // process stopped, those waiting for input keep waiting), then accepts
 // tasks. resolve rebuilds a task's work from its record, for the tasks it
 // resumes or that wait for input; the Runtime the Runner is installed in
-// provides it.
-func (r *Runner) start(ctx context.Context, sup *supervisor.Supervisor, resolve func(*taskstore.Record) (RunFunc, bool)) error {
+// provides it. pub, when not nil, hears about every status change.
+func (r *Runner) start(ctx context.Context, sup *supervisor.Supervisor, pub Publisher, resolve func(*taskstore.Record) (RunFunc, bool)) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	switch {
@@ -252,6 +252,10 @@ func (r *Runner) start(ctx context.Context, sup *supervisor.Supervisor, resolve 
 		return fmt.Errorf("tasks: starting the task runner: %w", err)
 	}
 	obs.tree = runner
+	var observe observer = obs
+	if pub != nil {
+		observe = observers{obs, listenObserver{pub: pub, logger: sys.Logger()}}
+	}
 	l := r.cfg.limits
 	eng := newEngine(engineConfig{
 		store: r.cfg.store, owner: r.owner, ttl: l.TTL, pollInterval: l.PollInterval, timeout: l.Timeout,
@@ -262,7 +266,7 @@ func (r *Runner) start(ctx context.Context, sup *supervisor.Supervisor, resolve 
 			}
 			return resolve(rec)
 		},
-		observe: obs,
+		observe: observe,
 	})
 	obs.eng = eng
 	if err := eng.start(ctx); err != nil {
@@ -320,7 +324,9 @@ func (o *treeObserver) started(rec *taskstore.Record) {
 	o.tree.Started(rec.ID, tree.TaskInfo{Tool: rec.Name, Status: string(rec.Status), Created: rec.CreatedAt, Deadline: rec.Deadline})
 }
 
-func (o *treeObserver) changed(rec *taskstore.Record) { o.tree.Changed(rec.ID, string(rec.Status)) }
+func (o *treeObserver) changed(rec *taskstore.Record, _ taskstore.Status) {
+	o.tree.Changed(rec.ID, string(rec.Status))
+}
 
 func (o *treeObserver) ended(id string) { o.tree.Ended(id) }
 

@@ -56,7 +56,7 @@ func checks(ctx context.Context) error {
 	if err = errors.Join(err, srv.close(), store.Close()); err != nil {
 		return err
 	}
-	fmt.Println("a slow task polled to its result, input mid-task, a cancel, and the result read again after a restart: ok")
+	fmt.Println("a slow task followed to its result, input mid-task, a cancel heard on a listen stream, and the result read again after a restart: ok")
 	return nil
 }
 
@@ -79,7 +79,8 @@ func firstRun(ctx context.Context, srv *server) (string, error) {
 	defer c.Close()
 
 	// A slow render: the call answers with a task at once; AwaitTask
-	// polls it to its result.
+	// follows it to its result (on a listen stream, which this server
+	// offers; by polling tasks/get on a server without one).
 	task, _, err := c.StartTool(ctx, "render", map[string]any{"scene": "harbour", "seconds": 0.2})
 	if err != nil {
 		return "", err
@@ -108,16 +109,35 @@ func firstRun(ctx context.Context, srv *server) (string, error) {
 		return "", fmt.Errorf("publish: %q", got)
 	}
 
-	// A render that would take a minute, cancelled.
+	// A render that would take a minute, followed on a listen stream and
+	// cancelled: the stream carries its new status.
 	long, _, err := c.StartTool(ctx, "render", map[string]any{"scene": "city", "seconds": 60})
 	if err != nil {
 		return "", err
 	}
+	sub, err := c.ListenTasks(ctx, long.TaskID)
+	if err != nil {
+		return "", err
+	}
+	defer sub.Close()
+	if ids := sub.Acknowledged().Keys[mcp.FilterTaskIDs]; len(ids) != 1 || ids[0] != long.TaskID {
+		return "", fmt.Errorf("listen: the server follows %v, want the render", ids)
+	}
 	if err := c.CancelTask(ctx, long.TaskID); err != nil {
 		return "", err
 	}
+	ev, err := sub.Next(ctx)
+	if err != nil {
+		return "", err
+	}
+	if ev.Task == nil || ev.Task.TaskID != long.TaskID || ev.Task.Status != mcp.TaskCancelled {
+		return "", fmt.Errorf("listen: want the render's cancellation, got %+v", ev)
+	}
 	if _, err := c.AwaitTask(ctx, long.TaskID); !errors.Is(err, client.ErrTaskCancelled) {
 		return "", fmt.Errorf("cancelled render: want ErrTaskCancelled, got %v", err)
+	}
+	if final, err := c.WaitTask(ctx, long.TaskID); err != nil || final.Status != mcp.TaskCancelled {
+		return "", fmt.Errorf("cancelled render: WaitTask gave %+v, %v", final, err)
 	}
 
 	// Without the extension (CallTool), render answers synchronously;

@@ -2,7 +2,8 @@
 // MCP 2026-07-28, io.modelcontextprotocol/tasks): a tools/call answers at
 // once with a task handle, and the client follows the task with
 // tasks/get, answers the input it asks for with tasks/update, and may
-// stop it with tasks/cancel. Tasks belong to the server's task runner,
+// stop it with tasks/cancel; a subscriptions/listen stream naming the
+// task in taskIds hears each status change without polling. Tasks belong to the server's task runner,
 // not to the request or the connection that created them; on the durable
 // store (-store FILE, a bbolt file) a finished task's result is still
 // readable after the server restarts.

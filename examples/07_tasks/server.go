@@ -1,5 +1,6 @@
 // This file defines the server: two tools that run as tasks, the task
-// runner that holds them, and the supervisor the runner lives under.
+// runner that holds them, the hub that carries their status changes to
+// listen streams, and the supervisor the runner lives under.
 
 package main
 
@@ -44,6 +45,9 @@ func startServer(ctx context.Context, store taskstore.Store) (*server, error) {
 	}
 	rt, err := dispatch.New(mcp.Implementation{Name: "tasks-example", Version: "1.0.0"},
 		runner.Option(),
+		// With a hub, each status change of a task reaches the listen
+		// streams that name it in taskIds (those of its own principal).
+		dispatch.WithSubscriptions(dispatch.NewHub(dispatch.HubOptions{})),
 		dispatch.WithTool(mcp.Tool{
 			Name:        "render",
 			Description: "Renders a scene; takes the given number of seconds.",
