@@ -85,6 +85,7 @@ type builder struct {
 	extRoutes   map[string]*extensionRoute
 	toolCallExt *Extension
 	registry    *Registry
+	mounts      []*mountPart
 }
 
 // WithInstructions sets the natural-language guidance returned by
@@ -198,6 +199,9 @@ func New(info mcp.Implementation, opts ...Option) (*Runtime, error) {
 		rt.capabilities.Completions = &struct{}{}
 	}
 	if err := b.finishSubscriptions(); err != nil {
+		return nil, err
+	}
+	if err := b.finishMounts(); err != nil {
 		return nil, err
 	}
 	for id, e := range b.extensions {
