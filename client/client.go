@@ -53,6 +53,13 @@ type Client struct {
 
 	// answering bounds the server requests answered at once.
 	answering chan struct{}
+
+	// reconnMu serializes reconnections; connGen counts them, and
+	// retrying tells fail that a reconnection, not the Client, failed.
+	reconnMu   sync.Mutex
+	connGen    atomic.Int64
+	reconnects atomic.Int64
+	retrying   bool // guarded by mu
 }
 
 // maxAnswering is how many server-to-client requests are answered at
@@ -303,7 +310,7 @@ func (c *Client) roundTrip(ctx context.Context, r *request) (json.RawMessage, er
 	}
 	p, err := c.start(ctx, r)
 	if err != nil {
-		return nil, err
+		return nil, &notSent{err}
 	}
 	answered := false
 	defer func() {

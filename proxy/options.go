@@ -38,6 +38,7 @@ type config struct {
 	logger    *slog.Logger
 	clientOpt []client.Option
 	rtOpt     []dispatch.Option
+	reconnect *client.Reconnect
 }
 
 type optionFunc func(*config) error
@@ -103,4 +104,17 @@ func WithClientOptions(opts ...client.Option) Option {
 // the remote's.
 func WithRuntimeOptions(opts ...dispatch.Option) Option {
 	return optionFunc(func(c *config) error { c.rtOpt = append(c.rtOpt, opts...); return nil })
+}
+
+// WithReconnect has the backend's client open its connection again when
+// it ends ([client.WithReconnect] with r), and the watcher of list changes
+// subscribe again once it is back, refreshing the catalog (waiting
+// between attempts as r says). Without it a backend whose connection
+// ended fails every request until it is dialled again.
+func WithReconnect(r client.Reconnect) Option {
+	return optionFunc(func(c *config) error {
+		c.reconnect = &r
+		c.clientOpt = append(c.clientOpt, client.WithReconnect(r))
+		return nil
+	})
 }

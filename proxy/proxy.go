@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/snodo-go/snodo/client"
 	"github.com/snodo-go/snodo/dispatch"
@@ -30,6 +32,24 @@ type Backend struct {
 
 	stop context.CancelFunc
 	done chan struct{} // closed when the watcher has ended
+
+	streams atomic.Int64 // change streams opened
+}
+
+// Health is what a Backend can say about its connection.
+type Health struct {
+	// Reconnects counts the times the client opened its connection
+	// again ([WithReconnect]).
+	Reconnects int64
+	// Streams counts the change streams the watcher opened: one at Dial
+	// when the remote announces list changes, one more after each
+	// reconnection.
+	Streams int64
+}
+
+// Health reports the backend's reconnections and change streams.
+func (b *Backend) Health() Health {
+	return Health{Reconnects: b.client.Reconnects(), Streams: b.streams.Load()}
 }
 
 // Dial connects to the remote server t reaches, lists its catalog and
@@ -152,14 +172,27 @@ func (b *Backend) subscribe(ctx, life context.Context) *client.Subscription {
 		b.logger.Warn("proxy: the backend's list changes cannot be followed", "backend", b.name, "error", err)
 		return nil
 	}
+	b.streams.Add(1)
 	return sub
 }
 
 // watch follows the remote's list changes until ctx ends or the remote's
-// stream does.
+// stream does; with reconnection on, it subscribes again once the
+// connection is back.
 func (b *Backend) watch(ctx context.Context, sub *client.Subscription) {
 	defer close(b.done)
-	defer sub.Close()
+	for sub != nil {
+		b.follow(ctx, sub)
+		sub.Close()
+		if ctx.Err() != nil || b.cfg.reconnect == nil {
+			return
+		}
+		sub = b.resubscribe(ctx)
+	}
+}
+
+// follow refreshes the catalog after each change until the stream ends.
+func (b *Backend) follow(ctx context.Context, sub *client.Subscription) {
 	for {
 		if _, err := sub.Next(ctx); err != nil {
 			if ctx.Err() == nil {
@@ -170,5 +203,35 @@ func (b *Backend) watch(ctx context.Context, sub *client.Subscription) {
 		if err := b.Refresh(ctx); err != nil && ctx.Err() == nil {
 			b.logger.Warn("proxy: refreshing the backend's catalog failed", "backend", b.name, "error", err)
 		}
+	}
+}
+
+// resubscribe refreshes the catalog (which reconnects the client) and
+// opens the change stream again, waiting with exponential backoff
+// between attempts, until it succeeds or ctx ends (nil).
+func (b *Backend) resubscribe(ctx context.Context) *client.Subscription {
+	r := *b.cfg.reconnect
+	delay, maxDelay := r.InitialDelay, r.MaxDelay
+	if delay <= 0 {
+		delay = 100 * time.Millisecond
+	}
+	if maxDelay < delay {
+		maxDelay = max(delay, 5*time.Second)
+	}
+	for {
+		if err := b.Refresh(ctx); err == nil {
+			if sub := b.subscribe(ctx, ctx); sub != nil {
+				b.logger.Info("proxy: following the backend's list changes again", "backend", b.name)
+				return sub
+			}
+		}
+		t := time.NewTimer(delay)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return nil
+		}
+		delay = min(delay*2, maxDelay)
 	}
 }
