@@ -298,3 +298,41 @@ func TestGroupIsBounded(t *testing.T) {
 		t.Fatal("a prefix used twice was accepted")
 	}
 }
+
+// Remote lists are cached within their ttlMs: a refresh inside it asks
+// the remote nothing, and without a ttl every refresh lists again.
+func TestProxyCachesListsWithinTheirTTL(t *testing.T) {
+	for _, ttl := range []time.Duration{time.Hour, 0} {
+		var mu sync.Mutex
+		lists := 0
+		count := dispatch.AuthorizerFunc(func(_ context.Context, a *dispatch.Access) error {
+			if a.Phase == dispatch.PhaseDiscovery && a.Method == "tools/list" && a.Name == "only" {
+				mu.Lock()
+				lists++
+				mu.Unlock()
+			}
+			return nil
+		})
+		remote, err := dispatch.New(mcp.Implementation{Name: "remote", Version: "1.0.0"}, dispatch.WithAuthorizer(count),
+			dispatch.WithCacheHint(dispatch.CacheTools, ttl, mcp.CachePublic),
+			dispatch.WithTool(mcp.Tool{Name: "only"}, func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
+				return mcp.TextResult("ok"), nil
+			}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := dial(t, inprocess.New(remote))
+		if err := b.Refresh(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		want := 1
+		if ttl == 0 {
+			want = 2
+		}
+		mu.Lock()
+		if lists != want {
+			t.Errorf("ttl %v: the remote listed its tools %d times, want %d", ttl, lists, want)
+		}
+		mu.Unlock()
+	}
+}
