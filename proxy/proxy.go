@@ -60,6 +60,15 @@ func (b *Backend) Health() Health {
 // and refreshes the catalog, which publishes the change to the Runtime's
 // listeners. Remote lists and reads are cached by the client within
 // their ttlMs.
+//
+// Input is relayed as multi round-trip requests: the downstream
+// client's capabilities are declared to the remote, and the remote's
+// input requests go back to the downstream client (as an input_required
+// result, or as real requests to an initialize-era client), its answers
+// to the remote. An initialize-era remote asks for input with requests
+// of its own instead, which the proxy cannot relay: it declares no
+// capabilities to such a remote and refuses them. The remote's
+// extensions (tasks) are not relayed.
 func Dial(ctx context.Context, t client.Transport, opts ...Option) (*Backend, error) {
 	cfg := config{logger: slog.Default()}
 	for _, o := range opts {

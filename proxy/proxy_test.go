@@ -336,3 +336,40 @@ func TestProxyCachesListsWithinTheirTTL(t *testing.T) {
 		mu.Unlock()
 	}
 }
+
+// A downstream client that cancels its call cancels the remote's.
+func TestProxyForwardsCancellation(t *testing.T) {
+	started, cancelled := make(chan struct{}), make(chan struct{})
+	remote, err := dispatch.New(mcp.Implementation{Name: "remote", Version: "1.0.0"}, dispatch.WithLogger(quiet),
+		dispatch.WithTool(mcp.Tool{Name: "wait"}, func(ctx context.Context, _ *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
+			close(started)
+			<-ctx.Done()
+			close(cancelled)
+			return nil, ctx.Err()
+		}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := dial(t, inprocess.New(remote))
+	c := testkit.ConnectDirect(t, b.Runtime())
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() {
+		_, err := c.CallTool(ctx, "wait", nil)
+		errc <- err
+	}()
+	select {
+	case <-started:
+	case <-time.After(testkit.DefaultTimeout):
+		t.Fatal("the call did not reach the remote")
+	}
+	cancel()
+	select {
+	case <-cancelled:
+	case <-time.After(testkit.DefaultTimeout):
+		t.Fatal("the remote's call was not cancelled")
+	}
+	if err := <-errc; !errors.Is(err, context.Canceled) {
+		t.Fatalf("the cancelled call returned %v", err)
+	}
+}
