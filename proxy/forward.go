@@ -109,6 +109,7 @@ func (b *Backend) failure(what string, err error) error {
 	case errors.Is(err, context.Canceled):
 		return err
 	}
+	b.failures.Add(1)
 	return jsonrpc.NewError(jsonrpc.CodeInternalError, "Backend "+b.name+" unavailable: "+what+": "+err.Error()).
 		WithData(BackendError{Backend: b.name})
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/proxy"
+	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/testkit"
 	"github.com/snodo-go/snodo/transports/stdio"
 )
@@ -66,7 +67,18 @@ func TestProxyBackendGoneMidCall(t *testing.T) {
 	case <-time.After(testkit.DefaultTimeout):
 		t.Fatal("the call did not end when its backend went away")
 	}
-	testkit.WaitNoRequests(t, srv.Sup)
+	// Nothing is left in the tree but the backend's node, which shows
+	// the failure.
+	if err := b.Show(srv.Sup); err != nil {
+		t.Fatal(err)
+	}
+	testkit.WaitTree(t, srv.Sup, func(n *supervisor.Node) bool {
+		shown := false
+		n.Walk(func(n *supervisor.Node) {
+			shown = shown || n.Attrs["backend"] == "slow" && n.Attrs["failures"] == "1" && n.Attrs["protocol"] == mcp.Version20260728
+		})
+		return shown && n.Count(supervisor.KindRequest) == 0
+	})
 	if _, err := c.CallTool(context.Background(), "block", nil); !errors.As(err, &je) || !strings.Contains(je.Message, "Backend slow unavailable") {
 		t.Fatalf("a later call: %v", err)
 	}

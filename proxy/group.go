@@ -6,10 +6,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/snodo-go/snodo/client"
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/supervisor"
 )
 
 // DefaultMaxBackends is the most backends a Group holds unless its
@@ -99,6 +101,21 @@ func (g *Group) Close() error {
 	for _, b := range backends {
 		if b != nil {
 			errs = append(errs, b.Close())
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Show puts every backend of the group in sup's supervision tree (see
+// [Backend.Show]).
+func (g *Group) Show(sup *supervisor.Supervisor) error {
+	g.mu.Lock()
+	backends := slices.Clone(g.backends)
+	g.mu.Unlock()
+	var errs []error
+	for _, b := range backends {
+		if b != nil {
+			errs = append(errs, b.Show(sup))
 		}
 	}
 	return errors.Join(errs...)

@@ -33,7 +33,8 @@ type Backend struct {
 	stop context.CancelFunc
 	done chan struct{} // closed when the watcher has ended
 
-	streams atomic.Int64 // change streams opened
+	streams  atomic.Int64 // change streams opened
+	failures atomic.Int64 // requests failed with the backend's error
 }
 
 // Health is what a Backend can say about its connection.
@@ -45,11 +46,15 @@ type Health struct {
 	// when the remote announces list changes, one more after each
 	// reconnection.
 	Streams int64
+	// Failures counts the requests that failed because the backend did
+	// (its connection failed or ended), not because the remote refused
+	// them.
+	Failures int64
 }
 
 // Health reports the backend's reconnections and change streams.
 func (b *Backend) Health() Health {
-	return Health{Reconnects: b.client.Reconnects(), Streams: b.streams.Load()}
+	return Health{Reconnects: b.client.Reconnects(), Streams: b.streams.Load(), Failures: b.failures.Load()}
 }
 
 // Dial connects to the remote server t reaches, lists its catalog and

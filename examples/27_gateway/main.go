@@ -32,6 +32,7 @@ import (
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/proxy"
+	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/transports/inprocess"
 	"github.com/snodo-go/snodo/transports/stdio"
 	"github.com/snodo-go/snodo/transports/streamablehttp"
@@ -141,16 +142,16 @@ func localRuntime(logger *slog.Logger) (*dispatch.Runtime, error) {
 // gateway starts the weather server, dials both backends and builds the
 // gateway's Runtime. stop ends everything it started.
 // eras maps each backend to the revision the gateway speaks with it.
-func gateway(ctx context.Context, logger *slog.Logger) (rt *dispatch.Runtime, eras map[string]string, stop func() error, err error) {
+func gateway(ctx context.Context, logger *slog.Logger) (rt *dispatch.Runtime, backends *proxy.Group, eras map[string]string, stop func() error, err error) {
 	weather, err := weatherRuntime(logger)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	srv, err := streamablehttp.Listen(weather)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
-	backends := proxy.NewGroup(proxy.GroupLimits{})
+	backends = proxy.NewGroup(proxy.GroupLimits{})
 	eras = map[string]string{}
 	stop = func() error {
 		berr := backends.Close()
@@ -160,7 +161,7 @@ func gateway(ctx context.Context, logger *slog.Logger) (rt *dispatch.Runtime, er
 	}
 	exe, err := os.Executable()
 	if err != nil {
-		return nil, nil, nil, errors.Join(err, stop())
+		return nil, nil, nil, nil, errors.Join(err, stop())
 	}
 	notes := client.Command(exe)
 	notes.Env = append(os.Environ(), serveEnv+"=1")
@@ -171,24 +172,25 @@ func gateway(ctx context.Context, logger *slog.Logger) (rt *dispatch.Runtime, er
 	}{{"notes", notes}, {"weather", client.HTTP(srv.URL())}} {
 		backend, err := backends.Dial(ctx, b.prefix, b.tr, proxy.WithLogger(logger), proxy.WithReconnect(client.Reconnect{}))
 		if err != nil {
-			return nil, nil, nil, errors.Join(fmt.Errorf("%s: %w", b.prefix, err), stop())
+			return nil, nil, nil, nil, errors.Join(fmt.Errorf("%s: %w", b.prefix, err), stop())
 		}
 		eras[b.prefix] = backend.Server().ProtocolVersion
 	}
 	local, err := localRuntime(logger)
 	if err != nil {
-		return nil, nil, nil, errors.Join(err, stop())
+		return nil, nil, nil, nil, errors.Join(err, stop())
 	}
 	opts := append([]dispatch.Option{dispatch.WithLogger(logger), dispatch.WithMount("local", local)}, backends.Mounts()...)
 	if rt, err = dispatch.New(mcp.Implementation{Name: "gateway", Version: "1.0.0"}, opts...); err != nil {
-		return nil, nil, nil, errors.Join(err, stop())
+		return nil, nil, nil, nil, errors.Join(err, stop())
 	}
-	return rt, eras, stop, nil
+	return rt, backends, eras, stop, nil
 }
 
 // results are what the client saw through the gateway.
 type results struct {
 	Eras     map[string]string // backend: revision
+	Shown    []string          // the backends the supervision tree shows
 	Version  string
 	Tools    []string
 	Greet    string
@@ -202,6 +204,7 @@ type results struct {
 // expected are the results -check requires.
 var expected = results{
 	Eras:     map[string]string{"notes": mcp.Version20251125, "weather": mcp.Version20260728},
+	Shown:    []string{"notes 2025-11-25", "weather 2026-07-28"},
 	Version:  mcp.Version20260728,
 	Tools:    []string{"local_greet", "notes_add", "weather_forecast"},
 	Greet:    "hello from the gateway",
@@ -260,20 +263,39 @@ func collect(ctx context.Context, rt *dispatch.Runtime) (*results, error) {
 func run(ctx context.Context, logger *slog.Logger, out io.Writer, check bool) (err error) {
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	rt, eras, stop, err := gateway(ctx, logger)
+	rt, backends, eras, stop, err := gateway(ctx, logger)
 	if err != nil {
 		return err
 	}
 	defer func() { err = errors.Join(err, stop()) }()
+	// The backends' health shows in the gateway's supervision tree.
+	sup, err := supervisor.New(rt)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		err = errors.Join(err, sup.Close(cctx))
+	}()
+	if err := backends.Show(sup); err != nil {
+		return err
+	}
 	if !check {
-		return stdio.Serve(ctx, rt)
+		return stdio.Serve(ctx, rt, stdio.WithSupervisor(sup))
 	}
 	r, err := collect(ctx, rt)
 	if err != nil {
 		return fmt.Errorf("check failed: %w", err)
 	}
 	r.Eras = eras
-	fmt.Fprintf(out, "backends %v; gateway %s, tools %v\n", r.Eras, r.Version, r.Tools)
+	sup.Tree().Walk(func(n *supervisor.Node) {
+		if b := n.Attrs["backend"]; b != "" {
+			r.Shown = append(r.Shown, b+" "+n.Attrs["protocol"])
+		}
+	})
+	slices.Sort(r.Shown)
+	fmt.Fprintf(out, "backends %v (in the tree: %v); gateway %s, tools %v\n", r.Eras, r.Shown, r.Version, r.Tools)
 	fmt.Fprintf(out, "local_greet %q; notes_add %q, then %s reads %q\n", r.Greet, r.Added, dispatch.MountedURI("notes", "notes://all"), r.Notes)
 	fmt.Fprintf(out, "weather_forecast %q with progress %v; weather_packing %q\n", r.Forecast, r.Progress, r.Prompt)
 	if !same(r, &expected) {
@@ -284,6 +306,6 @@ func run(ctx context.Context, logger *slog.Logger, out io.Writer, check bool) (e
 }
 
 func same(a, b *results) bool {
-	return maps.Equal(a.Eras, b.Eras) && a.Version == b.Version && slices.Equal(a.Tools, b.Tools) && a.Greet == b.Greet && a.Added == b.Added &&
+	return maps.Equal(a.Eras, b.Eras) && slices.Equal(a.Shown, b.Shown) && a.Version == b.Version && slices.Equal(a.Tools, b.Tools) && a.Greet == b.Greet && a.Added == b.Added &&
 		a.Notes == b.Notes && a.Forecast == b.Forecast && slices.Equal(a.Progress, b.Progress) && a.Prompt == b.Prompt
 }
