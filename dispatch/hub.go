@@ -3,6 +3,7 @@ package dispatch
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 
 	"github.com/snodo-go/snodo/instrumentation"
@@ -60,7 +61,30 @@ type Hub struct {
 	listeners map[*HubListener]struct{}
 	byKind    [EventResourceUpdated]map[*HubListener]struct{} // list-changed kinds, indexed by kind-1
 	byURI     map[string]map[*HubListener]struct{}            // resource subscriptions
+	taps      []*hubTap                                       // replaced, never changed in place
 	stats     HubStats
+}
+
+// hubTap is one function given to Tap.
+type hubTap struct{ fn func(Event) }
+
+// Tap calls fn with every event published from now on, whatever the
+// listeners' filters, after they have it: on the publishing goroutine,
+// outside the hub's lock, so fn must not block (it may publish on another
+// hub). It returns the function that removes the tap. A mounting Runtime
+// relays its parts' events this way.
+func (h *Hub) Tap(fn func(Event)) (remove func()) {
+	t := &hubTap{fn: fn}
+	h.mu.Lock()
+	h.taps = append(slices.Clip(h.taps), t)
+	h.mu.Unlock()
+	return func() {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		if i := slices.Index(h.taps, t); i >= 0 {
+			h.taps = slices.Delete(slices.Clone(h.taps), i, i+1)
+		}
+	}
 }
 
 // NewHub returns a Hub with opts (the zero value for the defaults).
@@ -176,9 +200,13 @@ func (h *Hub) Publish(ev Event) (PublishResult, error) {
 	h.stats.Buffered += int64(r.Buffered)
 	h.stats.Dropped += int64(r.Dropped)
 	open := len(h.listeners)
+	taps := h.taps
 	h.mu.Unlock()
 	for _, w := range wakes {
 		w()
+	}
+	for _, t := range taps {
+		t.fn(ev)
 	}
 	if h.sink != nil {
 		h.emitPublished(ev, r, open)

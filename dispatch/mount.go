@@ -66,8 +66,8 @@ type mountPart struct {
 // component (the mounted one is left out and the conflict logged). When
 // both the Runtime and a part publish through a [Hub] (given with
 // [WithSubscriptions] or to the part's registry), the part's list changes
-// are published on the Runtime's hub; resource update events are not
-// relayed.
+// and resource updates (under the mounted URI) are published on the
+// Runtime's hub.
 //
 // Calls run the part's handlers in the Runtime's request: the Runtime's
 // Authorizer is asked first about the mounted name, then the part's about
@@ -125,7 +125,7 @@ func (b *builder) finishMounts() error {
 	}
 	if out := rt.Hub(); out != nil {
 		for _, m := range b.mounts {
-			relayListChanges(m.rt, out)
+			relayChanges(m, out)
 		}
 	}
 	return nil

@@ -1,11 +1,9 @@
-// Relaying a mounted part's list changes to the Runtime that mounts it.
+// Relaying a mounted part's change events to the Runtime that mounts it.
 
 package dispatch
 
-import "github.com/snodo-go/snodo/mcp"
-
-// partHub is the hub a part publishes its list changes on: its
-// subscription source, or its registry's.
+// partHub is the hub a part publishes its changes on: its subscription
+// source, or its registry's.
 func partHub(rt *Runtime) *Hub {
 	if h := rt.Hub(); h != nil {
 		return h
@@ -21,36 +19,24 @@ func partHub(rt *Runtime) *Hub {
 	return nil
 }
 
-// relayListChanges attaches a listener for list changes to the part's
-// hub, if it has one, and publishes each on out. No goroutine: the
-// listener is drained by its wake, which the part's hub calls outside its
-// lock on the goroutine that published, and publishing on out never
-// blocks. The listener lives as long as the part's hub (until its
-// Complete).
-func relayListChanges(part *Runtime, out *Hub) {
-	in := partHub(part)
+// relayChanges taps the part's hub, if it has one, and publishes each of
+// its events on out: list changes as they are, resource updates under the
+// mounted URI (so a client subscribed to the mounted URI hears of it). No
+// goroutine: the tap runs on the goroutine that published on the part's
+// hub, and publishing on out never blocks. The tap lives as long as the
+// part's hub.
+func relayChanges(p *mountPart, out *Hub) {
+	in := partHub(p.rt)
 	if in == nil || in == out {
 		return
 	}
-	r := &listRelay{out: out}
-	r.l = in.Attach(mcp.SubscriptionFilter{ToolsListChanged: true, PromptsListChanged: true, ResourcesListChanged: true}, r.drain)
-	r.drain() // from now on the hub wakes it
-}
-
-type listRelay struct {
-	l   *HubListener
-	out *Hub
-}
-
-func (r *listRelay) drain() {
-	if r.l == nil {
-		return // woken while Attach has not returned: drained right after
-	}
-	for {
-		ev, err := r.l.Next()
-		if err != nil {
-			return
+	in.Tap(func(ev Event) {
+		if ev.Kind == EventResourceUpdated {
+			ev.URI = MountedURI(p.prefix, ev.URI)
+			if ev.Subscribed != "" {
+				ev.Subscribed = MountedURI(p.prefix, ev.Subscribed)
+			}
 		}
-		_, _ = r.out.Publish(Event{Kind: ev.Kind})
-	}
+		_, _ = out.Publish(ev)
+	})
 }

@@ -260,3 +260,26 @@ func TestMountOfAMount(t *testing.T) {
 		t.Fatal("UnmountURI accepted a URI with no prefix")
 	}
 }
+
+// A part's resource updates reach the listeners of the mounted URI.
+func TestMountRelaysResourceUpdates(t *testing.T) {
+	partHub := dispatch.NewHub(dispatch.HubOptions{})
+	part := partRuntime(t, dispatch.WithSubscriptions(partHub))
+	hub := dispatch.NewHub(dispatch.HubOptions{})
+	mustNew(t, dispatch.WithSubscriptions(hub), dispatch.WithMount("github", part))
+	l := hub.Attach(mcp.SubscriptionFilter{ResourceSubscriptions: []string{"github+docs://guide"}}, nil)
+	defer l.Close()
+	if _, err := partHub.ResourceUpdated("docs://guide"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := partHub.ResourceUpdated("docs://other"); err != nil {
+		t.Fatal(err)
+	}
+	ev, err := l.Next()
+	if err != nil || ev.Kind != dispatch.EventResourceUpdated || ev.URI != "github+docs://guide" {
+		t.Fatalf("relayed event: %+v %v", ev, err)
+	}
+	if ev, err := l.Next(); !errors.Is(err, dispatch.ErrNoEvent) {
+		t.Fatalf("an update nobody subscribed to arrived: %+v %v", ev, err)
+	}
+}
