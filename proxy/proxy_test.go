@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"log/slog"
 	"net/http/httptest"
 	"slices"
@@ -19,6 +20,7 @@ import (
 	"github.com/snodo-go/snodo/proxy"
 	"github.com/snodo-go/snodo/testkit"
 	"github.com/snodo-go/snodo/transports/inprocess"
+	"github.com/snodo-go/snodo/transports/stdio"
 	"github.com/snodo-go/snodo/transports/streamablehttp"
 )
 
@@ -124,11 +126,15 @@ func text(t *testing.T, res *mcp.CallToolResult) string {
 // remote: calls with progress and log messages, input relayed in both
 // directions, reads, prompts, completions.
 func TestProxyForwardsEverything(t *testing.T) {
-	for _, version := range []string{mcp.Version20260728, mcp.Version20251125} {
+	for _, version := range []string{mcp.Version20260728, mcp.Version20251125, mcp.Version20250618} {
 		t.Run(version, func(t *testing.T) {
 			r := newRemote(t)
 			var tr client.Transport = inprocess.New(r.rt)
-			if version != mcp.Version20260728 {
+			switch version {
+			case mcp.Version20250618:
+				// An initialize-era remote over stdio.
+				tr = stdioTransport(t, r.rt)
+			case mcp.Version20251125:
 				// An initialize-era remote over HTTP with sessions.
 				h, err := streamablehttp.NewHandler(r.rt, streamablehttp.WithSessions(streamablehttp.SessionConfig{}))
 				if err != nil {
@@ -372,4 +378,31 @@ func TestProxyForwardsCancellation(t *testing.T) {
 	if err := <-errc; !errors.Is(err, context.Canceled) {
 		t.Fatalf("the cancelled call returned %v", err)
 	}
+}
+
+// stdioTransport serves rt over in-memory pipes with transports/stdio and
+// returns the client transport that reaches it; the server must end once
+// the client closes its input.
+func stdioTransport(t *testing.T, rt *dispatch.Runtime) client.Transport {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	errc := make(chan error, 1)
+	go func() {
+		err := stdio.Serve(context.Background(), rt, stdio.WithInput(inR), stdio.WithOutput(outW))
+		_ = outW.Close()
+		errc <- err
+	}()
+	// Registered before the backend's Close, so it runs after it.
+	t.Cleanup(func() {
+		select {
+		case err := <-errc:
+			if err != nil {
+				t.Errorf("stdio.Serve: %v", err)
+			}
+		case <-time.After(testkit.DefaultTimeout):
+			t.Error("stdio.Serve did not return")
+		}
+	})
+	return client.Stream(outR, inW)
 }
