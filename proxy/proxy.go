@@ -73,7 +73,9 @@ func (b *Backend) Health() Health {
 // to the remote. An initialize-era remote asks for input with requests
 // of its own instead, which the proxy cannot relay: it declares no
 // capabilities to such a remote and refuses them. The remote's
-// extensions (tasks) are not relayed.
+// extensions (tasks) are not relayed, nor are its resource updates: the
+// watcher follows list changes only, so a client subscribed to a proxied
+// resource hears of its changes only by reading it again.
 func Dial(ctx context.Context, t client.Transport, opts ...Option) (*Backend, error) {
 	cfg := config{logger: slog.Default()}
 	for _, o := range opts {
