@@ -38,6 +38,13 @@ type HubOptions struct {
 	// Sink, when set, hears about every publish and every overflow
 	// (instrumentation.SubscriptionPublished and SubscriptionOverflowed).
 	Sink instrumentation.Sink
+	// OnSubscriptionsChanged, when set, is called after the set of
+	// resource URIs some listener subscribes to has changed (a URI
+	// gained its first listener or lost its last), outside the hub's
+	// lock, on the goroutine that changed it; it must not block.
+	// [Hub.SubscribedURIs] returns the set. A proxy follows it to
+	// subscribe upstream to what its own clients subscribe to.
+	OnSubscriptionsChanged func()
 }
 
 // Hub is a ready [SubscriptionSource]: the application publishes change
@@ -63,6 +70,33 @@ type Hub struct {
 	byURI     map[string]map[*HubListener]struct{}            // resource subscriptions
 	taps      []*hubTap                                       // replaced, never changed in place
 	stats     HubStats
+	onSubs    func() // HubOptions.OnSubscriptionsChanged
+	// subsChanged: byURI gained or lost a key since the lock was taken.
+	subsChanged bool
+}
+
+// unlock releases the hub's lock, then tells OnSubscriptionsChanged when
+// the subscribed URIs changed meanwhile.
+func (h *Hub) unlock() {
+	changed := h.subsChanged
+	h.subsChanged = false
+	h.mu.Unlock()
+	if changed && h.onSubs != nil {
+		h.onSubs()
+	}
+}
+
+// SubscribedURIs returns the resource URIs some listener subscribes to,
+// sorted.
+func (h *Hub) SubscribedURIs() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := make([]string, 0, len(h.byURI))
+	for u := range h.byURI {
+		out = append(out, u)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // hubTap is one function given to Tap.
@@ -92,7 +126,7 @@ func NewHub(opts HubOptions) *Hub {
 	if opts.MaxBuffer <= 0 {
 		opts.MaxBuffer = DefaultHubBuffer
 	}
-	h := &Hub{maxBuffer: opts.MaxBuffer, overflow: opts.Overflow, sink: guard.Sink(opts.Sink, nil),
+	h := &Hub{maxBuffer: opts.MaxBuffer, overflow: opts.Overflow, sink: guard.Sink(opts.Sink, nil), onSubs: opts.OnSubscriptionsChanged,
 		listeners: map[*HubListener]struct{}{}, byURI: map[string]map[*HubListener]struct{}{}}
 	for i := range h.byKind {
 		h.byKind[i] = map[*HubListener]struct{}{}
@@ -154,7 +188,7 @@ func (h *Hub) Attach(f mcp.SubscriptionFilter, wake func()) *HubListener {
 	}
 	l := &HubListener{hub: h, wake: wake}
 	h.mu.Lock()
-	defer h.mu.Unlock()
+	defer h.unlock()
 	h.listeners[l] = struct{}{}
 	h.stats.Opened++
 	for _, k := range [...]struct {
@@ -278,6 +312,7 @@ func (h *Hub) subscribeLocked(l *HubListener, uri string) {
 	if set == nil {
 		set = map[*HubListener]struct{}{}
 		h.byURI[uri] = set
+		h.subsChanged = true
 	}
 	set[l] = struct{}{}
 }
@@ -291,6 +326,7 @@ func (h *Hub) unsubscribeLocked(l *HubListener, uri string) {
 		delete(set, l)
 		if len(set) == 0 {
 			delete(h.byURI, uri)
+			h.subsChanged = true
 		}
 	}
 }
@@ -323,7 +359,7 @@ var ErrListenerClosed = errors.New("dispatch: hub listener closed")
 func (l *HubListener) Next() (Event, error) {
 	h := l.hub
 	h.mu.Lock()
-	defer h.mu.Unlock()
+	defer h.unlock()
 	switch {
 	case l.closed:
 		return Event{}, ErrListenerClosed
@@ -346,7 +382,7 @@ func (l *HubListener) Next() (Event, error) {
 func (l *HubListener) Subscribe(uris ...string) {
 	h := l.hub
 	h.mu.Lock()
-	defer h.mu.Unlock()
+	defer h.unlock()
 	if l.closed {
 		return
 	}
@@ -359,7 +395,7 @@ func (l *HubListener) Subscribe(uris ...string) {
 func (l *HubListener) Unsubscribe(uris ...string) {
 	h := l.hub
 	h.mu.Lock()
-	defer h.mu.Unlock()
+	defer h.unlock()
 	for _, u := range uris {
 		h.unsubscribeLocked(l, u)
 	}
@@ -379,7 +415,7 @@ func (l *HubListener) Close() {
 	h := l.hub
 	h.mu.Lock()
 	h.detachLocked(l)
-	h.mu.Unlock()
+	h.unlock()
 }
 
 func (h *Hub) detachLocked(l *HubListener) {

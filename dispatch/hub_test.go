@@ -268,3 +268,24 @@ func TestHubTap(t *testing.T) {
 		t.Fatalf("the tap heard %q", got)
 	}
 }
+
+// OnSubscriptionsChanged hears when a URI gains its first listener or
+// loses its last, and SubscribedURIs names the set.
+func TestHubSubscriptionsChanged(t *testing.T) {
+	var hub *dispatch.Hub
+	var seen []string
+	hub = dispatch.NewHub(dispatch.HubOptions{OnSubscriptionsChanged: func() {
+		seen = append(seen, strings.Join(hub.SubscribedURIs(), " "))
+	}})
+	a := hub.Attach(mcp.SubscriptionFilter{ResourceSubscriptions: []string{"file:///a"}}, nil)
+	b := hub.Attach(mcp.SubscriptionFilter{ResourceSubscriptions: []string{"file:///a"}, ToolsListChanged: true}, nil)
+	b.Subscribe("file:///b")
+	b.Subscribe("file:///b") // no change
+	a.Close()                // file:///a keeps b
+	b.Unsubscribe("file:///a")
+	b.Close()
+	want := []string{"file:///a", "file:///a file:///b", "file:///b", ""}
+	if strings.Join(seen, "|") != strings.Join(want, "|") {
+		t.Fatalf("changes seen: %q, want %q", seen, want)
+	}
+}

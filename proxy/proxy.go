@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/snodo-go/snodo/client"
 	"github.com/snodo-go/snodo/dispatch"
@@ -35,6 +34,12 @@ type Backend struct {
 
 	streams  atomic.Int64 // change streams opened
 	failures atomic.Int64 // requests failed with the backend's error
+
+	// The downstream clients' resource subscriptions, followed upstream.
+	resubMu      sync.Mutex
+	resubPending bool               // the subscribed URIs changed since the stream opened
+	cancelFollow context.CancelFunc // ends the wait for the stream's next event
+	resubCh      chan struct{}      // a change, for a watcher with no stream
 }
 
 // Health is what a Backend can say about its connection.
@@ -73,9 +78,12 @@ func (b *Backend) Health() Health {
 // to the remote. An initialize-era remote asks for input with requests
 // of its own instead, which the proxy cannot relay: it declares no
 // capabilities to such a remote and refuses them. The remote's
-// extensions (tasks) are not relayed, nor are its resource updates: the
-// watcher follows list changes only, so a client subscribed to a proxied
-// resource hears of its changes only by reading it again.
+// extensions (tasks) are not relayed.
+//
+// Resource subscriptions are followed upstream: when the set of URIs the
+// proxy's clients subscribe to changes (Hub's OnSubscriptionsChanged),
+// the watcher opens its stream again naming them (at most 1,000), and
+// the remote's updates are published to those clients.
 func Dial(ctx context.Context, t client.Transport, opts ...Option) (*Backend, error) {
 	cfg := config{logger: slog.Default()}
 	for _, o := range opts {
@@ -97,7 +105,8 @@ func Dial(ctx context.Context, t client.Transport, opts ...Option) (*Backend, er
 	if b.name == "" {
 		b.name = srv.Implementation.Name
 	}
-	b.hub = dispatch.NewHub(dispatch.HubOptions{})
+	b.hub = dispatch.NewHub(dispatch.HubOptions{OnSubscriptionsChanged: b.subscriptionsChanged})
+	b.resubCh = make(chan struct{}, 1)
 	b.reg = dispatch.NewRegistry(b.hub)
 	// The change stream opens before the first listing, so no change
 	// falls between the two.
@@ -132,7 +141,7 @@ func Dial(ctx context.Context, t client.Transport, opts ...Option) (*Backend, er
 	if b.rt, err = dispatch.New(info, append(rtOpts, cfg.rtOpt...)...); err != nil {
 		return fail(fmt.Errorf("proxy: %w", err))
 	}
-	if sub == nil {
+	if sub == nil && !b.canSubscribe() {
 		close(b.done)
 		return b, nil
 	}
@@ -158,96 +167,4 @@ func (b *Backend) Close() error {
 	<-b.done
 	b.hub.Complete()
 	return b.client.Close()
-}
-
-// subscribe opens the stream of the remote's list changes, for as long
-// as life lasts; nil when the remote announces none or the stream
-// cannot be opened (logged).
-func (b *Backend) subscribe(ctx, life context.Context) *client.Subscription {
-	caps := b.client.Server().Capabilities
-	f := mcp.SubscriptionFilter{
-		ToolsListChanged:     caps.Tools != nil && caps.Tools.ListChanged,
-		PromptsListChanged:   caps.Prompts != nil && caps.Prompts.ListChanged,
-		ResourcesListChanged: caps.Resources != nil && caps.Resources.ListChanged,
-	}
-	if !f.ToolsListChanged && !f.PromptsListChanged && !f.ResourcesListChanged {
-		return nil
-	}
-	// The stream lives past Dial's ctx; Dial's ctx bounds the opening.
-	opened := make(chan struct{})
-	defer close(opened)
-	go func() {
-		select {
-		case <-ctx.Done():
-			b.stop()
-		case <-opened:
-		}
-	}()
-	sub, err := b.client.Listen(life, f)
-	if err != nil {
-		b.logger.Warn("proxy: the backend's list changes cannot be followed", "backend", b.name, "error", err)
-		return nil
-	}
-	b.streams.Add(1)
-	return sub
-}
-
-// watch follows the remote's list changes until ctx ends or the remote's
-// stream does; with reconnection on, it subscribes again once the
-// connection is back.
-func (b *Backend) watch(ctx context.Context, sub *client.Subscription) {
-	defer close(b.done)
-	for sub != nil {
-		b.follow(ctx, sub)
-		sub.Close()
-		if ctx.Err() != nil || b.cfg.reconnect == nil {
-			return
-		}
-		sub = b.resubscribe(ctx)
-	}
-}
-
-// follow refreshes the catalog after each change until the stream ends.
-func (b *Backend) follow(ctx context.Context, sub *client.Subscription) {
-	for {
-		if _, err := sub.Next(ctx); err != nil {
-			if ctx.Err() == nil {
-				b.logger.Warn("proxy: the backend's change stream ended", "backend", b.name, "error", err)
-			}
-			return
-		}
-		if err := b.Refresh(ctx); err != nil && ctx.Err() == nil {
-			b.logger.Warn("proxy: refreshing the backend's catalog failed", "backend", b.name, "error", err)
-		}
-	}
-}
-
-// resubscribe refreshes the catalog (which reconnects the client) and
-// opens the change stream again, waiting with exponential backoff
-// between attempts, until it succeeds or ctx ends (nil).
-func (b *Backend) resubscribe(ctx context.Context) *client.Subscription {
-	r := *b.cfg.reconnect
-	delay, maxDelay := r.InitialDelay, r.MaxDelay
-	if delay <= 0 {
-		delay = 100 * time.Millisecond
-	}
-	if maxDelay < delay {
-		maxDelay = max(delay, 5*time.Second)
-	}
-	for {
-		if err := b.Refresh(ctx); err == nil {
-			if sub := b.subscribe(ctx, ctx); sub != nil {
-				b.logger.Info("proxy: following the backend's list changes again", "backend", b.name)
-				return sub
-			}
-		}
-		t := time.NewTimer(delay)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-			return nil
-		}
-		delay = min(delay*2, maxDelay)
-	}
 }

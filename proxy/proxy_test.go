@@ -32,12 +32,13 @@ var quiet = slog.New(slog.DiscardHandler)
 type remote struct {
 	rt  *dispatch.Runtime
 	reg *dispatch.Registry
+	hub *dispatch.Hub
 }
 
 func newRemote(t *testing.T) *remote {
 	t.Helper()
 	hub := dispatch.NewHub(dispatch.HubOptions{})
-	r := &remote{reg: dispatch.NewRegistry(hub)}
+	r := &remote{reg: dispatch.NewRegistry(hub), hub: hub}
 	work := func(ctx context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 		for i := 1; i <= 2; i++ {
 			if err := dispatch.ReportProgress(ctx, mcp.Progress{Progress: float64(i), Total: 2}); err != nil {
@@ -405,4 +406,57 @@ func stdioTransport(t *testing.T, rt *dispatch.Runtime) client.Transport {
 		}
 	})
 	return client.Stream(outR, inW)
+}
+
+// A proxy client's resource subscription is followed upstream: the
+// remote's update reaches it, and one for a resource nobody subscribed
+// to does not.
+func TestProxyRelaysResourceUpdates(t *testing.T) {
+	for _, version := range []string{mcp.Version20260728, mcp.Version20250618} {
+		t.Run(version, func(t *testing.T) {
+			r := newRemote(t)
+			var tr client.Transport = inprocess.New(r.rt)
+			if version == mcp.Version20250618 {
+				tr = stdioTransport(t, r.rt)
+			}
+			b := dial(t, tr, proxy.WithClientOptions(client.WithProtocolVersions(version)))
+			woke := make(chan struct{}, 1)
+			l := b.Runtime().Hub().Attach(mcp.SubscriptionFilter{ResourceSubscriptions: []string{"docs://guide"}}, func() {
+				select {
+				case woke <- struct{}{}:
+				default:
+				}
+			})
+			defer l.Close()
+			if _, err := l.Next(); !errors.Is(err, dispatch.ErrNoEvent) {
+				t.Fatalf("listener: %v", err)
+			}
+			// The watcher opens a stream naming the subscribed URI.
+			deadline := time.Now().Add(testkit.DefaultTimeout)
+			for b.Health().Streams < 2 || r.hub.Stats().Listeners < 1 {
+				if time.Now().After(deadline) {
+					t.Fatalf("the subscription was not followed upstream: %+v", b.Health())
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+			if _, err := r.hub.ResourceUpdated("docs://other"); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := r.hub.ResourceUpdated("docs://guide"); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case <-woke:
+			case <-time.After(testkit.DefaultTimeout):
+				t.Fatal("the remote's update did not reach the proxy's subscriber")
+			}
+			ev, err := l.Next()
+			if err != nil || ev.URI != "docs://guide" {
+				t.Fatalf("event %+v, %v", ev, err)
+			}
+			if ev, err := l.Next(); !errors.Is(err, dispatch.ErrNoEvent) {
+				t.Fatalf("an update nobody subscribed to arrived: %+v %v", ev, err)
+			}
+		})
+	}
 }
