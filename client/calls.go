@@ -35,6 +35,26 @@ func WithInputResponses(responses map[string]any, requestState string) CallOptio
 	}
 }
 
+// WithCapabilities declares caps on this request (2026-07-28) in place
+// of the capabilities the registered handlers declare. A server's input
+// requests the handlers do not answer come back as an
+// *[InputRequiredError], for the caller to relay (a proxy declares its
+// own client's capabilities this way).
+func WithCapabilities(caps mcp.ClientCapabilities) CallOption {
+	return func(r *request) { r.caps = &caps }
+}
+
+// WithCallLogging asks the server for this request's log messages at
+// level and above (on 2026-07-28, in place of the level given with
+// [WithLogMessages]) and passes the messages that arrive within this
+// request to fn, on the goroutine that made the call, instead of the
+// client's handler. An initialize-era server sends its log messages
+// outside any request (over HTTP) or at the session's level; those go to
+// the client's handler.
+func WithCallLogging(level string, fn func(mcp.LogMessage)) CallOption {
+	return func(r *request) { r.logLevel, r.onLog = level, fn }
+}
+
 // WithMeta adds keys to the request's _meta (the protocol's own keys
 // win).
 func WithMeta(meta map[string]any) CallOption {

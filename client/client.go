@@ -53,6 +53,13 @@ type Client struct {
 
 	// answering bounds the server requests answered at once.
 	answering chan struct{}
+
+	// reconnMu serializes reconnections; connGen counts them, and
+	// retrying tells fail that a reconnection, not the Client, failed.
+	reconnMu   sync.Mutex
+	connGen    atomic.Int64
+	reconnects atomic.Int64
+	retrying   bool // guarded by mu
 }
 
 // maxAnswering is how many server-to-client requests are answered at
@@ -186,6 +193,12 @@ type request struct {
 	// task declares the tasks extension on this request (2026-07-28),
 	// so that a tools/call may answer with a task.
 	task bool
+	// caps, when set, are the capabilities declared on this request in
+	// place of those the handlers declare (2026-07-28).
+	caps *mcp.ClientCapabilities
+	// logLevel and onLog route this exchange's log messages.
+	logLevel string
+	onLog    func(mcp.LogMessage)
 }
 
 var progressSeq atomic.Int64
@@ -252,9 +265,15 @@ func (c *Client) start(ctx context.Context, r *request) (*pending, error) {
 			caps["extensions"] = map[string]any{mcp.ExtensionTasks: map[string]any{}}
 		}
 		meta["io.modelcontextprotocol/clientCapabilities"] = caps
+		if r.caps != nil {
+			meta["io.modelcontextprotocol/clientCapabilities"] = r.caps
+		}
 		meta["io.modelcontextprotocol/clientInfo"] = c.cfg.info
 		if c.cfg.logLevel != "" {
 			meta["io.modelcontextprotocol/logLevel"] = c.cfg.logLevel
+		}
+		if r.logLevel != "" {
+			meta["io.modelcontextprotocol/logLevel"] = r.logLevel
 		}
 	}
 	if len(meta) > 0 {
@@ -291,7 +310,7 @@ func (c *Client) roundTrip(ctx context.Context, r *request) (json.RawMessage, er
 	}
 	p, err := c.start(ctx, r)
 	if err != nil {
-		return nil, err
+		return nil, &notSent{err}
 	}
 	answered := false
 	defer func() {
@@ -314,6 +333,13 @@ func (c *Client) roundTrip(ctx context.Context, r *request) (json.RawMessage, er
 			}
 			return json.RawMessage(msg.Result), nil
 		case jsonrpc.KindNotification:
+			if msg.Method == "notifications/message" && r.onLog != nil {
+				var m mcp.LogMessage
+				if unmarshal(msg.Params, &m) == nil {
+					r.onLog(m)
+				}
+				continue
+			}
 			c.onNotification(msg, p.token, r.progress)
 		case jsonrpc.KindRequest:
 			c.answer(ctx, p.conn, p.version, msg)

@@ -137,10 +137,23 @@ func (c *Client) call(ctx context.Context, r *request) (json.RawMessage, error) 
 			return raw, nil
 		}
 	}
-	renewed := false
+	renewed, resent := false, false
 	for round := 0; ; round++ {
 		gen := c.sessionGen.Load()
+		connGen := c.connGen.Load()
 		raw, err := c.roundTrip(ctx, r)
+		if err != nil && c.cfg.reconnect != nil && ctx.Err() == nil && connectionLost(err) {
+			if rerr := c.reconnect(ctx, connGen); rerr != nil {
+				return nil, fmt.Errorf("%w (%w)", unsent(err), rerr)
+			}
+			var ns *notSent
+			if errors.As(err, &ns) && !resent {
+				resent = true
+				round--
+				continue
+			}
+		}
+		err = unsent(err)
 		if errors.Is(err, errSessionExpired) && !renewed {
 			// The server forgot the session: start a new one and try
 			// once more, as the protocol asks of clients.
@@ -209,4 +222,12 @@ func (c *Client) call(ctx context.Context, r *request) (json.RawMessage, error) 
 		next.inputRound = true
 		r = &next
 	}
+}
+
+// unsent strips the notSent mark, which only call reads.
+func unsent(err error) error {
+	if ns, ok := err.(*notSent); ok {
+		return ns.err
+	}
+	return err
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/testkit"
@@ -21,6 +22,24 @@ func TestMain(m *testing.M) {
 	case "":
 	case "stdio":
 		rt, err := newRuntime()
+		if err == nil {
+			err = stdio.Serve(context.Background(), rt)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	case "mortal":
+		// A server whose tool "die" makes it exit.
+		rt, err := dispatch.New(mcp.Implementation{Name: "mortal", Version: "1"},
+			dispatch.WithTool(mcp.Tool{Name: "die"}, func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
+				os.Exit(4)
+				return nil, nil
+			}),
+			dispatch.WithTool(mcp.Tool{Name: "pid"}, func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
+				return mcp.TextResult(fmt.Sprint(os.Getpid())), nil
+			}))
 		if err == nil {
 			err = stdio.Serve(context.Background(), rt)
 		}

@@ -108,6 +108,14 @@ func (c *Client) fail(err error) error {
 	c.mu.Lock()
 	conn := c.conn
 	c.conn = nil
+	if c.retrying {
+		// A reconnection failed: the Client stays open to try again.
+		c.mu.Unlock()
+		if conn != nil {
+			conn.Close()
+		}
+		return err
+	}
 	c.closed = true
 	c.mu.Unlock()
 	if conn != nil {

@@ -31,6 +31,7 @@ type SamplingHandler func(ctx context.Context, req *mcp.CreateMessageRequest) (*
 type RootsHandler func(ctx context.Context) ([]mcp.Root, error)
 
 type config struct {
+	reconnect      *Reconnect // nil: no reconnection
 	info           mcp.Implementation
 	versions       []string
 	requestTimeout time.Duration

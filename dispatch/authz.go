@@ -113,14 +113,16 @@ func (rt *Runtime) authorizeUse(ctx context.Context, c *Call, kind ComponentKind
 	return rt.internal(c, "authorization", err)
 }
 
-// filter returns the items the Authorizer lets the call see.
-func filter[T any](ctx context.Context, rt *Runtime, c *Call, items []T, kind ComponentKind, name func(T) string) []T {
-	if rt.authorizer == nil {
+// filter returns the items of snap the Authorizer lets the call see (and,
+// for a mounted component, its part's Authorizer).
+func filter[T any](ctx context.Context, rt *Runtime, c *Call, snap *snapshot, items []T, kind ComponentKind, name func(T) string) []T {
+	if rt.authorizer == nil && snap.mounts == nil {
 		return items
 	}
 	out := make([]T, 0, len(items))
 	for _, it := range items {
-		if rt.visible(ctx, c, kind, name(it)) {
+		n := name(it)
+		if rt.visible(ctx, c, kind, n) && (snap.mounts == nil || snap.mounts.visible(ctx, c, kind, n)) {
 			out = append(out, it)
 		}
 	}

@@ -25,6 +25,9 @@ type snapshot struct {
 	// templates is in registration order, which is also match precedence.
 	templates    []*templateEntry
 	templateList []*templateEntry // sorted by URI template
+	// mounts, when parts with an Authorizer are mounted, leads a mounted
+	// component to its part; nil otherwise.
+	mounts *mountIndex
 }
 
 // staticCatalog is the catalog of a Runtime whose components never change.

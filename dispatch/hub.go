@@ -3,6 +3,7 @@ package dispatch
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 
 	"github.com/snodo-go/snodo/instrumentation"
@@ -37,6 +38,13 @@ type HubOptions struct {
 	// Sink, when set, hears about every publish and every overflow
 	// (instrumentation.SubscriptionPublished and SubscriptionOverflowed).
 	Sink instrumentation.Sink
+	// OnSubscriptionsChanged, when set, is called after the set of
+	// resource URIs some listener subscribes to has changed (a URI
+	// gained its first listener or lost its last), outside the hub's
+	// lock, on the goroutine that changed it; it must not block.
+	// [Hub.SubscribedURIs] returns the set. A proxy follows it to
+	// subscribe upstream to what its own clients subscribe to.
+	OnSubscriptionsChanged func()
 }
 
 // Hub is a ready [SubscriptionSource]: the application (and extensions,
@@ -64,7 +72,57 @@ type Hub struct {
 	byKind    [EventResourceUpdated]map[*HubListener]struct{} // list-changed kinds, indexed by kind-1
 	byURI     map[string]map[*HubListener]struct{}            // resource subscriptions
 	byKey     map[memberKey]map[*HubListener]struct{}         // extension filter keys
+	taps      []*hubTap                                       // replaced, never changed in place
 	stats     HubStats
+	onSubs    func() // HubOptions.OnSubscriptionsChanged
+	// subsChanged: byURI gained or lost a key since the lock was taken.
+	subsChanged bool
+}
+
+// unlock releases the hub's lock, then tells OnSubscriptionsChanged when
+// the subscribed URIs changed meanwhile.
+func (h *Hub) unlock() {
+	changed := h.subsChanged
+	h.subsChanged = false
+	h.mu.Unlock()
+	if changed && h.onSubs != nil {
+		h.onSubs()
+	}
+}
+
+// SubscribedURIs returns the resource URIs some listener subscribes to,
+// sorted.
+func (h *Hub) SubscribedURIs() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := make([]string, 0, len(h.byURI))
+	for u := range h.byURI {
+		out = append(out, u)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// hubTap is one function given to Tap.
+type hubTap struct{ fn func(Event) }
+
+// Tap calls fn with every event published from now on, whatever the
+// listeners' filters, after they have it: on the publishing goroutine,
+// outside the hub's lock, so fn must not block (it may publish on another
+// hub). It returns the function that removes the tap. A mounting Runtime
+// relays its parts' events this way.
+func (h *Hub) Tap(fn func(Event)) (remove func()) {
+	t := &hubTap{fn: fn}
+	h.mu.Lock()
+	h.taps = append(slices.Clip(h.taps), t)
+	h.mu.Unlock()
+	return func() {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		if i := slices.Index(h.taps, t); i >= 0 {
+			h.taps = slices.Delete(slices.Clone(h.taps), i, i+1)
+		}
+	}
 }
 
 // NewHub returns a Hub with opts (the zero value for the defaults).
@@ -72,7 +130,7 @@ func NewHub(opts HubOptions) *Hub {
 	if opts.MaxBuffer <= 0 {
 		opts.MaxBuffer = DefaultHubBuffer
 	}
-	h := &Hub{maxBuffer: opts.MaxBuffer, overflow: opts.Overflow, sink: guard.Sink(opts.Sink, nil),
+	h := &Hub{maxBuffer: opts.MaxBuffer, overflow: opts.Overflow, sink: guard.Sink(opts.Sink, nil), onSubs: opts.OnSubscriptionsChanged,
 		listeners: map[*HubListener]struct{}{}, byURI: map[string]map[*HubListener]struct{}{},
 		byKey: map[memberKey]map[*HubListener]struct{}{}}
 	for i := range h.byKind {
@@ -135,7 +193,7 @@ func (h *Hub) Attach(f mcp.SubscriptionFilter, wake func()) *HubListener {
 	}
 	l := &HubListener{hub: h, wake: wake}
 	h.mu.Lock()
-	defer h.mu.Unlock()
+	defer h.unlock()
 	h.listeners[l] = struct{}{}
 	h.stats.Opened++
 	for _, k := range [...]struct {
@@ -189,9 +247,13 @@ func (h *Hub) Publish(ev Event) (PublishResult, error) {
 	h.stats.Buffered += int64(r.Buffered)
 	h.stats.Dropped += int64(r.Dropped)
 	open := len(h.listeners)
+	taps := h.taps
 	h.mu.Unlock()
 	for _, w := range wakes {
 		w()
+	}
+	for _, t := range taps {
+		t.fn(ev)
 	}
 	if h.sink != nil {
 		h.emitPublished(ev, r, open)
@@ -263,6 +325,7 @@ func (h *Hub) subscribeLocked(l *HubListener, uri string) {
 	if set == nil {
 		set = map[*HubListener]struct{}{}
 		h.byURI[uri] = set
+		h.subsChanged = true
 	}
 	set[l] = struct{}{}
 }
@@ -293,6 +356,7 @@ func (h *Hub) unsubscribeLocked(l *HubListener, uri string) {
 		delete(set, l)
 		if len(set) == 0 {
 			delete(h.byURI, uri)
+			h.subsChanged = true
 		}
 	}
 }
@@ -326,7 +390,7 @@ var ErrListenerClosed = errors.New("dispatch: hub listener closed")
 func (l *HubListener) Next() (Event, error) {
 	h := l.hub
 	h.mu.Lock()
-	defer h.mu.Unlock()
+	defer h.unlock()
 	switch {
 	case l.closed:
 		return Event{}, ErrListenerClosed
@@ -349,7 +413,7 @@ func (l *HubListener) Next() (Event, error) {
 func (l *HubListener) Subscribe(uris ...string) {
 	h := l.hub
 	h.mu.Lock()
-	defer h.mu.Unlock()
+	defer h.unlock()
 	if l.closed {
 		return
 	}
@@ -362,7 +426,7 @@ func (l *HubListener) Subscribe(uris ...string) {
 func (l *HubListener) Unsubscribe(uris ...string) {
 	h := l.hub
 	h.mu.Lock()
-	defer h.mu.Unlock()
+	defer h.unlock()
 	for _, u := range uris {
 		h.unsubscribeLocked(l, u)
 	}
@@ -382,7 +446,7 @@ func (l *HubListener) Close() {
 	h := l.hub
 	h.mu.Lock()
 	h.detachLocked(l)
-	h.mu.Unlock()
+	h.unlock()
 }
 
 func (h *Hub) detachLocked(l *HubListener) {

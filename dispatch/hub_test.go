@@ -3,6 +3,7 @@ package dispatch_test
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
@@ -247,5 +248,44 @@ func TestHubConcurrentPublishAndPull(t *testing.T) {
 	// the new one buffered and the old one dropped).
 	if sum.Matched != listeners*events || got != sum.Matched-sum.Dropped || sum.Delivered+sum.Buffered != sum.Matched {
 		t.Fatalf("pulled %d; publish totals %+v", got, sum)
+	}
+}
+
+// A tap hears every event published while it is on, whatever the
+// listeners' filters, and nothing once removed.
+func TestHubTap(t *testing.T) {
+	hub := dispatch.NewHub(dispatch.HubOptions{})
+	var heard []string
+	remove := hub.Tap(func(ev dispatch.Event) { heard = append(heard, ev.Kind.String()+" "+ev.URI) })
+	hub.ToolsListChanged()
+	if _, err := hub.ResourceUpdated("file:///a"); err != nil {
+		t.Fatal(err)
+	}
+	remove()
+	remove() // twice is harmless
+	hub.PromptsListChanged()
+	if got := strings.Join(heard, ","); got != "toolsListChanged ,resourceUpdated file:///a" {
+		t.Fatalf("the tap heard %q", got)
+	}
+}
+
+// OnSubscriptionsChanged hears when a URI gains its first listener or
+// loses its last, and SubscribedURIs names the set.
+func TestHubSubscriptionsChanged(t *testing.T) {
+	var hub *dispatch.Hub
+	var seen []string
+	hub = dispatch.NewHub(dispatch.HubOptions{OnSubscriptionsChanged: func() {
+		seen = append(seen, strings.Join(hub.SubscribedURIs(), " "))
+	}})
+	a := hub.Attach(mcp.SubscriptionFilter{ResourceSubscriptions: []string{"file:///a"}}, nil)
+	b := hub.Attach(mcp.SubscriptionFilter{ResourceSubscriptions: []string{"file:///a"}, ToolsListChanged: true}, nil)
+	b.Subscribe("file:///b")
+	b.Subscribe("file:///b") // no change
+	a.Close()                // file:///a keeps b
+	b.Unsubscribe("file:///a")
+	b.Close()
+	want := []string{"file:///a", "file:///a file:///b", "file:///b", ""}
+	if strings.Join(seen, "|") != strings.Join(want, "|") {
+		t.Fatalf("changes seen: %q, want %q", seen, want)
 	}
 }

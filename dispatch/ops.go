@@ -40,7 +40,7 @@ type listParams struct {
 
 func opToolsList(ctx context.Context, rt *Runtime, c *Call) (any, error) {
 	snap := rt.catalog.snapshot()
-	visible := filter(ctx, rt, c, snap.toolList, KindTool, func(e *toolEntry) string { return e.tool.Name })
+	visible := filter(ctx, rt, c, snap, snap.toolList, KindTool, func(e *toolEntry) string { return e.tool.Name })
 	page, next, err := pageOf(rt, c, visible, func(e *toolEntry) string { return e.tool.Name })
 	if err != nil {
 		return nil, err

@@ -19,7 +19,7 @@ type listPromptsResult struct {
 func opPromptsList(ctx context.Context, rt *Runtime, c *Call) (any, error) {
 	snap := rt.catalog.snapshot()
 	name := func(e *promptEntry) string { return e.prompt.Name }
-	page, next, err := pageOf(rt, c, filter(ctx, rt, c, snap.promptList, KindPrompt, name), name)
+	page, next, err := pageOf(rt, c, filter(ctx, rt, c, snap, snap.promptList, KindPrompt, name), name)
 	if err != nil {
 		return nil, err
 	}

@@ -23,7 +23,7 @@ type listTemplatesResult struct {
 func opResourcesList(ctx context.Context, rt *Runtime, c *Call) (any, error) {
 	snap := rt.catalog.snapshot()
 	uri := func(e *resourceEntry) string { return e.resource.URI }
-	page, next, err := pageOf(rt, c, filter(ctx, rt, c, snap.resourceList, KindResource, uri), uri)
+	page, next, err := pageOf(rt, c, filter(ctx, rt, c, snap, snap.resourceList, KindResource, uri), uri)
 	if err != nil {
 		return nil, err
 	}
@@ -37,7 +37,7 @@ func opResourcesList(ctx context.Context, rt *Runtime, c *Call) (any, error) {
 func opTemplatesList(ctx context.Context, rt *Runtime, c *Call) (any, error) {
 	snap := rt.catalog.snapshot()
 	tmpl := func(e *templateEntry) string { return e.template.URITemplate }
-	page, next, err := pageOf(rt, c, filter(ctx, rt, c, snap.templateList, KindResourceTemplate, tmpl), tmpl)
+	page, next, err := pageOf(rt, c, filter(ctx, rt, c, snap, snap.templateList, KindResourceTemplate, tmpl), tmpl)
 	if err != nil {
 		return nil, err
 	}

@@ -1,57 +1,58 @@
+// The dynamic registry: tools, prompts, resources and resource templates
+// that change while the server runs.
+
 package dispatch
 
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 
 	"github.com/snodo-go/snodo/mcp"
 )
 
-// Registry holds tools and prompts that may change while the server runs.
-// The Runtime stays immutable: it holds the registry (see [WithRegistry])
-// and each request reads one consistent snapshot of it, so a change never
-// reaches a request half-way. After each change the registry publishes
-// notifications/tools/list_changed or notifications/prompts/list_changed
-// through its Hub, once the new list is what every later request sees.
+// Registry holds tools, prompts, resources and resource templates that may
+// change while the server runs. The Runtime stays immutable: it holds the
+// registry (see [WithRegistry]) and each request reads one consistent
+// snapshot of it, so a change never reaches a request half-way. After each
+// change the registry publishes notifications/tools/list_changed,
+// notifications/prompts/list_changed or notifications/resources/list_changed
+// (for resources and templates alike) through its Hub, once the new list
+// is what every later request sees.
 //
-// Tools and prompts given to New with WithTool, WithTypedTool and
-// WithPrompt move into the registry. Its methods are safe for concurrent
-// use, also from inside a handler.
+// Components given to New with WithTool, WithTypedTool, WithPrompt,
+// WithResource and WithResourceTemplate move into the registry. Each
+// change is checked with the same code as New. Its methods are safe for
+// concurrent use, also from inside a handler.
 type Registry struct {
 	hub *Hub
 
-	mu      sync.Mutex // serialises changes
-	tools   map[string]*toolEntry
-	prompts map[string]*promptEntry
-	cur     atomic.Pointer[registryLists]
-}
-
-// registryLists is one immutable version of a registry's contents.
-type registryLists struct {
-	tools      map[string]*toolEntry
-	toolList   []*toolEntry
-	prompts    map[string]*promptEntry
-	promptList []*promptEntry
+	mu        sync.Mutex // serialises changes
+	tools     map[string]*toolEntry
+	prompts   map[string]*promptEntry
+	resources map[string]*resourceEntry
+	templates []*templateEntry // registration order: match precedence
+	cur       atomic.Pointer[snapshot]
 }
 
 // NewRegistry returns an empty registry whose changes are published
 // through hub (nil publishes nothing).
 func NewRegistry(hub *Hub) *Registry {
-	r := &Registry{hub: hub, tools: map[string]*toolEntry{}, prompts: map[string]*promptEntry{}}
+	r := &Registry{hub: hub, tools: map[string]*toolEntry{}, prompts: map[string]*promptEntry{},
+		resources: map[string]*resourceEntry{}}
 	r.publishLocked()
 	return r
 }
 
-// WithRegistry makes the Runtime read its tools and prompts from r. The
-// Runtime then advertises the tools and prompts capabilities even while
-// a list is empty, since it may fill up at run time (with listChanged
-// when [WithSubscriptions] is also given).
-//
-// The completions capability is derived when New runs: a prompt with
-// completion handlers added later completes only if the Runtime already
-// advertised completions.
+// WithRegistry makes the Runtime read its tools, prompts, resources and
+// resource templates from r. The Runtime then advertises the tools,
+// prompts, resources and completions capabilities even while a list is
+// empty, since it may fill up at run time (with listChanged when
+// [WithSubscriptions] is also given). completion/complete serves what is
+// registered when the request arrives: an argument or variable with no
+// completion handler gets no values, a component removed is unknown.
 func WithRegistry(r *Registry) Option {
 	return func(b *builder) error {
 		if r == nil {
@@ -81,31 +82,19 @@ func (r *Registry) addTool(name string, opt Option) error {
 		return err
 	}
 	e := b.tools[name]
-	r.mu.Lock()
-	if _, dup := r.tools[name]; dup {
-		r.mu.Unlock()
-		return fmt.Errorf("dispatch: tool %q registered twice", name)
-	}
-	r.tools[name] = e
-	r.publishLocked()
-	r.mu.Unlock()
-	r.changed(EventToolsListChanged)
-	return nil
+	return r.change(EventToolsListChanged, func() error {
+		if _, dup := r.tools[name]; dup {
+			return fmt.Errorf("dispatch: tool %q registered twice", name)
+		}
+		r.tools[name] = e
+		return nil
+	})
 }
 
 // RemoveTool removes the named tool and reports whether it was there.
 // Calls already running finish; later ones get "Unknown tool".
 func (r *Registry) RemoveTool(name string) bool {
-	r.mu.Lock()
-	if _, ok := r.tools[name]; !ok {
-		r.mu.Unlock()
-		return false
-	}
-	delete(r.tools, name)
-	r.publishLocked()
-	r.mu.Unlock()
-	r.changed(EventToolsListChanged)
-	return true
+	return r.remove(EventToolsListChanged, func() bool { return deleteKey(r.tools, name) })
 }
 
 // AddPrompt registers a prompt under the rules of [WithPrompt]; a name
@@ -115,29 +104,116 @@ func (r *Registry) AddPrompt(p mcp.Prompt, h PromptHandler, opts ...ComponentOpt
 	if err := WithPrompt(p, h, opts...)(b); err != nil {
 		return err
 	}
-	r.mu.Lock()
-	if _, dup := r.prompts[p.Name]; dup {
-		r.mu.Unlock()
-		return fmt.Errorf("dispatch: prompt %q registered twice", p.Name)
-	}
-	r.prompts[p.Name] = b.prompts[p.Name]
-	r.publishLocked()
-	r.mu.Unlock()
-	r.changed(EventPromptsListChanged)
-	return nil
+	return r.change(EventPromptsListChanged, func() error {
+		if _, dup := r.prompts[p.Name]; dup {
+			return fmt.Errorf("dispatch: prompt %q registered twice", p.Name)
+		}
+		r.prompts[p.Name] = b.prompts[p.Name]
+		return nil
+	})
 }
 
 // RemovePrompt removes the named prompt and reports whether it was there.
 func (r *Registry) RemovePrompt(name string) bool {
-	r.mu.Lock()
-	if _, ok := r.prompts[name]; !ok {
-		r.mu.Unlock()
-		return false
+	return r.remove(EventPromptsListChanged, func() bool { return deleteKey(r.prompts, name) })
+}
+
+// AddResource registers a resource under the rules of [WithResource]: a
+// URI already registered, or one a registered template matches, is an
+// error.
+func (r *Registry) AddResource(res mcp.Resource, h ResourceHandler) error {
+	b := scratchBuilder()
+	if err := WithResource(res, h)(b); err != nil {
+		return err
 	}
-	delete(r.prompts, name)
+	e := b.resources[res.URI]
+	return r.change(EventResourcesListChanged, func() error {
+		if _, dup := r.resources[res.URI]; dup {
+			return fmt.Errorf("dispatch: resource %q registered twice", res.URI)
+		}
+		if err := checkResourceOverlap(map[string]*resourceEntry{res.URI: e}, r.templates); err != nil {
+			return err
+		}
+		r.resources[res.URI] = e
+		return nil
+	})
+}
+
+// RemoveResource removes the resource with this URI and reports whether
+// it was there. Reads already running finish; later ones get the
+// revision's resource-not-found error.
+func (r *Registry) RemoveResource(uri string) bool {
+	return r.remove(EventResourcesListChanged, func() bool { return deleteKey(r.resources, uri) })
+}
+
+// AddResourceTemplate registers a template under the rules of
+// [WithResourceTemplate]; it takes match precedence after the templates
+// already registered. A URI template already registered, or one that
+// matches a registered resource's URI, is an error.
+func (r *Registry) AddResourceTemplate(t mcp.ResourceTemplate, h ResourceHandler, opts ...ComponentOption) error {
+	b := scratchBuilder()
+	if err := WithResourceTemplate(t, h, opts...)(b); err != nil {
+		return err
+	}
+	e := b.templates[0]
+	return r.change(EventResourcesListChanged, func() error {
+		for _, have := range r.templates {
+			if have.template.URITemplate == t.URITemplate {
+				return fmt.Errorf("dispatch: resource template %q registered twice", t.URITemplate)
+			}
+		}
+		if err := checkResourceOverlap(r.resources, []*templateEntry{e}); err != nil {
+			return err
+		}
+		r.templates = append(slices.Clip(r.templates), e)
+		return nil
+	})
+}
+
+// RemoveResourceTemplate removes the template with this URI template and
+// reports whether it was there.
+func (r *Registry) RemoveResourceTemplate(uriTemplate string) bool {
+	return r.remove(EventResourcesListChanged, func() bool {
+		i := slices.IndexFunc(r.templates, func(e *templateEntry) bool { return e.template.URITemplate == uriTemplate })
+		if i < 0 {
+			return false
+		}
+		r.templates = slices.Delete(slices.Clone(r.templates), i, i+1)
+		return true
+	})
+}
+
+// change applies edit under the lock; when it succeeds the new version is
+// published and then the list change.
+func (r *Registry) change(kind EventKind, edit func() error) error {
+	r.mu.Lock()
+	if err := edit(); err != nil {
+		r.mu.Unlock()
+		return err
+	}
 	r.publishLocked()
 	r.mu.Unlock()
-	r.changed(EventPromptsListChanged)
+	r.changed(kind)
+	return nil
+}
+
+// remove is change for a removal, which only reports whether it removed.
+func (r *Registry) remove(kind EventKind, del func() bool) bool {
+	return r.change(kind, func() error {
+		if !del() {
+			return errNothingRemoved
+		}
+		return nil
+	}) == nil
+}
+
+var errNothingRemoved = errors.New("dispatch: nothing to remove")
+
+func deleteKey[V any](m map[string]V, k string) bool {
+	if _, ok := m[k]; !ok {
+		return false
+	}
+	delete(m, k)
 	return true
 }
 
@@ -148,19 +224,19 @@ func scratchBuilder() *builder {
 		resources: map[string]*resourceEntry{}, extensions: map[string]*Extension{}, extRoutes: map[string]*extensionRoute{}}
 }
 
-// publishLocked makes the current maps the version requests read. The
-// maps are copied: the published version never changes.
+// publishLocked makes the current contents the version requests read.
+// The maps and the template list are copied: the published version never
+// changes.
 func (r *Registry) publishLocked() {
-	tools := make(map[string]*toolEntry, len(r.tools))
-	for k, v := range r.tools {
-		tools[k] = v
+	r.cur.Store(newSnapshot(cloneMap(r.tools), cloneMap(r.prompts), cloneMap(r.resources), slices.Clone(r.templates)))
+}
+
+func cloneMap[V any](m map[string]V) map[string]V {
+	out := make(map[string]V, len(m))
+	for k, v := range m {
+		out[k] = v
 	}
-	prompts := make(map[string]*promptEntry, len(r.prompts))
-	for k, v := range r.prompts {
-		prompts[k] = v
-	}
-	s := newSnapshot(tools, prompts, nil, nil)
-	r.cur.Store(&registryLists{tools: s.tools, toolList: s.toolList, prompts: s.prompts, promptList: s.promptList})
+	return out
 }
 
 // changed publishes a list change, after the new version is visible.
@@ -170,10 +246,10 @@ func (r *Registry) changed(kind EventKind) {
 	}
 }
 
-// bind moves a Runtime's own tools and prompts into the registry and
-// returns the Runtime's catalog: the registry's current version with the
-// Runtime's resources and templates. A name the registry already holds is
-// an error, and then nothing is moved.
+// bind moves a Runtime's own components into the registry and returns
+// the Runtime's catalog, the registry itself. A name or URI the registry
+// already holds, or a resource one of the other side's templates matches,
+// is an error, and then nothing is moved.
 func (r *Registry) bind(tools map[string]*toolEntry, prompts map[string]*promptEntry, resources map[string]*resourceEntry, templates []*templateEntry) (catalog, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -187,40 +263,40 @@ func (r *Registry) bind(tools map[string]*toolEntry, prompts map[string]*promptE
 			return nil, fmt.Errorf("dispatch: prompt %q is already in the registry", name)
 		}
 	}
-	if len(tools)+len(prompts) > 0 {
+	for uri := range resources {
+		if _, dup := r.resources[uri]; dup {
+			return nil, fmt.Errorf("dispatch: resource %q is already in the registry", uri)
+		}
+	}
+	for _, t := range templates {
+		if slices.ContainsFunc(r.templates, func(e *templateEntry) bool { return e.template.URITemplate == t.template.URITemplate }) {
+			return nil, fmt.Errorf("dispatch: resource template %q is already in the registry", t.template.URITemplate)
+		}
+	}
+	if err := checkResourceOverlap(resources, r.templates); err != nil {
+		return nil, err
+	}
+	if err := checkResourceOverlap(r.resources, templates); err != nil {
+		return nil, err
+	}
+	if len(tools)+len(prompts)+len(resources)+len(templates) > 0 {
 		for name, e := range tools {
 			r.tools[name] = e
 		}
 		for name, e := range prompts {
 			r.prompts[name] = e
 		}
+		for uri, e := range resources {
+			r.resources[uri] = e
+		}
+		r.templates = append(slices.Clip(r.templates), templates...)
 		r.publishLocked()
 	}
-	return &dynamicCatalog{reg: r, static: newSnapshot(nil, nil, resources, templates)}, nil
+	return registryCatalog{r}, nil
 }
 
-// dynamicCatalog is the catalog of a Runtime with a registry: the
-// registry's tools and prompts with the Runtime's fixed resources and
-// templates. It builds a snapshot once per registry version.
-type dynamicCatalog struct {
-	reg    *Registry
-	static *snapshot
-	cache  atomic.Pointer[dynamicSnapshot]
-}
+// registryCatalog is the catalog of a Runtime with a registry: the
+// registry's current version.
+type registryCatalog struct{ reg *Registry }
 
-type dynamicSnapshot struct {
-	from *registryLists
-	snap *snapshot
-}
-
-func (c *dynamicCatalog) snapshot() *snapshot {
-	lists := c.reg.cur.Load()
-	if d := c.cache.Load(); d != nil && d.from == lists {
-		return d.snap
-	}
-	s := *c.static
-	s.tools, s.toolList = lists.tools, lists.toolList
-	s.prompts, s.promptList = lists.prompts, lists.promptList
-	c.cache.Store(&dynamicSnapshot{from: lists, snap: &s})
-	return &s
-}
+func (c registryCatalog) snapshot() *snapshot { return c.reg.cur.Load() }

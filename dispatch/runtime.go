@@ -88,6 +88,7 @@ type builder struct {
 	registry    *Registry
 	// listenMembers are the filter members extensions add, by name.
 	listenMembers map[string]*listenMember
+	mounts        []*mountPart
 }
 
 // WithInstructions sets the natural-language guidance returned by
@@ -201,6 +202,9 @@ func New(info mcp.Implementation, opts ...Option) (*Runtime, error) {
 		rt.capabilities.Completions = &struct{}{}
 	}
 	if err := b.finishSubscriptions(); err != nil {
+		return nil, err
+	}
+	if err := b.finishMounts(); err != nil {
 		return nil, err
 	}
 	for id, e := range b.extensions {

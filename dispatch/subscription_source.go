@@ -97,7 +97,7 @@ func (rt *Runtime) Hub() *Hub {
 }
 
 // finishSubscriptions completes New for the subscription features: the
-// dynamic registry takes over the tools and prompts, and a configured
+// dynamic registry takes over the components, and a configured
 // source turns on the listChanged and subscribe capabilities.
 func (b *builder) finishSubscriptions() error {
 	rt := b.rt
@@ -107,7 +107,7 @@ func (b *builder) finishSubscriptions() error {
 			return err
 		}
 		rt.catalog = cat
-		// The lists may fill up at run time, so both kinds are offered
+		// The lists may fill up at run time, so every kind is offered
 		// from the start.
 		if rt.capabilities.Tools == nil {
 			rt.capabilities.Tools = &mcp.ListChangedCapability{}
@@ -115,6 +115,10 @@ func (b *builder) finishSubscriptions() error {
 		if rt.capabilities.Prompts == nil {
 			rt.capabilities.Prompts = &mcp.ListChangedCapability{}
 		}
+		if rt.capabilities.Resources == nil {
+			rt.capabilities.Resources = &mcp.ResourcesCapability{}
+		}
+		rt.capabilities.Completions = &struct{}{}
 	}
 	if rt.source == nil {
 		return nil

@@ -1,7 +1,9 @@
 // Command runner runs the official MCP conformance suite against the
 // fixture server (examples/everything) on every lane: the native listener,
-// the http.Handler mounted in a plain net/http server, and stdio through
-// the project's own stdio-to-HTTP bridge (the suite targets URLs only).
+// the http.Handler mounted in a plain net/http server, stdio through
+// the project's own stdio-to-HTTP bridge (the suite targets URLs only),
+// and, for 2026-07-28, proxy: the fixture behind a proxy Runtime (package
+// proxy) on the native listener.
 //
 // It installs the pinned suite and Node.js with npm ci when they are
 // missing, prints one line per lane and protocol version,
@@ -37,8 +39,12 @@ import (
 
 // Lanes and versions the runner knows.
 var (
-	allLanes    = []string{"native", "handler", "stdio"}
+	allLanes    = []string{"native", "handler", "stdio", "proxy"}
 	allVersions = []string{"2026-07-28", "2025-11-25", "2025-06-18"}
+	// laneVersions limits a lane to some versions: the proxy lane (the
+	// fixture behind a proxy Runtime on the native listener) is run for
+	// 2026-07-28 only.
+	laneVersions = map[string][]string{"proxy": {"2026-07-28"}}
 )
 
 const (
@@ -47,7 +53,7 @@ const (
 )
 
 func main() {
-	lanes := flag.String("lanes", strings.Join(allLanes, ","), "comma-separated lanes: native, handler, stdio")
+	lanes := flag.String("lanes", strings.Join(allLanes, ","), "comma-separated lanes: native, handler, stdio, proxy")
 	versions := flag.String("versions", strings.Join(allVersions, ","), "comma-separated protocol versions")
 	out := flag.String("out", "", "directory for raw results (default: a temporary directory)")
 	baselinePath := flag.String("baseline", "conformance/expected-failures.json", "expected-failures baseline")
@@ -100,6 +106,9 @@ func run(laneList, versionList, out, baselinePath string, writeDoc, verbose bool
 	var problems []string
 	for _, lane := range split(laneList, allLanes) {
 		for _, version := range split(versionList, allVersions) {
+			if only, ok := laneVersions[lane]; ok && !slices.Contains(only, version) {
+				continue
+			}
 			name := lane + "/" + version
 			r, err := runLane(suite, lane, version, fixture, bridge, filepath.Join(out, strings.ReplaceAll(name, "/", "-")))
 			if err != nil {
@@ -196,6 +205,8 @@ func serverCommand(lane, version, fixture, bridge string) *exec.Cmd {
 		args = append(args, "-transport", "http")
 	case "handler":
 		args = append(args, "-transport", "handler")
+	case "proxy":
+		args = append(args, "-transport", "http", "-proxy")
 	case "stdio":
 		// Stateless, the bridge serves every request through one stdio
 		// server, as a stdio client does, so a list change one request

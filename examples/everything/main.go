@@ -5,6 +5,7 @@
 //	everything -transport stdio [-subscriptions=false] [-page-size N]  # MCP on standard input and output
 //	everything -transport http [-addr 127.0.0.1:0] [-sessions]
 //	everything -transport handler [-addr 127.0.0.1:0] [-sessions]
+//	everything -transport http -proxy
 //
 // In the HTTP modes (http: the native listener; handler: the http.Handler
 // mounted in a plain net/http server) it prints one line on standard output
@@ -21,7 +22,9 @@
 // change made through one request cannot reach a stream another process
 // holds. -page-size sets the number of items per page of every list (the
 // default is dispatch.Limits' PageSize), so that a client's pagination
-// can be tried on short lists. Logs go to standard error.
+// can be tried on short lists. -proxy serves the fixture through a
+// proxy Runtime (package proxy, reaching the fixture in process), so that
+// what a proxied server offers can be checked. Logs go to standard error.
 package main
 
 import (
@@ -51,6 +54,7 @@ type config struct {
 	sessions      bool
 	subscriptions bool
 	pageSize      int
+	proxy         bool
 	sup           *supervisor.Supervisor // the tree every transport serves in
 }
 
@@ -65,6 +69,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	fs.BoolVar(&cfg.sessions, "sessions", false, "serve initialize-era HTTP sessions (Mcp-Session-Id)")
 	fs.BoolVar(&cfg.subscriptions, "subscriptions", true, "serve list changes and resource subscriptions from a hub")
 	fs.IntVar(&cfg.pageSize, "page-size", 0, "items per page of list results (0: the library's default)")
+	fs.BoolVar(&cfg.proxy, "proxy", false, "serve the fixture through a proxy Runtime")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -106,6 +111,15 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			updateWatched(wctx, hub, watchedInterval)
 		}()
 		defer func() { stopWatched(); <-updated }()
+	}
+	if cfg.proxy {
+		front, closeBackend, err := proxied(ctx, rt, logger)
+		if err != nil {
+			logger.Error("proxying the fixture", "error", err)
+			return 1
+		}
+		defer func() { _ = closeBackend() }()
+		rt = front
 	}
 	serve, ok := transports[cfg.transport]
 	if !ok {

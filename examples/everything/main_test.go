@@ -56,15 +56,20 @@ func TestRunRefusesBadFlags(t *testing.T) {
 }
 
 // Each HTTP mode prints its ready line once it accepts requests, serves
-// MCP, and exits 0 when its input closes.
+// MCP, and exits 0 when its input closes; so does the fixture behind a
+// proxy.
 func TestRunHTTPModes(t *testing.T) {
-	for _, mode := range []string{"http", "handler"} {
+	for mode, args := range map[string][]string{
+		"http":    {"-transport", "http"},
+		"handler": {"-transport", "handler"},
+		"proxy":   {"-transport", "http", "-proxy"},
+	} {
 		t.Run(mode, func(t *testing.T) {
 			inR, inW := io.Pipe()
 			outR, outW := io.Pipe()
 			exit := make(chan int, 1)
 			go func() {
-				exit <- run(context.Background(), []string{"-transport", mode}, inR, outW, testWriter{t})
+				exit <- run(context.Background(), args, inR, outW, testWriter{t})
 				outW.Close()
 			}()
 			lines := bufio.NewReader(outR)

@@ -1,0 +1,62 @@
+package client_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+	"testing"
+
+	"github.com/snodo-go/snodo/client"
+	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/mcp"
+	"github.com/snodo-go/snodo/testkit"
+)
+
+// WithCallLogging routes one request's log messages to its own function
+// at its own level; WithCapabilities declares what the request may be
+// asked for, and what no handler answers comes back to the caller.
+func TestPerCallLoggingAndCapabilities(t *testing.T) {
+	rt, err := dispatch.New(mcp.Implementation{Name: "s", Version: "1"}, dispatch.WithClientLogging(),
+		dispatch.WithTool(mcp.Tool{Name: "log"}, func(ctx context.Context, _ *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
+			dispatch.ClientLogger(ctx).Debug("fine detail")
+			dispatch.ClientLogger(ctx).Warn("careful")
+			return mcp.TextResult("ok"), nil
+		}),
+		dispatch.WithTool(mcp.Tool{Name: "ask"}, func(_ context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
+			if req.Info.ClientCapabilities.Elicitation == nil {
+				return mcp.TextResult("not asked"), nil
+			}
+			return nil, &dispatch.InputRequired{Requests: map[string]mcp.InputRequest{
+				"q": mcp.ElicitForm("?", json.RawMessage(`{"type":"object","properties":{"a":{"type":"string"}}}`)),
+			}}
+		}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var global, local []string
+	c := testkit.ConnectDirect(t, rt, client.WithLogMessages("warning", func(m mcp.LogMessage) {
+		mu.Lock()
+		defer mu.Unlock()
+		global = append(global, m.Level)
+	}))
+	ctx := context.Background()
+	if _, err := c.CallTool(ctx, "log", nil, client.WithCallLogging("debug", func(m mcp.LogMessage) { local = append(local, m.Level) })); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	if len(global) != 0 || len(local) != 2 || local[0] != "debug" {
+		t.Fatalf("per-call %v, client-wide %v", local, global)
+	}
+	mu.Unlock()
+	res, err := c.CallTool(ctx, "ask", nil)
+	if err != nil || res.Content[0].(*mcp.TextContent).Text != "not asked" {
+		t.Fatalf("without capabilities: %v %v", res, err)
+	}
+	_, err = c.CallTool(ctx, "ask", nil, client.WithCapabilities(mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapability{}}))
+	var ir *client.InputRequiredError
+	if !errors.As(err, &ir) || ir.Requests["q"] == nil {
+		t.Fatalf("with elicitation declared and no handler: %v", err)
+	}
+}
