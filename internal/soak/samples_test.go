@@ -29,6 +29,9 @@ type memSample struct {
 	stacks     uint64 // /memory/classes/heap/stacks
 	goroutines uint64 // /sched/goroutines
 	gcs        uint64 // /gc/cycles/total
+	// created is /sched/goroutines-created: under -race each goroutine
+	// ever created keeps some of the race detector's memory.
+	created uint64
 }
 
 var sampleMetrics = []string{
@@ -40,6 +43,7 @@ var sampleMetrics = []string{
 	"/memory/classes/heap/stacks:bytes",
 	"/sched/goroutines:goroutines",
 	"/gc/cycles/total:gc-cycles",
+	"/sched/goroutines-created:goroutines",
 }
 
 // takeSample reads the process's memory now.
@@ -55,7 +59,7 @@ func takeSample(at time.Duration) memSample {
 		}
 		return ms[i].Value.Uint64()
 	}
-	s := memSample{at: at, goHeld: v(0) - v(1), heapObj: v(2), heapLive: v(3), heapGoal: v(4), stacks: v(5), goroutines: v(6), gcs: v(7)}
+	s := memSample{at: at, goHeld: v(0) - v(1), heapObj: v(2), heapLive: v(3), heapGoal: v(4), stacks: v(5), goroutines: v(6), gcs: v(7), created: v(8)}
 	s.rssKiB, s.anonKiB = residentKiB()
 	return s
 }
@@ -86,10 +90,10 @@ func residentKiB() (rss, anon int64) {
 // writeSamples writes the samples as CSV, one line a second.
 func writeSamples(w io.Writer, samples []memSample) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintln(bw, "seconds,rss_kib,anon_kib,go_held_kib,heap_objects_kib,heap_live_kib,heap_goal_kib,stacks_kib,goroutines,gcs")
+	fmt.Fprintln(bw, "seconds,rss_kib,anon_kib,go_held_kib,heap_objects_kib,heap_live_kib,heap_goal_kib,stacks_kib,goroutines,gcs,goroutines_created")
 	for _, s := range samples {
-		fmt.Fprintf(bw, "%.0f,%d,%d,%d,%d,%d,%d,%d,%d,%d\n", s.at.Seconds(), s.rssKiB, s.anonKiB,
-			s.goHeld>>10, s.heapObj>>10, s.heapLive>>10, s.heapGoal>>10, s.stacks>>10, s.goroutines, s.gcs)
+		fmt.Fprintf(bw, "%.0f,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d\n", s.at.Seconds(), s.rssKiB, s.anonKiB,
+			s.goHeld>>10, s.heapObj>>10, s.heapLive>>10, s.heapGoal>>10, s.stacks>>10, s.goroutines, s.gcs, s.created)
 	}
 	return bw.Flush()
 }
