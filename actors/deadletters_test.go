@@ -3,17 +3,14 @@ package actors
 import (
 	"context"
 	"go/ast"
-	"go/parser"
-	"go/token"
 	"log/slog"
-	"os"
 	"reflect"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/snodo-go/snodo/internal/latecheck"
 	"github.com/snodo-go/snodo/internal/tree"
 )
 
@@ -21,21 +18,9 @@ import (
 // those listed as expected late, each with its reason: a type cannot be
 // hidden without saying why, and a listed type is not logged.
 func TestLateMessagesAreListedWithTheirReason(t *testing.T) {
-	hidden := map[string]bool{}
-	fset := token.NewFileSet()
-	files, err := os.ReadDir(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range files {
-		name := f.Name()
-		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
-			continue
-		}
-		file, err := parser.ParseFile(fset, name, nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
+	// A type is kept out of the log by its IgnoreDeadLetterLogging method.
+	latecheck.Check(t, ".", lateMessages, func(file *ast.File) []string {
+		var out []string
 		for _, d := range file.Decls {
 			fn, ok := d.(*ast.FuncDecl)
 			if !ok || fn.Recv == nil || fn.Name.Name != "IgnoreDeadLetterLogging" {
@@ -45,33 +30,16 @@ func TestLateMessagesAreListedWithTheirReason(t *testing.T) {
 			if star, ok := recv.(*ast.StarExpr); ok {
 				recv = star.X
 			}
-			hidden[recv.(*ast.Ident).Name] = true
+			out = append(out, recv.(*ast.Ident).Name)
 		}
-	}
-	listed := map[string]bool{}
-	var ignore = reflect.TypeFor[actor.IgnoreDeadLetterLogging]()
-	for typ, reason := range lateMessages {
-		name := typ.Elem().Name()
-		listed[name] = true
-		if strings.TrimSpace(reason) == "" {
-			t.Errorf("%s is listed without a reason", name)
-		}
+		return out
+	})
+	// And the method is the one protoactor looks for.
+	ignore := reflect.TypeFor[actor.IgnoreDeadLetterLogging]()
+	for typ := range lateMessages {
 		if !typ.Implements(ignore) {
-			t.Errorf("%s is listed as expected late but protoactor would still log it (no IgnoreDeadLetterLogging method)", name)
+			t.Errorf("%s is listed as expected late but protoactor would still log it (no IgnoreDeadLetterLogging method)", typ)
 		}
-	}
-	var missing []string
-	for name := range hidden {
-		if !listed[name] {
-			missing = append(missing, name)
-		}
-	}
-	slices.Sort(missing)
-	if len(missing) > 0 {
-		t.Errorf("kept out of the dead-letter log but not listed in lateMessages with a reason: %v", missing)
-	}
-	if len(hidden) == 0 {
-		t.Fatal("found no IgnoreDeadLetterLogging method: is the test reading the package's files?")
 	}
 }
 

@@ -1,15 +1,11 @@
 package soak_test
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
-	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
-	"time"
 )
 
 // report collects what the traffic saw: counts by kind, and failures
@@ -73,36 +69,3 @@ type frame struct {
 // hasID reports whether the frame carries an id (responses to requests
 // whose id could be read).
 func (f *frame) hasID() bool { return len(f.ID) > 0 && string(f.ID) != "null" }
-
-// rssSample is the process's resident set at one moment.
-type rssSample struct {
-	at  time.Duration // since the traffic started
-	kib int64
-}
-
-// residentKiB reads VmRSS from /proc/self/status.
-func residentKiB() (int64, error) {
-	f, err := os.Open("/proc/self/status")
-	if err != nil {
-		return 0, err
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "VmRSS:"); ok {
-			return strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-		}
-	}
-	return 0, fmt.Errorf("no VmRSS in /proc/self/status")
-}
-
-// peakKiB is the largest sample taken in [from, to) of the run.
-func peakKiB(samples []rssSample, from, to time.Duration) int64 {
-	var peak int64
-	for _, s := range samples {
-		if s.at >= from && s.at < to && s.kib > peak {
-			peak = s.kib
-		}
-	}
-	return peak
-}

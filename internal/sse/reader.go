@@ -48,10 +48,17 @@ func NewReader(r io.Reader, maxEvent int) *Reader {
 	return &Reader{r: bufio.NewReaderSize(r, 32<<10), max: maxEvent}
 }
 
-// Next returns the next event that has data (or, with Comments, the next
-// comment block). It returns io.EOF at the end of the stream, and
-// ErrTooLarge for an event over the bound. A stream that ends without
-// the blank line after its last event still delivers that event.
+// Next returns the next event whose data is not empty (or, with
+// Comments, the next comment block). It returns io.EOF at the end of the
+// stream, and ErrTooLarge for an event over the bound. A stream that ends
+// without the blank line after its last event still delivers that event.
+//
+// An event with empty data carries no message, and Next reads on past
+// it, keeping its id in LastID and its retry field in Retry: the HTML
+// standard dispatches nothing for an event without data lines, and the
+// priming event of a 2025-11-25 stream (an id, a retry field and one
+// empty data line, which a browser's EventSource would dispatch with
+// empty data) carries no JSON-RPC message.
 func (s *Reader) Next() (Event, error) {
 	var ev Event
 	var data []byte
@@ -59,7 +66,7 @@ func (s *Reader) Next() (Event, error) {
 	for {
 		line, err := s.line()
 		if err != nil {
-			if errors.Is(err, io.EOF) && hasData {
+			if errors.Is(err, io.EOF) && len(data) > 0 {
 				ev.Data = data
 				return ev, nil
 			}
@@ -67,13 +74,13 @@ func (s *Reader) Next() (Event, error) {
 		}
 		if len(line) == 0 {
 			switch {
-			case hasData:
+			case len(data) > 0:
 				ev.Data = data
 				return ev, nil
-			case sawComment && s.Comments:
+			case sawComment && s.Comments && !hasData:
 				return Event{Comment: true}, nil
 			}
-			ev, sawComment = Event{}, false
+			ev, data, hasData, sawComment = Event{}, data[:0], false, false
 			continue
 		}
 		if line[0] == ':' {

@@ -57,6 +57,27 @@ func TestReaderFields(t *testing.T) {
 	}
 }
 
+// An event with empty data, such as the priming event of a 2025-11-25
+// stream (an id, a retry field and an empty data line), or one with no
+// data line at all, is read past: Next returns the next event with data,
+// and the skipped event's id and retry are kept.
+func TestReaderSkipsEventsWithEmptyData(t *testing.T) {
+	stream := "id: 1/0\nretry: 2500\ndata: \n\n" + // priming event
+		"id: 1/1\n\n" + // no data line
+		"event: message\ndata:\n\n" + // a typed event with empty data
+		"data:\ndata:\n\n" + // two empty lines: data "\n", not empty
+		"data: x\n\n" +
+		"id: 1/2\ndata:" // empty data at the end of the stream
+	r := NewReader(strings.NewReader(stream), 1<<10)
+	got := read(t, r)
+	if len(got) != 2 || string(got[0].Data) != "\n" || string(got[1].Data) != "x" {
+		t.Fatalf("events %+v, want data %q and %q", got, "\n", "x")
+	}
+	if r.LastID != "1/2" || r.Retry != 2500*time.Millisecond || !r.RetrySet {
+		t.Fatalf("LastID %q, Retry %v %v; want 1/2, 2.5s", r.LastID, r.Retry, r.RetrySet)
+	}
+}
+
 func TestReaderComments(t *testing.T) {
 	r := NewReader(strings.NewReader(": keepalive\n\ndata: x\n\n: a\n: b\n\n"), 64)
 	r.Comments = true
@@ -136,6 +157,14 @@ func FuzzRoundTrip(f *testing.F) {
 		ev := Event{Type: typ, ID: id, Retry: time.Duration(retryMS) * time.Millisecond, Data: data}
 		r := NewReader(bytes.NewReader(AppendEvent(nil, ev)), len(data)+len(typ)+len(id)+1)
 		got, err := r.Next()
+		if len(data) == 0 {
+			// An event with empty data is read past; its id and retry
+			// are kept.
+			if !errors.Is(err, io.EOF) || r.LastID != id || r.Retry != ev.Retry || r.RetrySet != (retryMS > 0) {
+				t.Fatalf("event with empty data: Next %+v, %v; LastID %q, Retry %v %v", got, err, r.LastID, r.Retry, r.RetrySet)
+			}
+			return
+		}
 		if err != nil {
 			t.Fatalf("Next: %v", err)
 		}

@@ -216,18 +216,21 @@ func checkedFrame(t testing.TB, raw []byte, method, version string) *testkit.Fra
 // act between events. It holds the server to what snodo-go writes: data
 // lines and comments only, each event ended by a blank line.
 type SSEReader struct {
-	r      *sse.Reader
-	lastID string
-	retry  string
+	r *sse.Reader
 }
 
 // LastEventID is the id of the last event read that had one ("" for
 // none), what a client sends as Last-Event-ID to resume the stream.
-func (s *SSEReader) LastEventID() string { return s.lastID }
+func (s *SSEReader) LastEventID() string { return s.r.LastID }
 
 // Retry is the last reconnection delay read, in milliseconds ("" for
 // none).
-func (s *SSEReader) Retry() string { return s.retry }
+func (s *SSEReader) Retry() string {
+	if !s.r.RetrySet {
+		return ""
+	}
+	return strconv.FormatInt(s.r.Retry.Milliseconds(), 10)
+}
 
 // maxSSEEvent bounds one event a test reads.
 const maxSSEEvent = 64 << 20
@@ -240,32 +243,21 @@ func NewSSEReader(r io.Reader) *SSEReader {
 }
 
 // Next returns the next event's data, or comment=true for a comment
-// block. It returns io.EOF at the end of the stream.
-//
-// Like an EventSource it keeps an event's id and retry, and dispatches no
-// event without data (the priming event of SEP-1699 carries only an id
-// and a retry): it reads on to the next one.
+// block. It returns io.EOF at the end of the stream. Like an EventSource
+// it keeps the ids and retry fields it reads (LastEventID, Retry), and
+// an event without data (the priming event of a 2025-11-25 stream) is
+// not one to return: it reads on to the next.
 func (s *SSEReader) Next() (data []byte, comment bool, err error) {
-	for {
-		ev, err := s.r.Next()
-		switch {
-		case err != nil:
-			return nil, false, err
-		case ev.Comment:
-			return nil, true, nil
-		case ev.Type != "":
-			return nil, false, fmt.Errorf("event stream event with a type: %+v", ev)
-		}
-		if ev.ID != "" {
-			s.lastID = ev.ID
-		}
-		if ev.Retry > 0 {
-			s.retry = strconv.FormatInt(ev.Retry.Milliseconds(), 10)
-		}
-		if len(ev.Data) > 0 {
-			return ev.Data, false, nil
-		}
+	ev, err := s.r.Next()
+	switch {
+	case err != nil:
+		return nil, false, err
+	case ev.Comment:
+		return nil, true, nil
+	case ev.Type != "":
+		return nil, false, fmt.Errorf("event stream event with a type: %+v", ev)
 	}
+	return ev.Data, false, nil
 }
 
 // endChecker reports a stream that ends inside an event (after a line

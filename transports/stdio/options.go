@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/internal/limits"
 	"github.com/snodo-go/snodo/supervisor"
 )
 
@@ -139,21 +140,13 @@ func WithLimits(l Limits) Option {
 		case l.MaxSubscriptions < 0:
 			return errors.New("MaxSubscriptions must not be negative")
 		}
-		merge(&o.limits.WriteTimeout, l.WriteTimeout)
-		merge(&o.limits.MaxLineBytes, l.MaxLineBytes)
-		merge(&o.limits.RequestTimeout, l.RequestTimeout)
-		merge(&o.limits.GracePeriod, l.GracePeriod)
-		merge(&o.limits.MaxSubscriptions, l.MaxSubscriptions)
+		limits.Merge(&o.limits.WriteTimeout, l.WriteTimeout)
+		limits.Merge(&o.limits.MaxLineBytes, l.MaxLineBytes)
+		limits.Merge(&o.limits.RequestTimeout, l.RequestTimeout)
+		limits.Merge(&o.limits.GracePeriod, l.GracePeriod)
+		limits.Merge(&o.limits.MaxSubscriptions, l.MaxSubscriptions)
 		return nil
 	}}
-}
-
-// merge sets *dst to v unless v is zero.
-func merge[T comparable](dst *T, v T) {
-	var zero T
-	if v != zero {
-		*dst = v
-	}
 }
 
 // WithNotificationMethods lists the application notifications

@@ -225,6 +225,11 @@ func FuzzAdmission(f *testing.F) {
 	seed("POST", "/mcp", "localhost", []byte(`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"a":"\xff"}}`), nil, 0)
 	seed("POST", "/mcp", "localhost", testkit.Notification("notifications/cancelled", map[string]any{"requestId": 1}), nil, 0)
 	seed("POST", "/mcp", "localhost", listenFrame(9), nil, 0)
+	// A method no revision has: 404 in 2026-07-28, named by _meta or by
+	// the header alone; 200 with the error for an initialize-era request.
+	seed("POST", "/mcp", "localhost", testkit.Request(10, "no/such", nil), nil, 0)
+	seed("POST", "/mcp", "localhost", []byte(`{"jsonrpc":"2.0","id":11,"method":"no/such"}`), set("Mcp-Protocol-Version", "2026-07-28"), 0)
+	seed("POST", "/mcp", "localhost", []byte(`{"jsonrpc":"2.0","id":12,"method":"no/such"}`), set("Mcp-Protocol-Version", "2025-11-25"), 0)
 
 	f.Fuzz(func(t *testing.T, method, path, host, headers string, body []byte, delta int8) {
 		if len(body) > 8192 || len(headers) > 8192 {
@@ -250,7 +255,7 @@ func FuzzAdmission(f *testing.F) {
 			t.Fatalf("Prepare returned prepared=%v response=%v", p != nil, resp != nil)
 		}
 		if resp != nil {
-			checkRefusal(t, req, resp)
+			checkRefusal(t, req, body, resp)
 			return
 		}
 		defer p.Discard()
@@ -259,7 +264,7 @@ func FuzzAdmission(f *testing.F) {
 }
 
 // checkRefusal checks a response Prepare gave instead of admitting.
-func checkRefusal(t *testing.T, req *streamablehttp.Request, resp *streamablehttp.Response) {
+func checkRefusal(t *testing.T, req *streamablehttp.Request, body []byte, resp *streamablehttp.Response) {
 	t.Helper()
 	if resp.Status == http.StatusAccepted {
 		if len(resp.Body) != 0 {
@@ -287,6 +292,11 @@ func checkRefusal(t *testing.T, req *streamablehttp.Request, resp *streamablehtt
 	}
 	if !found {
 		t.Fatalf("status %d with code %d: %s", resp.Status, frame.Error.Code, resp.Body)
+	}
+	if resp.Status == http.StatusOK && servedAs20260728(req, body) {
+		// 2026-07-28 answers an unknown method with 404; only an
+		// initialize-era request is answered 200 with the error.
+		t.Fatalf("200 with %d for a request of the 2026-07-28 revision: %s", frame.Error.Code, resp.Body)
 	}
 	// Refusals that must happen whatever else is wrong with the request,
 	// once the path and method are right.
@@ -390,6 +400,38 @@ func checkParamHeader(t *testing.T, h http.Header, name string, arg json.RawMess
 	if errA != nil || errB != nil || a != b {
 		t.Fatalf("admitted %s %q for argument %s", name, got, arg)
 	}
+}
+
+// methods20260728 are the requests a client sends in the 2026-07-28
+// revision (its schema's client requests).
+var methods20260728 = map[string]bool{
+	"completion/complete": true, "prompts/get": true, "prompts/list": true, "resources/list": true,
+	"resources/read": true, "resources/templates/list": true, "server/discover": true,
+	"subscriptions/listen": true, "tools/call": true, "tools/list": true,
+}
+
+// servedAs20260728 reports whether a request belongs to the 2026-07-28
+// revision: its _meta names the revision, or its one MCP-Protocol-Version
+// header does and the revision has its method (a header alone does not
+// make a request of a method the revision removed, such as ping, one of
+// it).
+func servedAs20260728(req *streamablehttp.Request, body []byte) bool {
+	// Keys are matched exactly, as the server reads them (encoding/json
+	// would match "pArAms" to a params field).
+	var msg, params, meta map[string]json.RawMessage
+	if json.Unmarshal(body, &msg) != nil {
+		return false
+	}
+	var method, version string
+	_ = json.Unmarshal(msg["method"], &method)
+	if json.Unmarshal(msg["params"], &params) == nil && json.Unmarshal(params["_meta"], &meta) == nil {
+		_ = json.Unmarshal(meta["io.modelcontextprotocol/protocolVersion"], &version)
+	}
+	if version == "2026-07-28" {
+		return true
+	}
+	vs := valuesOf(req.Header, "Mcp-Protocol-Version")
+	return len(vs) == 1 && strings.TrimSpace(vs[0]) == "2026-07-28" && methods20260728[method]
 }
 
 // claims20260728 reports whether a request names the 2026-07-28 revision

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/snodo-go/snodo/internal/limits"
 	"github.com/snodo-go/snodo/supervisor"
 )
 
@@ -239,22 +240,14 @@ func WithLimits(l Limits) Option {
 		case l.GracePeriod < 0:
 			return errors.New("GracePeriod must not be negative")
 		}
-		merge(&o.limits.MaxBodyBytes, l.MaxBodyBytes)
-		merge(&o.limits.BodyTimeout, l.BodyTimeout)
-		merge(&o.limits.WriteTimeout, l.WriteTimeout)
-		merge(&o.limits.KeepAlive, l.KeepAlive)
-		merge(&o.limits.RequestTimeout, l.RequestTimeout)
-		merge(&o.limits.GracePeriod, l.GracePeriod)
+		limits.Merge(&o.limits.MaxBodyBytes, l.MaxBodyBytes)
+		limits.Merge(&o.limits.BodyTimeout, l.BodyTimeout)
+		limits.Merge(&o.limits.WriteTimeout, l.WriteTimeout)
+		limits.Merge(&o.limits.KeepAlive, l.KeepAlive)
+		limits.Merge(&o.limits.RequestTimeout, l.RequestTimeout)
+		limits.Merge(&o.limits.GracePeriod, l.GracePeriod)
 		return nil
 	}}
-}
-
-// merge sets *dst to v unless v is zero.
-func merge[T comparable](dst *T, v T) {
-	var zero T
-	if v != zero {
-		*dst = v
-	}
 }
 
 // WithSupervisor runs the transport's actors under an existing supervision
@@ -323,12 +316,12 @@ func WithListenerLimits(l ListenerLimits) ListenerOption {
 		case l.DrainTimeout < 0:
 			return errors.New("DrainTimeout must not be negative")
 		}
-		merge(&o.listener.MaxConnections, l.MaxConnections)
-		merge(&o.listener.HeadTimeout, l.HeadTimeout)
-		merge(&o.listener.ReadTimeout, l.ReadTimeout)
-		merge(&o.listener.MaxHeaderBytes, l.MaxHeaderBytes)
-		merge(&o.listener.IdleTimeout, l.IdleTimeout)
-		merge(&o.listener.DrainTimeout, l.DrainTimeout)
+		limits.Merge(&o.listener.MaxConnections, l.MaxConnections)
+		limits.Merge(&o.listener.HeadTimeout, l.HeadTimeout)
+		limits.Merge(&o.listener.ReadTimeout, l.ReadTimeout)
+		limits.Merge(&o.listener.MaxHeaderBytes, l.MaxHeaderBytes)
+		limits.Merge(&o.listener.IdleTimeout, l.IdleTimeout)
+		limits.Merge(&o.listener.DrainTimeout, l.DrainTimeout)
 		return nil
 	}}
 }

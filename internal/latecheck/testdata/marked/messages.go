@@ -1,0 +1,9 @@
+package marked
+
+type late struct{}
+
+type kept struct{ late }
+
+type other struct{ late }
+
+type plain struct{}

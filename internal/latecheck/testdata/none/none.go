@@ -1,0 +1,3 @@
+package none
+
+type plain struct{}
