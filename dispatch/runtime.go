@@ -67,6 +67,7 @@ type Runtime struct {
 	toolCallExt  *Extension           // the extension that intercepts tools/call, if any
 	source       SubscriptionSource   // nil: subscriptions/listen is unknown
 	sink         instrumentation.Sink // nil: no events are built
+	policies     *policyConfig        // WithComponentPolicies; nil: none
 }
 
 // Option configures a Runtime under construction.

@@ -30,6 +30,9 @@ type Sink interface {
 	// Subscription is called when a subscription stream opens, publishes,
 	// overflows or closes.
 	Subscription(e SubscriptionEvent)
+	// Policy is called for each decision of a component policy: a call
+	// admitted, waiting, refused, cancelled while waiting, or timed out.
+	Policy(e PolicyEvent)
 }
 
 // Nop is a Sink that does nothing.
@@ -49,6 +52,9 @@ func (Nop) Executor(ExecutorEvent) {}
 
 // Subscription does nothing.
 func (Nop) Subscription(SubscriptionEvent) {}
+
+// Policy does nothing.
+func (Nop) Policy(PolicyEvent) {}
 
 // Call identifies an admitted call in dispatch events.
 type Call struct {

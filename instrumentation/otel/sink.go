@@ -38,6 +38,9 @@ const (
 	keyStatus          = attribute.Key("snodo.job.status")
 	keyEvent           = attribute.Key("snodo.subscription.event")
 	keyPanicType       = attribute.Key("snodo.panic.type")
+	keyPolicy          = attribute.Key("snodo.policy")
+	keyPolicyDecision  = attribute.Key("snodo.policy.decision")
+	keyComponent       = attribute.Key("snodo.component")
 )
 
 type config struct {
@@ -114,6 +117,8 @@ type sink struct {
 	jobs          metric.Int64Counter
 	subsOpen      metric.Int64Gauge
 	subscriptions metric.Int64Counter
+	policy        metric.Int64Counter
+	policyWait    metric.Float64Histogram
 }
 
 // New returns an instrumentation.Sink that records OpenTelemetry spans
@@ -166,6 +171,14 @@ func New(opts ...Option) (instrumentation.Sink, error) {
 	}
 	if s.subscriptions, err = m.Int64Counter("snodo.subscription.events", metric.WithUnit("{event}"),
 		metric.WithDescription("Subscription events published and dropped.")); err != nil {
+		return nil, err
+	}
+	if s.policy, err = m.Int64Counter("snodo.policy.decisions", metric.WithUnit("{call}"),
+		metric.WithDescription("Component policy decisions, by policy, decision and component.")); err != nil {
+		return nil, err
+	}
+	if s.policyWait, err = m.Float64Histogram("snodo.policy.wait", metric.WithUnit("s"),
+		metric.WithDescription("Time calls waited for a place under a component's concurrency limit."), buckets); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -280,5 +293,19 @@ func (s *sink) Subscription(e instrumentation.SubscriptionEvent) {
 			n = 1
 		}
 		s.subscriptions.Add(ctx, n, metric.WithAttributes(keyEvent.String("dropped")))
+	}
+}
+
+// Policy counts component policy decisions and records waits.
+func (s *sink) Policy(e instrumentation.PolicyEvent) {
+	ctx := context.Background()
+	decision := e.Kind.String()
+	if e.Kind == instrumentation.PolicyRefused {
+		decision = "refused_" + e.Reason
+	}
+	s.policy.Add(ctx, 1, metric.WithAttributes(keyPolicy.String(e.Policy), keyPolicyDecision.String(decision),
+		keyMethod.String(e.Method), keyComponent.String(e.Component)))
+	if e.Kind == instrumentation.PolicyAdmitted && e.Wait > 0 {
+		s.policyWait.Record(ctx, e.Wait.Seconds(), metric.WithAttributes(keyMethod.String(e.Method), keyComponent.String(e.Component)))
 	}
 }

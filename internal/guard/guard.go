@@ -79,3 +79,8 @@ func (g *guarded) Subscription(e instrumentation.SubscriptionEvent) {
 	defer g.contain("Subscription")
 	g.s.Subscription(e)
 }
+
+func (g *guarded) Policy(e instrumentation.PolicyEvent) {
+	defer g.contain("Policy")
+	g.s.Policy(e)
+}

@@ -22,6 +22,7 @@ func (panicky) DispatchException(context.Context, instrumentation.DispatchExcept
 }
 func (panicky) Executor(instrumentation.ExecutorEvent)         { panic("executor") }
 func (panicky) Subscription(instrumentation.SubscriptionEvent) { panic("subscription") }
+func (panicky) Policy(instrumentation.PolicyEvent)             { panic("policy") }
 
 type ctxKey struct{}
 
