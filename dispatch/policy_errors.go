@@ -42,13 +42,14 @@ type LimitData struct {
 	// RetryAfterMs is when to try again, in milliseconds; absent for a
 	// timeout.
 	RetryAfterMs int64 `json:"retryAfterMs,omitempty"`
-	// Rate and Burst are a rate limit's bounds (calls per second, and at
-	// once).
-	Rate  float64 `json:"rate,omitempty"`
-	Burst int     `json:"burst,omitempty"`
-	// MaxConcurrent and MaxWaiting are a concurrency limit's bounds.
+	// Rate is a rate limit's calls per second.
+	Rate float64 `json:"rate,omitempty"`
+	// Burst is a rate limit's calls at once.
+	Burst int `json:"burst,omitempty"`
+	// MaxConcurrent is a concurrency limit's places.
 	MaxConcurrent int `json:"maxConcurrent,omitempty"`
-	MaxWaiting    int `json:"maxWaiting,omitempty"`
+	// MaxWaiting is a concurrency limit's waiting places.
+	MaxWaiting int `json:"maxWaiting,omitempty"`
 	// TimeoutMs is a timeout's bound, in milliseconds.
 	TimeoutMs int64 `json:"timeoutMs,omitempty"`
 

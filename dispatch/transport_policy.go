@@ -23,11 +23,14 @@ type PolicyUse struct {
 	// MaxConcurrent and MaxWaiting are the concurrency limit's bounds (0
 	// without one); Running and Waiting its current counts.
 	MaxConcurrent, MaxWaiting, Running, Waiting int
-	// Rate and Burst are the rate limit's bounds (0 without one); Keys
-	// is the number of buckets it holds, MaxKeys its bound.
-	Rate          rate.Limit
-	Burst         int
-	Keys, MaxKeys int
+	// Rate is the rate limit's calls per second per key (0 without one).
+	Rate rate.Limit
+	// Burst is the rate limit's calls at once per key.
+	Burst int
+	// Keys is the number of buckets the rate limit holds now.
+	Keys int
+	// MaxKeys is the most buckets it may hold.
+	MaxKeys int
 	// Admitted, Waited and Refused are totals since the policy was
 	// built: calls let through, calls that had to wait for a place
 	// first, and calls refused (by either limit).
