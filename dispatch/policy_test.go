@@ -434,3 +434,62 @@ func TestMiddlewareRewritesAndAnswers(t *testing.T) {
 	f := call(t, rt, "tools/call", map[string]any{"name": "echo", "arguments": json.RawMessage(`{"q":"bad"}`)})
 	rpcError(t, f, jsonrpc.CodeInternalError)
 }
+
+// Invalid policies fail New, naming the component and the option.
+func TestPolicyOptionsAreChecked(t *testing.T) {
+	for _, c := range []struct {
+		opt  dispatch.Option
+		want string
+	}{
+		{dispatch.WithTool(mcp.Tool{Name: "t"}, passTool, dispatch.WithConcurrencyLimit(dispatch.ConcurrencyLimit{})), `tool "t": WithConcurrencyLimit: Max must be at least 1`},
+		{dispatch.WithTool(mcp.Tool{Name: "t"}, passTool, dispatch.WithRateLimit(dispatch.RateLimit{})), "WithRateLimit: Rate must be positive and finite"},
+		{dispatch.WithTool(mcp.Tool{Name: "t"}, passTool, dispatch.WithRateLimit(dispatch.RateLimit{Rate: rate.Inf})), "WithRateLimit: Rate must be positive and finite"},
+		{dispatch.WithTool(mcp.Tool{Name: "t"}, passTool, dispatch.WithCallTimeout(0)), "WithCallTimeout: the timeout must be positive"},
+		{dispatch.WithTool(mcp.Tool{Name: "t"}, passTool, dispatch.WithMiddleware(nil)), "WithMiddleware: nil middleware"},
+		{dispatch.WithTool(mcp.Tool{Name: "t"}, passTool, dispatch.WithCompletion("x", func(context.Context, *dispatch.CompleteRequest) (*mcp.Completion, error) { return nil, nil })), "WithCompletion applies to prompts and resource templates only"},
+		{dispatch.WithComponentPolicies(dispatch.WithCallTimeout(-time.Second)), "WithComponentPolicies: WithCallTimeout"},
+		{dispatch.WithComponentPolicies(nil), "WithComponentPolicies: nil option"},
+	} {
+		_, err := dispatch.New(testInfo, c.opt)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("New: %v, want an error containing %q", err, c.want)
+		}
+	}
+}
+
+// Policies apply to prompts, resources and templates as to tools, and a
+// component's own limit replaces the server's.
+func TestPoliciesOnEveryKind(t *testing.T) {
+	clock := &fakeClock{now: time.Unix(1_000_000, 0)}
+	text := func(ctx context.Context, req *dispatch.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.URI, Text: "x"}}}, nil
+	}
+	rt := mustNew(t,
+		dispatch.WithComponentPolicies(dispatch.WithRateLimit(dispatch.RateLimit{Rate: rate.Every(time.Hour), Burst: 1}), dispatch.WithPolicyClock(clock.Now)),
+		dispatch.WithPrompt(mcp.Prompt{Name: "p"}, func(context.Context, *dispatch.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			return &mcp.GetPromptResult{Messages: []mcp.PromptMessage{{Role: "user", Content: mcp.Text("hi")}}}, nil
+		}),
+		dispatch.WithResource(mcp.Resource{URI: "file:///a", Name: "a"}, text),
+		dispatch.WithResourceTemplate(mcp.ResourceTemplate{URITemplate: "file:///t/{x}", Name: "t"}, text),
+		dispatch.WithTool(mcp.Tool{Name: "own"}, passTool, dispatch.WithRateLimit(dispatch.RateLimit{Rate: rate.Every(time.Hour), Burst: 2})))
+	for _, c := range []struct {
+		method string
+		params map[string]any
+		second map[string]any // a second call on the same component
+		allow  int
+	}{
+		{"prompts/get", map[string]any{"name": "p"}, map[string]any{"name": "p"}, 1},
+		{"resources/read", map[string]any{"uri": "file:///a"}, map[string]any{"uri": "file:///a"}, 1},
+		{"resources/read", map[string]any{"uri": "file:///t/1"}, map[string]any{"uri": "file:///t/2"}, 1}, // one template, one bucket
+		{"tools/call", map[string]any{"name": "own"}, map[string]any{"name": "own"}, 2},
+	} {
+		resultOf(t, call(t, rt, c.method, c.params))
+		for i := 1; i < c.allow; i++ {
+			resultOf(t, call(t, rt, c.method, c.second))
+		}
+		rpcError(t, call(t, rt, c.method, c.second), dispatch.CodeRateLimited)
+	}
+	if n := len(rt.Policies()); n != 4 {
+		t.Fatalf("%d limited components, want 4: %+v", n, rt.Policies())
+	}
+}
