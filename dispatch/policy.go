@@ -132,7 +132,7 @@ type ConcurrencyLimit struct {
 func WithConcurrencyLimit(l ConcurrencyLimit) PolicyOption {
 	return policyOption{"WithConcurrencyLimit", func(c *policyConfig) error {
 		if l.Max < 1 {
-			return errors.New("Max must be at least 1")
+			return errors.New("a concurrency limit needs Max at least 1")
 		}
 		switch {
 		case l.MaxWaiting == 0:
@@ -176,10 +176,10 @@ type RateLimit struct {
 func WithRateLimit(l RateLimit) PolicyOption {
 	return policyOption{"WithRateLimit", func(c *policyConfig) error {
 		if !(l.Rate > 0) || l.Rate == rate.Inf {
-			return errors.New("Rate must be positive and finite")
+			return errors.New("a rate limit needs a positive, finite Rate")
 		}
 		if l.Burst < 0 || l.MaxKeys < 0 {
-			return errors.New("Burst and MaxKeys must not be negative")
+			return errors.New("a rate limit's Burst and MaxKeys must not be negative")
 		}
 		if l.Burst == 0 {
 			l.Burst = 1
