@@ -150,7 +150,21 @@ func TestConcurrencyLimitWaitsThenRefuses(t *testing.T) {
 	if u := useOf(t, rt, "search"); u.Running != 2 || u.Waiting != 1 || u.MaxConcurrent != 2 || u.MaxWaiting != 1 {
 		t.Fatalf("use with 2 running and 1 waiting: %+v", u)
 	}
-	refused := rt.Dispatch(ctx, toolRequest(t, 4, "search", nil))
+	t.Cleanup(func() {
+		select {
+		case <-g.release:
+		default:
+			close(g.release)
+		}
+	})
+	fourth := make(chan dispatch.Outcome, 1)
+	go func() { fourth <- rt.Dispatch(ctx, toolRequest(t, 4, "search", nil)) }()
+	var refused dispatch.Outcome
+	select {
+	case refused = <-fourth:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the call beyond every waiting place waited instead of being refused")
+	}
 	e := frameError(t, refused)
 	if e == nil || e.Code != dispatch.CodeBusy {
 		t.Fatalf("fourth call: %s, want %d", refused.Frame, dispatch.CodeBusy)

@@ -571,7 +571,7 @@ func (e *Executor) release(done *job) *job {
 // suspended job asking for one again, else to the first queued job
 // (returned, for the caller to run), else frees it.
 func (e *Executor) passSlotLocked() *job {
-	if f := e.resumers.Front(); f != nil {
+	if f := e.resumers.Front(); f != nil { // mutation: executor-resumes-before-queue
 		r := e.resumers.Remove(f).(*resumer)
 		r.j.holds = true
 		r.j.waiting.Store(false)
