@@ -193,8 +193,11 @@ func WithRateLimit(l RateLimit) PolicyOption {
 }
 
 // WithMiddleware wraps the component's handler in m (see [Middleware]).
-// Several wrap in the order given, the first outermost; the server's
-// ([WithComponentPolicies]) wrap the component's own.
+// A call passes through the server's middleware ([WithComponentPolicies])
+// in the order given, then the component's own in the order given, then
+// the rate limit, the concurrency limit, the timeout and the handler: so
+// m sees refused calls too, and a result m returns without calling next
+// spends no token and takes no place.
 func WithMiddleware(m Middleware) PolicyOption {
 	return policyOption{"WithMiddleware", func(c *policyConfig) error {
 		if m == nil {
