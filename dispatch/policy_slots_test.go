@@ -32,12 +32,23 @@ func TestNoSlotLeakAfterMixedCalls(t *testing.T) {
 		}
 		return &mcp.CallToolResult{Content: []mcp.Content{mcp.Text("ok")}}, nil
 	}
+	// The limited tool's calls hold their places until every call has
+	// been submitted, so its queue overflows whatever the machine's pace.
+	gate := make(chan struct{})
+	gated := func(ctx context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
+		select {
+		case <-gate:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		return work(ctx, req)
+	}
 	stuck := func(ctx context.Context, _ *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 		<-ctx.Done()
 		return nil, ctx.Err()
 	}
 	rt := mustNew(t, dispatch.WithLogger(slog.New(slog.DiscardHandler)),
-		dispatch.WithTool(mcp.Tool{Name: "limited"}, work, dispatch.WithConcurrencyLimit(dispatch.ConcurrencyLimit{Max: 2, MaxWaiting: 3})),
+		dispatch.WithTool(mcp.Tool{Name: "limited"}, gated, dispatch.WithConcurrencyLimit(dispatch.ConcurrencyLimit{Max: 2, MaxWaiting: 3})),
 		dispatch.WithTool(mcp.Tool{Name: "rated"}, work, dispatch.WithRateLimit(dispatch.RateLimit{Rate: rate.Every(time.Hour), Burst: 5})),
 		dispatch.WithTool(mcp.Tool{Name: "timed"}, stuck, dispatch.WithCallTimeout(time.Microsecond),
 			dispatch.WithConcurrencyLimit(dispatch.ConcurrencyLimit{Max: 1, MaxWaiting: 2})),
@@ -82,6 +93,7 @@ func TestNoSlotLeakAfterMixedCalls(t *testing.T) {
 			}()
 		}
 	}
+	close(gate)
 	finished := make(chan struct{})
 	go func() { wg.Wait(); close(finished) }()
 	select {
