@@ -148,7 +148,8 @@ func WithConcurrencyLimit(l ConcurrencyLimit) PolicyOption {
 // RateLimit is a token bucket per key: each key may make Burst calls at
 // once and Rate calls per second on average. A call finding its bucket
 // empty is refused at once with [CodeRateLimited], saying when a token
-// will be there.
+// will be there. A call the concurrency limit then refuses gives its
+// token back.
 type RateLimit struct {
 	// Rate is the calls per second each key earns (rate.Every(d) for one
 	// call per d). It must be positive and finite.

@@ -94,8 +94,11 @@ func methodOfKind(k ComponentKind) string {
 // the timeout, in that order.
 func (c *policyChain) policies(next InvocationHandler) InvocationHandler {
 	return func(ctx context.Context, inv *Invocation) (any, error) {
+		var refund func() // gives the rate limit's token back
 		if c.rate != nil {
-			retry, ok, keys := c.rate.take(c.rateKey(ctx, inv.Info))
+			var retry time.Duration
+			var ok, keys bool
+			retry, ok, keys, refund = c.rate.take(c.rateKey(ctx, inv.Info))
 			if !ok {
 				reason := "rate"
 				if keys {
@@ -121,6 +124,9 @@ func (c *policyChain) policies(next InvocationHandler) InvocationHandler {
 					running, waiting := c.conc.counts()
 					c.emit(instrumentation.PolicyEvent{Kind: instrumentation.PolicyRefused, Policy: "concurrency", Reason: "queue_full",
 						RetryAfter: retry, Running: running, Waiting: waiting})
+				}
+				if refund != nil {
+					refund() // the call did not run: its token is not spent
 				}
 				return nil, busy(c.kind, c.name, &c.conc.limit, retry)
 			case placeCancelled:

@@ -46,10 +46,11 @@ func newRateLimiter(l RateLimit, now func() time.Time) *rateLimiter {
 	return &rateLimiter{limit: l, now: now, idle: idle, buckets: map[any]*list.Element{}}
 }
 
-// take spends a token of key's bucket. It returns 0 and true, or how long
-// until a token is there and false (keys is set when the refusal is for
-// want of room for a new key).
-func (r *rateLimiter) take(key any) (retry time.Duration, ok, keys bool) {
+// take spends a token of key's bucket. It returns 0, true and a refund
+// that gives the token back (for a call a later policy refuses), or how
+// long until a token is there and false (keys is set when the refusal is
+// for want of room for a new key).
+func (r *rateLimiter) take(key any) (retry time.Duration, ok, keys bool, refund func()) {
 	now := r.now()
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -62,7 +63,7 @@ func (r *rateLimiter) take(key any) (retry time.Duration, ok, keys bool) {
 		if len(r.buckets) >= r.limit.MaxKeys { // mutation: policy-bounds-rate-keys
 			oldest := r.lru.Back().Value.(*bucket)
 			r.refused.Add(1)
-			return oldest.last.Add(r.idle).Sub(now), false, true
+			return oldest.last.Add(r.idle).Sub(now), false, true, nil
 		}
 		b = &bucket{key: key, lim: rate.NewLimiter(r.limit.Rate, r.limit.Burst)}
 		r.buckets[key] = r.lru.PushFront(b)
@@ -72,10 +73,10 @@ func (r *rateLimiter) take(key any) (retry time.Duration, ok, keys bool) {
 	if d := res.DelayFrom(now); d > 0 {
 		res.CancelAt(now)
 		r.refused.Add(1)
-		return d, false, false
+		return d, false, false, nil
 	}
 	r.admitted.Add(1)
-	return 0, true, false
+	return 0, true, false, func() { res.CancelAt(r.now()) }
 }
 
 // forgetIdleLocked drops the buckets full again by now, least recently

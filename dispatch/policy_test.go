@@ -507,3 +507,28 @@ func TestPoliciesOnEveryKind(t *testing.T) {
 		t.Fatalf("%d limited components, want 4: %+v", n, rt.Policies())
 	}
 }
+
+// A call the concurrency limit refuses gives its rate limit token back:
+// it did not run.
+func TestBusyRefusalRefundsTheRateToken(t *testing.T) {
+	g := newGate()
+	clock := &fakeClock{now: time.Unix(1_000_000, 0)}
+	rt := mustNew(t, dispatch.WithTool(mcp.Tool{Name: "t"}, g.handler,
+		dispatch.WithRateLimit(dispatch.RateLimit{Rate: rate.Every(time.Hour), Burst: 1}),
+		dispatch.WithConcurrencyLimit(dispatch.ConcurrencyLimit{Max: 1, MaxWaiting: -1}),
+		dispatch.WithPolicyClock(clock.Now)))
+	ctx := context.Background()
+	first := make(chan dispatch.Outcome, 1)
+	go func() { first <- rt.Dispatch(ctx, toolRequest(t, 1, "t", "alice")) }()
+	recvStart(t, g.started)
+	if e := frameError(t, rt.Dispatch(ctx, toolRequest(t, 2, "t", "bob"))); e == nil || e.Code != dispatch.CodeBusy {
+		t.Fatalf("bob's call while alice's holds the place: %v", e)
+	}
+	close(g.release)
+	if e := frameError(t, <-first); e != nil {
+		t.Fatalf("alice's call: %v", e)
+	}
+	if e := frameError(t, rt.Dispatch(ctx, toolRequest(t, 3, "t", "bob"))); e != nil {
+		t.Fatalf("bob's call after his refused one: %v (its token was spent)", e)
+	}
+}
