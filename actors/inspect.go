@@ -145,6 +145,7 @@ func executorNode(id string, e *executor.Executor) *tree.Node {
 	return &tree.Node{Kind: tree.KindExecutor, ID: id, Attrs: map[string]string{
 		"running":         strconv.Itoa(st.Running),
 		"queued":          strconv.Itoa(st.Queued),
+		"waiting":         strconv.Itoa(st.Waiting),
 		"subscriptions":   strconv.Itoa(st.Subscriptions),
 		"max_concurrency": strconv.Itoa(cfg.MaxConcurrency),
 		"max_queue":       strconv.Itoa(cfg.MaxQueue),

@@ -36,8 +36,9 @@ type CompleteRequest struct {
 	Info *RequestInfo
 }
 
-// ComponentOption adjusts one prompt or resource template as it is
-// registered ([WithPrompt], [WithResourceTemplate], [Registry.AddPrompt]).
+// ComponentOption adjusts one component as it is registered: a
+// [PolicyOption] for any tool, resource, template or prompt, and
+// [WithCompletion] for prompts and templates.
 type ComponentOption interface {
 	applyComponent(*componentConfig) error
 }
@@ -45,6 +46,7 @@ type ComponentOption interface {
 // componentConfig is what ComponentOptions collect for one component.
 type componentConfig struct {
 	complete map[string]CompletionHandler // by argument or variable name
+	policy   *policyConfig                // nil: no policy of its own
 }
 
 type completionOption struct {

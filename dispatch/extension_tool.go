@@ -111,7 +111,7 @@ func (rt *Runtime) toolRun(c *Call, entry *toolEntry, name string, args json.Raw
 				out = ToolOutcome{Error: rt.internal(&cc, "tool "+name, &PanicError{Value: p})}
 			}
 		}()
-		res, err := entry.handler(ctx, &CallToolRequest{Name: name, Arguments: args, Info: &cc.Info, Input: cc.Input})
+		res, err := rt.callTool(ctx, entry, &CallToolRequest{Name: name, Arguments: args, Info: &cc.Info, Input: cc.Input})
 		if err != nil {
 			var ir *InputRequired
 			var je *jsonrpc.Error

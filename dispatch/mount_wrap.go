@@ -29,6 +29,7 @@ func (p *mountPart) innerURI(uri string) string {
 
 func mountTool(p *mountPart, e *toolEntry, name string) *toolEntry {
 	ne := *e
+	ne.policy = &componentPolicy{} // the outer Runtime's defaults; the part's own apply inside
 	ne.tool.Name = name
 	inner := e.tool.Name
 	ne.handler = func(ctx context.Context, req *CallToolRequest) (*mcp.CallToolResult, error) {
@@ -37,7 +38,7 @@ func mountTool(p *mountPart, e *toolEntry, name string) *toolEntry {
 		}
 		r := *req
 		r.Name = inner
-		res, err := e.handler(ctx, &r)
+		res, err := p.rt.callTool(ctx, e, &r)
 		if res != nil {
 			res = p.rewriteToolResult(res)
 		}
@@ -48,6 +49,7 @@ func mountTool(p *mountPart, e *toolEntry, name string) *toolEntry {
 
 func mountPrompt(p *mountPart, e *promptEntry, name string) *promptEntry {
 	ne := *e
+	ne.policy = &componentPolicy{}
 	ne.prompt.Name = name
 	inner := e.prompt.Name
 	unknown := func() *jsonrpc.Error { return unknownPrompt(name) }
@@ -57,7 +59,7 @@ func mountPrompt(p *mountPart, e *promptEntry, name string) *promptEntry {
 		}
 		r := *req
 		r.Name = inner
-		res, err := e.handler(ctx, &r)
+		res, err := p.rt.callPrompt(ctx, e, &r)
 		if res != nil {
 			res = p.rewritePromptResult(res)
 		}
@@ -69,6 +71,7 @@ func mountPrompt(p *mountPart, e *promptEntry, name string) *promptEntry {
 
 func mountResource(p *mountPart, e *resourceEntry, uri string) *resourceEntry {
 	ne := *e
+	ne.policy = &componentPolicy{}
 	ne.resource.URI = uri
 	ne.handler = func(ctx context.Context, req *ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 		inner := p.innerURI(req.URI)
@@ -77,7 +80,7 @@ func mountResource(p *mountPart, e *resourceEntry, uri string) *resourceEntry {
 		}
 		r := *req
 		r.URI = inner
-		res, err := e.handler(ctx, &r)
+		res, err := p.rt.callResource(ctx, e.policy, KindResource, e.resource.URI, e.handler, &r)
 		if res != nil {
 			res = p.rewriteReadResult(res)
 		}
@@ -88,6 +91,7 @@ func mountResource(p *mountPart, e *resourceEntry, uri string) *resourceEntry {
 
 func mountTemplate(p *mountPart, e *templateEntry, tmpl string, parsed *uritemplate.Template) *templateEntry {
 	ne := *e
+	ne.policy = &componentPolicy{}
 	ne.template.URITemplate = tmpl
 	ne.parsed = parsed
 	inner := e.template.URITemplate
@@ -98,7 +102,7 @@ func mountTemplate(p *mountPart, e *templateEntry, tmpl string, parsed *uritempl
 		}
 		r := *req
 		r.URI = uri
-		res, err := e.handler(ctx, &r)
+		res, err := p.rt.callResource(ctx, e.policy, KindResourceTemplate, inner, e.handler, &r)
 		if res != nil {
 			res = p.rewriteReadResult(res)
 		}

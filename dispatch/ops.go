@@ -148,7 +148,7 @@ func opToolsCall(ctx context.Context, rt *Runtime, c *Call) (any, error) {
 	if res, handled, err := rt.interceptToolCall(ctx, c, entry, *p.Name, args); handled {
 		return res, err
 	}
-	res, err := entry.handler(ctx, &CallToolRequest{Name: *p.Name, Arguments: args, Info: &c.Info, Input: c.Input})
+	res, err := rt.callTool(ctx, entry, &CallToolRequest{Name: *p.Name, Arguments: args, Info: &c.Info, Input: c.Input})
 	if err != nil {
 		var ir *InputRequired
 		var je *jsonrpc.Error

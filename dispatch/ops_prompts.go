@@ -73,7 +73,7 @@ func opPromptsGet(ctx context.Context, rt *Runtime, c *Call) (any, error) {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: missing required arguments: "+strings.Join(missing, ", ")).
 			WithData(map[string]any{"missing": missing})
 	}
-	res, err := e.handler(ctx, &GetPromptRequest{Name: *p.Name, Arguments: args, Info: &c.Info, Input: c.Input})
+	res, err := rt.callPrompt(ctx, e, &GetPromptRequest{Name: *p.Name, Arguments: args, Info: &c.Info, Input: c.Input})
 	if err != nil {
 		var ir *InputRequired
 		if errors.As(err, &ir) {

@@ -67,21 +67,22 @@ func opResourcesRead(ctx context.Context, rt *Runtime, c *Call) (any, error) {
 	notFound := resourceNotFound(uri)
 	snap := rt.catalog.snapshot()
 	req := &ReadResourceRequest{URI: uri, Info: &c.Info, Input: c.Input}
-	var handler ResourceHandler
+	var res *mcp.ReadResourceResult
+	var err error
 	if e, ok := snap.resources[uri]; ok {
 		if err := rt.authorizeUse(ctx, c, KindResource, uri, "", func() *jsonrpc.Error { return notFound }); err != nil {
 			return nil, err
 		}
-		handler = e.handler
+		res, err = rt.callResource(ctx, e.policy, KindResource, uri, e.handler, req)
 	} else if t, vals := snap.matchTemplate(uri); t != nil {
 		if err := rt.authorizeUse(ctx, c, KindResourceTemplate, t.template.URITemplate, uri, func() *jsonrpc.Error { return notFound }); err != nil {
 			return nil, err
 		}
-		handler, req.Vars = t.handler, vals
+		req.Vars = vals
+		res, err = rt.callResource(ctx, t.policy, KindResourceTemplate, t.template.URITemplate, t.handler, req)
 	} else {
 		return nil, notFound
 	}
-	res, err := handler(ctx, req)
 	if err != nil {
 		var ir *InputRequired
 		switch {

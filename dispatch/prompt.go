@@ -31,11 +31,13 @@ type promptEntry struct {
 	prompt   mcp.Prompt
 	handler  PromptHandler
 	complete map[string]CompletionHandler // by argument name
+	policy   *componentPolicy
 }
 
 // WithPrompt registers a prompt. Its name must be non-empty and unique,
 // and its argument names non-empty and distinct; [WithCompletion] may
-// name only its arguments.
+// name only its arguments; a [PolicyOption] sets its policies and
+// middleware.
 func WithPrompt(p mcp.Prompt, h PromptHandler, opts ...ComponentOption) Option {
 	return func(b *builder) error {
 		if p.Name == "" {
@@ -63,7 +65,7 @@ func WithPrompt(p mcp.Prompt, h PromptHandler, opts ...ComponentOption) Option {
 				return fmt.Errorf("dispatch: prompt %q completes unknown argument %q", p.Name, name)
 			}
 		}
-		b.prompts[p.Name] = &promptEntry{prompt: p, handler: h, complete: cfg.complete}
+		b.prompts[p.Name] = &promptEntry{prompt: p, handler: h, complete: cfg.complete, policy: &componentPolicy{own: cfg.policy}}
 		return nil
 	}
 }

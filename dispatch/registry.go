@@ -65,14 +65,14 @@ func WithRegistry(r *Registry) Option {
 
 // AddTool registers a tool under the rules of [WithTool]; a name already
 // registered is an error.
-func (r *Registry) AddTool(t mcp.Tool, h ToolHandler) error {
-	return r.addTool(t.Name, WithTool(t, h))
+func (r *Registry) AddTool(t mcp.Tool, h ToolHandler, opts ...ComponentOption) error {
+	return r.addTool(t.Name, WithTool(t, h, opts...))
 }
 
 // AddTypedTool registers a typed tool under the rules of [WithTypedTool]
 // in r; a name already registered is an error.
-func AddTypedTool[In, Out any](r *Registry, t mcp.Tool, h TypedToolHandler[In, Out]) error {
-	return r.addTool(t.Name, WithTypedTool(t, h))
+func AddTypedTool[In, Out any](r *Registry, t mcp.Tool, h TypedToolHandler[In, Out], opts ...ComponentOption) error {
+	return r.addTool(t.Name, WithTypedTool(t, h, opts...))
 }
 
 // addTool builds the tool's entry exactly as New would, then adds it.

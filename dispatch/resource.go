@@ -54,6 +54,7 @@ func resourceNotFound(uri string) *jsonrpc.Error {
 type resourceEntry struct {
 	resource mcp.Resource
 	handler  ResourceHandler
+	policy   *componentPolicy
 }
 
 type templateEntry struct {
@@ -61,12 +62,13 @@ type templateEntry struct {
 	parsed   *uritemplate.Template
 	handler  ResourceHandler
 	complete map[string]CompletionHandler // by variable name
+	policy   *componentPolicy
 }
 
 // WithResource registers a resource with a fixed, absolute URI. A URI
 // registered twice, or one that a registered template also matches, fails
-// New.
-func WithResource(r mcp.Resource, h ResourceHandler) Option {
+// New. opts are the resource's policies and middleware ([PolicyOption]).
+func WithResource(r mcp.Resource, h ResourceHandler, opts ...ComponentOption) Option {
 	return func(b *builder) error {
 		if err := checkAbsoluteURI(r.URI); err != nil {
 			return fmt.Errorf("dispatch: resource %q: %w", r.URI, err)
@@ -80,7 +82,14 @@ func WithResource(r mcp.Resource, h ResourceHandler) Option {
 		if _, dup := b.resources[r.URI]; dup {
 			return fmt.Errorf("dispatch: resource %q registered twice", r.URI)
 		}
-		b.resources[r.URI] = &resourceEntry{resource: r, handler: h}
+		cfg, err := componentOptions("resource", r.URI, opts)
+		if err != nil {
+			return err
+		}
+		if cfg.complete != nil {
+			return fmt.Errorf("dispatch: resource %q: WithCompletion applies to prompts and resource templates only", r.URI)
+		}
+		b.resources[r.URI] = &resourceEntry{resource: r, handler: h, policy: &componentPolicy{own: cfg.policy}}
 		return nil
 	}
 }
@@ -88,7 +97,8 @@ func WithResource(r mcp.Resource, h ResourceHandler) Option {
 // WithResourceTemplate registers a resource template. The template must
 // parse as RFC 6570 (levels 1 to 3 and the explode modifier; at most
 // 1,024 bytes and 32 variables); [WithCompletion] may name only its
-// variables.
+// variables. A [PolicyOption] applies to every URI the template serves
+// together.
 func WithResourceTemplate(t mcp.ResourceTemplate, h ResourceHandler, opts ...ComponentOption) Option {
 	return func(b *builder) error {
 		parsed, err := uritemplate.Parse(t.URITemplate)
@@ -115,7 +125,7 @@ func WithResourceTemplate(t mcp.ResourceTemplate, h ResourceHandler, opts ...Com
 				return fmt.Errorf("dispatch: resource template %q registered twice", t.URITemplate)
 			}
 		}
-		b.templates = append(b.templates, &templateEntry{template: t, parsed: parsed, handler: h, complete: cfg.complete})
+		b.templates = append(b.templates, &templateEntry{template: t, parsed: parsed, handler: h, complete: cfg.complete, policy: &componentPolicy{own: cfg.policy}})
 		return nil
 	}
 }

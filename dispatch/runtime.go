@@ -68,6 +68,7 @@ type Runtime struct {
 	listenMembers map[string]*listenMember // filter members extensions add, by name
 	source        SubscriptionSource       // nil: subscriptions/listen is unknown
 	sink          instrumentation.Sink     // nil: no events are built
+	policies      *policyConfig            // WithComponentPolicies; nil: none
 }
 
 // Option configures a Runtime under construction.

@@ -52,6 +52,7 @@ type toolEntry struct {
 	// accepts most valid arguments without the general validator.
 	flat    *flatSchema
 	headers []headerParam // x-mcp-header annotations
+	policy  *componentPolicy
 }
 
 var toolNameRE = regexp.MustCompile(`^[A-Za-z0-9_./-]{1,64}$`)
@@ -62,13 +63,14 @@ var toolNameRE = regexp.MustCompile(`^[A-Za-z0-9_./-]{1,64}$`)
 // byte for byte; the input schema needs "type":"object" at its root (nil
 // means {"type":"object"}). Arguments are validated against the input
 // schema before the handler runs, and structuredContent against the output
-// schema after it. x-mcp-header annotations are checked here. Any problem
-// fails New.
-func WithTool(t mcp.Tool, h ToolHandler) Option {
-	return func(b *builder) error { return b.addTool(t, h) }
+// schema after it. x-mcp-header annotations are checked here. opts are
+// the tool's policies and middleware ([PolicyOption]). Any problem fails
+// New.
+func WithTool(t mcp.Tool, h ToolHandler, opts ...ComponentOption) Option {
+	return func(b *builder) error { return b.addTool(t, h, opts) }
 }
 
-func (b *builder) addTool(t mcp.Tool, h ToolHandler) error {
+func (b *builder) addTool(t mcp.Tool, h ToolHandler, opts []ComponentOption) error {
 	if !toolNameRE.MatchString(t.Name) {
 		return fmt.Errorf("dispatch: tool name %q must be 1 to 64 characters of [A-Za-z0-9_./-]", t.Name)
 	}
@@ -81,8 +83,14 @@ func (b *builder) addTool(t mcp.Tool, h ToolHandler) error {
 	if len(t.InputSchema) == 0 {
 		t.InputSchema = []byte(`{"type":"object"}`)
 	}
-	e := &toolEntry{tool: t, handler: h}
-	var err error
+	cfg, err := componentOptions("tool", t.Name, opts)
+	if err != nil {
+		return err
+	}
+	if cfg.complete != nil {
+		return fmt.Errorf("dispatch: tool %q: WithCompletion applies to prompts and resource templates only", t.Name)
+	}
+	e := &toolEntry{tool: t, handler: h, policy: &componentPolicy{own: cfg.policy}}
 	if err = checkSchema(t.InputSchema); err != nil {
 		return fmt.Errorf("dispatch: tool %q input schema: %w", t.Name, err)
 	}

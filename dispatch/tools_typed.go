@@ -31,7 +31,9 @@ type TypedToolHandler[In, Out any] func(ctx context.Context, in In) (Out, error)
 // Arguments failing the input schema give an isError result naming the
 // failing path and keyword, never the value, and the handler does not
 // run. Output failing the output schema is -32603.
-func WithTypedTool[In, Out any](t mcp.Tool, h TypedToolHandler[In, Out]) Option {
+//
+// opts are the tool's policies and middleware ([PolicyOption]).
+func WithTypedTool[In, Out any](t mcp.Tool, h TypedToolHandler[In, Out], opts ...ComponentOption) Option {
 	return func(b *builder) error {
 		if h == nil {
 			return fmt.Errorf("dispatch: tool %q has no handler", t.Name)
@@ -57,7 +59,7 @@ func WithTypedTool[In, Out any](t mcp.Tool, h TypedToolHandler[In, Out]) Option 
 				return fmt.Errorf("dispatch: tool %q output schema: %w", t.Name, err)
 			}
 		}
-		return b.addTool(t, typedHandler(h))
+		return b.addTool(t, typedHandler(h), opts)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"time"
 
 	"github.com/snodo-go/snodo/jsonrpc"
 )
@@ -31,6 +32,10 @@ type Outcome struct {
 	// transport chooses the status of a refusal by it: for an
 	// initialize-era client, 404 means its session is gone.
 	SessionEra bool
+	// RetryAfter is set when Frame is a component policy's refusal that
+	// says when to try again ([CodeRateLimited], [CodeBusy]); an HTTP
+	// transport sends it as Retry-After.
+	RetryAfter time.Duration
 }
 
 // ErrorOutcome returns the Outcome that answers id with e.
@@ -105,7 +110,9 @@ func (rt *Runtime) execute(ctx context.Context, c *Call) (Outcome, executed) {
 	ctx = withCall(ctx, rt, c)
 	res, err := rt.runOp(ctx, c)
 	if err != nil {
-		return ErrorOutcome(c.Info.ID, rt.toRPCError(c, err)), executed{err: err}
+		out := ErrorOutcome(c.Info.ID, rt.toRPCError(c, err))
+		out.RetryAfter = retryAfterOf(err)
+		return out, executed{err: err}
 	}
 	wire, err := c.dialect.ShapeResult(rt, c, res)
 	if err != nil {

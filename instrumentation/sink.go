@@ -33,6 +33,9 @@ type Sink interface {
 	// Refusal is called when a transport refuses a request on its own,
 	// before the dispatch core sees it.
 	Refusal(e RefusalEvent)
+	// Policy is called for each decision of a component policy: a call
+	// admitted, waiting, refused, cancelled while waiting, or timed out.
+	Policy(e PolicyEvent)
 }
 
 // Nop is a Sink that does nothing.
@@ -55,6 +58,9 @@ func (Nop) Subscription(SubscriptionEvent) {}
 
 // Refusal does nothing.
 func (Nop) Refusal(RefusalEvent) {}
+
+// Policy does nothing.
+func (Nop) Policy(PolicyEvent) {}
 
 // Call identifies an admitted call in dispatch events.
 type Call struct {

@@ -27,5 +27,5 @@ func ExampleSupervisor_Render() {
 	}
 	// Output:
 	// supervisor snodo
-	// └── executor snodo/executor cancelled=0 max_concurrency=32 max_queue=256 queued=0 rejected=0 running=0 submitted=0 subscriptions=0 timed_out=0
+	// └── executor snodo/executor cancelled=0 max_concurrency=32 max_queue=256 queued=0 rejected=0 running=0 submitted=0 subscriptions=0 timed_out=0 waiting=0
 }

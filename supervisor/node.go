@@ -19,8 +19,10 @@ const (
 	// and stops one once it reports that it has finished.
 	KindSupervisor Kind = "supervisor"
 	// KindExecutor is the tree's executor, with its counts (running,
-	// queued, subscriptions) and its totals since it started (submitted,
-	// rejected, timed_out, cancelled).
+	// queued, waiting: running requests that gave their slot back while
+	// a component's concurrency limit keeps them waiting; subscriptions)
+	// and its totals since it started (submitted, rejected, timed_out,
+	// cancelled).
 	KindExecutor Kind = "executor"
 	// KindConnection is a byte-stream connection (stdio), with its
 	// transport, requests, subscriptions and negotiated version.
@@ -34,7 +36,9 @@ const (
 	// KindWriter is a connection's writer, the sole owner of its output.
 	KindWriter Kind = "writer"
 	// KindRequest is one request in flight: its method, id, age, deadline
-	// and state (queued, running), and its peer over HTTP.
+	// and state (queued, running, or waiting for a place under a
+	// component's concurrency limit, its slot given back), and its peer
+	// over HTTP.
 	KindRequest Kind = "request"
 	// KindSubscription is one open subscriptions/listen stream (or an
 	// initialize-era GET stream), with its filter and the events sent.
@@ -58,6 +62,18 @@ const (
 	// KindUnresponsive marks an actor that did not answer in time while
 	// the snapshot was taken: stopping, or stuck.
 	KindUnresponsive Kind = "unresponsive"
+	// KindPolicies holds the Runtime's component policies, one
+	// KindPolicy child per component with a timeout, a concurrency limit
+	// or a rate limit (dispatch.WithCallTimeout, WithConcurrencyLimit,
+	// WithRateLimit). It is not an actor: the policies run in the
+	// callers' goroutines.
+	KindPolicies Kind = "policies"
+	// KindPolicy is one component's policies and their use: its kind,
+	// name and method; the timeout; the concurrency limit's
+	// max_concurrent, running, max_waiting and waiting; the rate limit's
+	// rate, burst, keys and max_keys; totals admitted, waited and
+	// refused; and the number of middleware.
+	KindPolicy Kind = "policy"
 )
 
 // Node is one node of a tree snapshot. Its JSON form, as the

@@ -33,6 +33,7 @@ type Supervisor struct {
 	sys    tree.System
 	exec   *executor.Executor
 	events *events
+	rt     *dispatch.Runtime // for its component policies
 }
 
 // Transports reach the tree through tree.SystemOf, so that applications
@@ -168,7 +169,7 @@ func New(rt *dispatch.Runtime, opts ...Option) (*Supervisor, error) {
 		return nil, fmt.Errorf("supervisor: %w", err)
 	}
 	ev.named = sys.Named
-	return &Supervisor{sys: sys, exec: exec, events: ev}, nil
+	return &Supervisor{sys: sys, exec: exec, events: ev, rt: rt}, nil
 }
 
 // Tree returns a snapshot of the live supervision tree: the root, the
@@ -176,8 +177,19 @@ func New(rt *dispatch.Runtime, opts ...Option) (*Supervisor, error) {
 // It is safe to call from any goroutine, including while requests run;
 // each actor describes itself on its own goroutine, so the snapshot is
 // consistent per node, and an actor stopping meanwhile may or may not
-// appear. After Close it is the root alone.
-func (s *Supervisor) Tree() *Node { return fromTree(s.sys.Tree()) }
+// appear. The component policies of the Runtime (timeouts, concurrency
+// and rate limits) are a policies node beside the executor, one policy
+// node per limited component with its current use. After Close it is the
+// root alone.
+func (s *Supervisor) Tree() *Node {
+	n := fromTree(s.sys.Tree())
+	if len(n.Children) > 0 { // not closed
+		if p := policiesNode(n.ID, s.rt); p != nil {
+			n.Children = append(n.Children, p)
+		}
+	}
+	return n
+}
 
 // Close stops every actor of the tree, then closes the executor, waiting
 // for running handlers until ctx ends (a handler that ignores

@@ -40,6 +40,9 @@ const (
 	keyPanicType       = attribute.Key("snodo.panic.type")
 	keyRefusal         = attribute.Key("snodo.refusal.reason")
 	keyHTTPStatus      = attribute.Key("http.response.status_code")
+	keyPolicy          = attribute.Key("snodo.policy")
+	keyPolicyDecision  = attribute.Key("snodo.policy.decision")
+	keyComponent       = attribute.Key("snodo.component")
 )
 
 type config struct {
@@ -117,6 +120,8 @@ type sink struct {
 	subsOpen      metric.Int64Gauge
 	subscriptions metric.Int64Counter
 	refusals      metric.Int64Counter
+	policy        metric.Int64Counter
+	policyWait    metric.Float64Histogram
 }
 
 // New returns an instrumentation.Sink that records OpenTelemetry spans
@@ -173,6 +178,14 @@ func New(opts ...Option) (instrumentation.Sink, error) {
 	}
 	if s.refusals, err = m.Int64Counter("snodo.transport.refusals", metric.WithUnit("{request}"),
 		metric.WithDescription("Requests a transport refused before the core saw them, by reason.")); err != nil {
+		return nil, err
+	}
+	if s.policy, err = m.Int64Counter("snodo.policy.decisions", metric.WithUnit("{call}"),
+		metric.WithDescription("Component policy decisions, by policy, decision and component.")); err != nil {
+		return nil, err
+	}
+	if s.policyWait, err = m.Float64Histogram("snodo.policy.wait", metric.WithUnit("s"),
+		metric.WithDescription("Time calls waited for a place under a component's concurrency limit."), buckets); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -308,4 +321,18 @@ func (s *sink) Refusal(e instrumentation.RefusalEvent) {
 		attrs = append(attrs, keyHTTPStatus.Int(e.Status))
 	}
 	s.refusals.Add(context.Background(), 1, metric.WithAttributes(attrs...))
+}
+
+// Policy counts component policy decisions and records waits.
+func (s *sink) Policy(e instrumentation.PolicyEvent) {
+	ctx := context.Background()
+	decision := e.Kind.String()
+	if e.Kind == instrumentation.PolicyRefused {
+		decision = "refused_" + e.Reason
+	}
+	s.policy.Add(ctx, 1, metric.WithAttributes(keyPolicy.String(e.Policy), keyPolicyDecision.String(decision),
+		keyMethod.String(e.Method), keyComponent.String(e.Component)))
+	if e.Kind == instrumentation.PolicyAdmitted && e.Wait > 0 {
+		s.policyWait.Record(ctx, e.Wait.Seconds(), metric.WithAttributes(keyMethod.String(e.Method), keyComponent.String(e.Component)))
+	}
 }

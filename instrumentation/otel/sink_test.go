@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"testing"
+	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -218,5 +219,26 @@ func TestRefusalMetric(t *testing.T) {
 	}
 	if got["origin tcp 403"] != 2 || got["line_too_long pipe "] != 1 || len(got) != 2 {
 		t.Fatalf("refusals counted %v", got)
+	}
+}
+
+func TestPolicyMetrics(t *testing.T) {
+	f := newFixture(t)
+	f.sink.Policy(instrumentation.PolicyEvent{Kind: instrumentation.PolicyAdmitted, Policy: "concurrency", Method: "tools/call", Component: "search", Wait: 2 * time.Second})
+	f.sink.Policy(instrumentation.PolicyEvent{Kind: instrumentation.PolicyRefused, Policy: "rate", Reason: "keys", Method: "tools/call", Component: "search"})
+	m := f.metrics(t)
+	got := map[string]int64{}
+	for _, dp := range m["snodo.policy.decisions"].Data.(metricdata.Sum[int64]).DataPoints {
+		d, _ := dp.Attributes.Value("snodo.policy.decision")
+		p, _ := dp.Attributes.Value("snodo.policy")
+		c, _ := dp.Attributes.Value("snodo.component")
+		got[p.String()+"/"+d.String()+"/"+c.String()] = dp.Value
+	}
+	if got["concurrency/admitted/search"] != 1 || got["rate/refused_keys/search"] != 1 || len(got) != 2 {
+		t.Fatalf("policy decisions %v", got)
+	}
+	hist := m["snodo.policy.wait"].Data.(metricdata.Histogram[float64])
+	if len(hist.DataPoints) != 1 || hist.DataPoints[0].Count != 1 || hist.DataPoints[0].Sum != 2 {
+		t.Fatalf("policy waits %+v", hist.DataPoints)
 	}
 }

@@ -86,8 +86,14 @@ type Executor struct {
 	queue   list.List // of *job, FIFO
 	subs    int
 	closed  bool
+	// suspended counts running jobs that gave their slot back while they
+	// wait (slot.Slot's Release); resumers holds those asking for one
+	// again, FIFO, served before the queue.
+	suspended int
+	resumers  list.List // of *resumer
 
-	// busy counts taken slots (it mirrors running): Close waits on it.
+	// busy counts jobs whose Run has not returned: those holding a slot
+	// (running) and those suspended. Close waits on it.
 	busy sync.WaitGroup
 	// Worker goroutines outlive their jobs and park between them, so a job
 	// runs on a goroutine whose stack has already grown: starting one per
@@ -133,14 +139,17 @@ func (e *Executor) Config() Config { return e.cfg }
 
 // Stats is a point-in-time view of an Executor.
 type Stats struct {
-	Running, Queued, Subscriptions                   int
+	// Waiting counts jobs that gave their slot back while they wait for
+	// something else (a component's concurrency limit); they are not in
+	// Running.
+	Running, Queued, Subscriptions, Waiting          int
 	Submitted, Rejected, TimedOut, Cancelled, Failed int64
 }
 
 // Stats returns the executor's current counts.
 func (e *Executor) Stats() Stats {
 	e.mu.Lock()
-	s := Stats{Running: e.running, Queued: e.queue.Len(), Subscriptions: e.subs}
+	s := Stats{Running: e.running, Queued: e.queue.Len(), Subscriptions: e.subs, Waiting: e.suspended}
 	e.mu.Unlock()
 	s.Submitted, s.Rejected = e.submitted.Load(), e.rejected.Load()
 	s.TimedOut, s.Cancelled, s.Failed = e.timedOut.Load(), e.cancelled.Load(), e.failed.Load()
@@ -199,8 +208,16 @@ type job struct {
 	state  atomic.Int32
 	ctx    context.Context
 	cancel context.CancelCauseFunc
-	timer  *time.Timer
-	elem   *list.Element // in the queue while queued
+	// vctx is ctx as Run sees it: it answers slot.Key with the job, so
+	// code inside the job can give its slot back while it waits. It lives
+	// in the job, costing no allocation.
+	vctx jobContext
+	// holds is set while the job holds an execution slot; guarded by e.mu.
+	holds bool
+	// waiting is set while the job has given its slot back.
+	waiting atomic.Bool
+	timer   *time.Timer
+	elem    *list.Element // in the queue while queued
 	// admitted is the submission time, recorded only for instrumentation.
 	admitted time.Time
 }
@@ -257,7 +274,9 @@ func (s *Scope) Submit(key any, spec Job) (*Ticket, error) {
 		return nil, ErrOverloaded
 	}
 	j := &job{e: e, scope: s, key: key, spec: spec}
-	j.ctx, j.cancel = context.WithCancelCause(s.ctx)
+	cctx, cancel := context.WithCancelCause(s.ctx)
+	j.vctx = jobContext{Context: cctx, j: j}
+	j.ctx, j.cancel = &j.vctx, cancel
 	if key != nil {
 		s.keys[key] = j
 	}
@@ -270,6 +289,7 @@ func (s *Scope) Submit(key any, spec Job) (*Ticket, error) {
 	if start {
 		e.running++
 		e.busy.Add(1)
+		j.holds = true
 		j.state.Store(stateRunning)
 	} else {
 		j.elem = e.queue.PushBack(j)
@@ -363,6 +383,9 @@ func (t *Ticket) State() string {
 	case stateQueued:
 		return "queued"
 	case stateRunning:
+		if t.j.waiting.Load() {
+			return "waiting"
+		}
 		return "running"
 	case stateCompleted:
 		return "completed"
@@ -463,7 +486,7 @@ func (e *Executor) worker(j *job) {
 	for {
 		for j != nil {
 			j.run()
-			j = e.release()
+			j = e.release(j)
 		}
 		if idle == nil {
 			idle = time.NewTimer(workerIdle)
@@ -524,11 +547,38 @@ func (j *job) run() {
 	}
 }
 
-// release frees the finished job's slot and returns the next queued job to
-// run on the same goroutine, if any.
-func (e *Executor) release() *job {
+// release frees the finished job's slot (if it still held one) and
+// returns the next queued job to run on the same goroutine, if any.
+func (e *Executor) release(done *job) *job {
 	e.mu.Lock()
-	defer e.mu.Unlock()
+	if !done.holds {
+		// It ended while suspended: no slot to pass on.
+		e.suspended--
+		e.mu.Unlock()
+		e.busy.Done()
+		return nil
+	}
+	done.holds = false
+	next := e.passSlotLocked()
+	e.mu.Unlock()
+	if next == nil {
+		e.busy.Done()
+	}
+	return next
+}
+
+// passSlotLocked hands a slot its holder is giving up to the first
+// suspended job asking for one again, else to the first queued job
+// (returned, for the caller to run), else frees it.
+func (e *Executor) passSlotLocked() *job {
+	if f := e.resumers.Front(); f != nil { // mutation: executor-resumes-before-queue
+		r := e.resumers.Remove(f).(*resumer)
+		r.j.holds = true
+		r.j.waiting.Store(false)
+		e.suspended--
+		close(r.granted)
+		return nil
+	}
 	for e.queue.Len() > 0 {
 		j := e.queue.Remove(e.queue.Front()).(*job)
 		j.elem = nil
@@ -536,11 +586,11 @@ func (e *Executor) release() *job {
 			continue // its scope's Close, under way, drops it
 		}
 		if j.state.CompareAndSwap(stateQueued, stateRunning) { // mutation: executor-starts-only-waiting-jobs
+			j.holds = true
 			return j
 		}
 	}
 	e.running--
-	e.busy.Done()
 	return nil
 }
 

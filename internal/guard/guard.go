@@ -84,3 +84,8 @@ func (g *guarded) Refusal(e instrumentation.RefusalEvent) {
 	defer g.contain("Refusal")
 	g.s.Refusal(e)
 }
+
+func (g *guarded) Policy(e instrumentation.PolicyEvent) {
+	defer g.contain("Policy")
+	g.s.Policy(e)
+}

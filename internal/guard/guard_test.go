@@ -23,6 +23,7 @@ func (panicky) DispatchException(context.Context, instrumentation.DispatchExcept
 func (panicky) Executor(instrumentation.ExecutorEvent)         { panic("executor") }
 func (panicky) Subscription(instrumentation.SubscriptionEvent) { panic("subscription") }
 func (panicky) Refusal(instrumentation.RefusalEvent)           { panic("refusal") }
+func (panicky) Policy(instrumentation.PolicyEvent)             { panic("policy") }
 
 type ctxKey struct{}
 
@@ -46,8 +47,9 @@ func TestGuardContainsEveryPanic(t *testing.T) {
 		g.Executor(instrumentation.ExecutorEvent{})
 		g.Subscription(instrumentation.SubscriptionEvent{})
 		g.Refusal(instrumentation.RefusalEvent{})
+		g.Policy(instrumentation.PolicyEvent{})
 	}
-	// 30 panics: logged at the 1st, 2nd, 4th, 8th and 16th.
+	// 35 panics: logged at the 1st, 2nd, 4th, 8th and 16th.
 	if n := strings.Count(logs.String(), "instrumentation sink panicked"); n != 5 {
 		t.Fatalf("logged %d panics, want 5 (throttled):\n%s", n, logs.String())
 	}

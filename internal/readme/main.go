@@ -11,6 +11,9 @@ import (
 	"log"
 	"net/http"
 	"os"
+	"time"
+
+	"golang.org/x/time/rate"
 
 	"github.com/snodo-go/snodo/client"
 	"github.com/snodo-go/snodo/dispatch"
@@ -209,4 +212,18 @@ func withTasks(ctx context.Context, render dispatch.ToolHandler) error {
 
 // Every function above is the README's; they are referenced here so
 // that the compiler keeps checking them.
-var _ = []any{resources, serveHTTP, subscriptions, useClient, observe, withTasks}
+var _ = []any{resources, serveHTTP, subscriptions, useClient, observe, withTasks, limited}
+
+func limited(search, costly, shell dispatch.ToolHandler, logCalls dispatch.Middleware) (*dispatch.Runtime, error) {
+	return dispatch.New(mcp.Implementation{Name: "tools", Version: "1.0.0"},
+		dispatch.WithComponentPolicies(
+			dispatch.WithCallTimeout(30*time.Second),
+			dispatch.WithMiddleware(logCalls)),
+		dispatch.WithTool(mcp.Tool{Name: "search"}, search,
+			dispatch.WithConcurrencyLimit(dispatch.ConcurrencyLimit{Max: 4, MaxWaiting: 16})),
+		dispatch.WithTool(mcp.Tool{Name: "costly"}, costly,
+			dispatch.WithRateLimit(dispatch.RateLimit{Rate: rate.Every(time.Minute), Burst: 3})),
+		dispatch.WithTool(mcp.Tool{Name: "shell"}, shell,
+			dispatch.WithCallTimeout(5*time.Second)),
+	)
+}

@@ -54,6 +54,9 @@ func (r *Events) Subscription(e instrumentation.SubscriptionEvent) { r.add(e) }
 // Refusal records e.
 func (r *Events) Refusal(e instrumentation.RefusalEvent) { r.add(e) }
 
+// Policy records e.
+func (r *Events) Policy(e instrumentation.PolicyEvent) { r.add(e) }
+
 // All returns a copy of every event recorded so far: values of the
 // instrumentation event types.
 func (r *Events) All() []any {

@@ -186,6 +186,7 @@ func (h *Handler) Execute(ctx context.Context, p *Prepared) (*Response, *StreamR
 		if id := h.issueSession(p, ev.result); id != "" {
 			resp.Header = http.Header{mcp.HeaderSessionID: {id}}
 		}
+		addRetryAfter(resp, ev.result)
 		p.finish()
 		return resp, nil
 	case <-ctx.Done():

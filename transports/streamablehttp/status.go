@@ -4,8 +4,11 @@ package streamablehttp
 
 import (
 	"net/http"
+	"strconv"
+	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/internal/executor"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
 )
@@ -21,6 +24,25 @@ func statusFor(sessionEra bool, code int64) int {
 		return http.StatusOK
 	}
 	return admissionStatus(code)
+}
+
+// addRetryAfter sets Retry-After (RFC 9110, section 10.2.3: whole
+// seconds, rounded up) on the response to a call a component policy
+// refused with a retry time (dispatch.CodeRateLimited, dispatch.CodeBusy).
+// The status stays what the code maps to (200): the refusal is a JSON-RPC
+// error, and the header is a hint any client may read. A response that
+// has become an event stream has sent its headers already; the error's
+// data.retryAfterMs says the same there.
+func addRetryAfter(resp *Response, r executor.Result) {
+	out, ok := r.Value.(dispatch.Outcome)
+	if !ok || out.RetryAfter <= 0 {
+		return
+	}
+	secs := int64((out.RetryAfter + time.Second - 1) / time.Second)
+	if resp.Header == nil {
+		resp.Header = http.Header{}
+	}
+	resp.Header["Retry-After"] = []string{strconv.FormatInt(secs, 10)}
 }
 
 // refusalStatus is the HTTP status of an admission refusal. For an
