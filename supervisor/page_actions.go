@@ -13,18 +13,28 @@ import (
 	"github.com/snodo-go/snodo/internal/tree"
 )
 
-// ErrNoAction is returned by the debug handler's actions when no live
-// node at the path given takes the action asked for.
-var ErrNoAction = tree.ErrNoAction
-
 // ErrStoppedByOperator is why a connection ended when an operator stopped
-// it from the debug page.
+// it from the debug page (its Serve returns it).
 var ErrStoppedByOperator = tree.ErrStoppedByOperator
 
-// pageActions is the action each node kind offers on the page.
-var pageActions = map[Kind]string{
-	KindRequest:    tree.ActionCancel,
-	KindConnection: tree.ActionStop,
+// offerActions marks the nodes of v that take an action: a request of a
+// byte-stream connection can be cancelled, a connection stopped.
+func (v *pageView) offerActions() {
+	var mark func(n *pageNode, parent Kind)
+	mark = func(n *pageNode, parent Kind) {
+		switch {
+		case n.Kind == KindConnection:
+			n.Action = tree.ActionStop
+		case n.Kind == KindRequest && parent == KindConnection:
+			n.Action = tree.ActionCancel
+		}
+		for _, c := range n.Children {
+			mark(c, n.Kind)
+		}
+	}
+	if v.Root != nil {
+		mark(v.Root, "")
+	}
 }
 
 // maxActionBody bounds an action's form.
@@ -54,7 +64,7 @@ func (h *debugHandler) serveAction(w http.ResponseWriter, r *http.Request) {
 	}
 	if err := h.act(action, id); err != nil {
 		status := http.StatusInternalServerError
-		if errors.Is(err, ErrNoAction) {
+		if errors.Is(err, tree.ErrNoAction) {
 			status = http.StatusNotFound
 		}
 		http.Error(w, err.Error(), status)

@@ -22,7 +22,7 @@ type feed struct {
 	stats       func() executor.Stats // nil: no change signal, refresh only
 	now         func() time.Time
 	limits      PageLimits
-	actions     map[Kind]string
+	actions     bool         // offer the actions
 	snapshots   atomic.Int64 // snapshots taken for streams
 	bytesSent   atomic.Int64 // event bytes written to streams
 	streams     atomic.Int64 // streams open
@@ -88,7 +88,10 @@ func (f *feed) latest() *frame {
 func (f *feed) take(seq int64, now time.Time) *frame {
 	f.snapshots.Add(1)
 	v := summarize(f.snapshot(), now, f.limits.MaxChildren, f.limits.MaxNodes, "")
-	v.Seq, v.Actions = seq, f.actions
+	v.Seq = seq
+	if f.actions {
+		v.offerActions()
+	}
 	data, err := json.Marshal(v)
 	if err != nil { // a view holds strings and numbers only
 		panic(err)

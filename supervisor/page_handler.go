@@ -84,9 +84,7 @@ func newDebugHandler(c handlerConfig, snapshot func() *Node, stats func() execut
 	c.limits = c.limits.withDefaults()
 	h := &debugHandler{snapshot: snapshot, cfg: c, done: done}
 	h.feed = &feed{snapshot: snapshot, stats: stats, now: time.Now, limits: c.limits}
-	if c.authorize != nil {
-		h.feed.actions = pageActions
-	}
+	h.feed.actions = c.authorize != nil
 	return h
 }
 
@@ -115,7 +113,9 @@ func (h *debugHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.serveEvents(w, r)
 	case FormatHTML:
 		v := summarize(h.snapshot(), time.Now(), h.cfg.limits.MaxChildren, h.cfg.limits.MaxNodes, r.URL.Query().Get("q"))
-		v.Actions = h.feed.actions
+		if h.feed.actions {
+			v.offerActions()
+		}
 		var b bytes.Buffer
 		if err := writePage(&b, v); err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)

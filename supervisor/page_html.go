@@ -48,10 +48,10 @@ type kv struct{ Key, Label, Value string }
 // htmlNode is a pageNode as the template walks it.
 type htmlNode struct {
 	*pageNode
-	Name, Action string
-	Branch       bool
-	AttrList     []kv
-	Kids         []*htmlNode
+	Name     string
+	Branch   bool
+	AttrList []kv
+	Kids     []*htmlNode
 }
 
 // OmittedKinds describes the children left out, by kind.
@@ -80,7 +80,7 @@ var gaugeOrder = []string{"running", "max_concurrency", "queued", "max_queue", "
 func writePage(w io.Writer, v *pageView) error {
 	d := pageData{View: v, CSS: template.CSS(pageCSS), JS: template.JS(pageJS)}
 	if v.Root != nil {
-		d.Root = toHTMLNode(v.Root, v.Actions)
+		d.Root = toHTMLNode(v.Root)
 	}
 	keys := slices.DeleteFunc(slices.Clone(gaugeOrder), func(k string) bool { _, ok := v.Executor[k]; return !ok })
 	for _, k := range slices.Sorted(maps.Keys(v.Executor)) {
@@ -97,14 +97,14 @@ func writePage(w io.Writer, v *pageView) error {
 	return pageTemplate.Execute(w, d)
 }
 
-func toHTMLNode(n *pageNode, actions map[Kind]string) *htmlNode {
-	h := &htmlNode{pageNode: n, Action: actions[n.Kind], Branch: len(n.Children) > 0 || n.Omitted > 0}
+func toHTMLNode(n *pageNode) *htmlNode {
+	h := &htmlNode{pageNode: n, Branch: len(n.Children) > 0 || n.Omitted > 0}
 	h.Name = n.ID[strings.LastIndexByte(n.ID, '/')+1:]
 	for _, k := range slices.Sorted(maps.Keys(n.Attrs)) {
 		h.AttrList = append(h.AttrList, kv{Key: k, Value: n.Attrs[k]})
 	}
 	for _, c := range n.Children {
-		h.Kids = append(h.Kids, toHTMLNode(c, actions))
+		h.Kids = append(h.Kids, toHTMLNode(c))
 	}
 	return h
 }

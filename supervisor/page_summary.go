@@ -33,9 +33,6 @@ type pageView struct {
 	MaxNodes    int `json:"maxNodes"`
 	// Query is the search the view was filtered by ("" for none).
 	Query string `json:"query,omitempty"`
-	// Actions lists the action each node kind offers (none unless the
-	// handler enables them).
-	Actions map[Kind]string `json:"actions,omitempty"`
 	// Root is the bounded tree.
 	Root *pageNode `json:"root"`
 }
@@ -46,6 +43,9 @@ type pageNode struct {
 	ID       string            `json:"id"`
 	Attrs    map[string]string `json:"attrs,omitempty"`
 	Children []*pageNode       `json:"children,omitempty"`
+	// Action is what the page offers to do to the node ("" for nothing,
+	// and always unless the handler enables actions).
+	Action string `json:"action,omitempty"`
 	// Total is the number of children the node has in the tree, Omitted
 	// how many of them the view leaves out, and OmittedKinds those by
 	// kind.

@@ -25,7 +25,7 @@
     return Object.keys(m).sort().map(function (k) { return m[k] + " " + k; }).join(", ");
   }
 
-  function head(n, actions) {
+  function head(n) {
     var f = document.createDocumentFragment();
     f.append(el("span", "kind", n.kind), " ");
     var name = el("span", "name", nameOf(n.id));
@@ -38,7 +38,7 @@
       a.append(el("span", "k", k), "=", el("span", "v", attrs[k]));
       f.append(" ", a);
     });
-    var act = actions && actions[n.kind];
+    var act = n.action;
     if (act) {
       var form = el("form", "action");
       form.method = "post";
@@ -55,7 +55,7 @@
     return f;
   }
 
-  function node(n, actions) {
+  function node(n) {
     var li = el("li", "node k-" + n.kind);
     li.dataset.id = n.id;
     li.dataset.kind = n.kind;
@@ -67,9 +67,9 @@
         if (d.open) { collapsed.delete(n.id); } else { collapsed.add(n.id); }
       });
       var s = el("summary");
-      s.append(head(n, actions));
+      s.append(head(n));
       var ul = el("ul");
-      kids.forEach(function (c) { ul.append(node(c, actions)); });
+      kids.forEach(function (c) { ul.append(node(c)); });
       d.append(s, ul);
       if (n.omitted) {
         d.append(el("p", "more", n.omitted + " more of " + n.total + " not shown: " + kindCounts(n.omittedKinds || {})));
@@ -77,7 +77,7 @@
       li.append(d);
     } else {
       var leaf = el("div", "leaf");
-      leaf.append(head(n, actions));
+      leaf.append(head(n));
       li.append(leaf);
     }
     return li;
@@ -140,7 +140,7 @@
     pairs($("gauges"), gauges(v.executor), gaugeClass);
     pairs($("counts"), Object.keys(v.counts).sort().map(function (k) { return [k, String(v.counts[k])]; }), function (k) { return "count k-" + k; });
     var tree = $("tree");
-    tree.replaceChildren(v.root ? node(v.root, v.actions) : "");
+    tree.replaceChildren(v.root ? node(v.root) : "");
     var empty = $("empty");
     if (empty) { empty.remove(); }
     applySearch();
