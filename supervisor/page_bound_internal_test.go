@@ -119,7 +119,7 @@ func TestFeedCoalesces(t *testing.T) {
 	// many streams ask, one snapshot.
 	for range 1000 {
 		bump()
-		f.latest()
+		f.latest(false)
 	}
 	if n := f.snapshots.Load(); n != 1 {
 		t.Fatalf("%d snapshots within one interval", n)
@@ -127,17 +127,25 @@ func TestFeedCoalesces(t *testing.T) {
 	// An interval later: one more, as the executor moved after the
 	// first.
 	clock.advance(defaultPageInterval)
-	if fr := f.latest(); fr.seq != 2 || f.snapshots.Load() != 2 {
+	if fr := f.latest(false); fr.seq != 2 || f.snapshots.Load() != 2 {
 		t.Fatalf("after a change: seq %d, %d snapshots", fr.seq, f.snapshots.Load())
 	}
 	// Another interval with nothing moved: none.
 	clock.advance(defaultPageInterval)
-	if fr := f.latest(); fr.seq != 2 || f.snapshots.Load() != 2 {
+	if fr := f.latest(false); fr.seq != 2 || f.snapshots.Load() != 2 {
 		t.Fatalf("a snapshot with nothing changed: seq %d, %d snapshots", fr.seq, f.snapshots.Load())
+	}
+	// A page being loaded wants what moved without the executor too,
+	// but no more than once per interval.
+	if fr := f.latest(true); fr.seq != 3 || f.snapshots.Load() != 3 {
+		t.Fatalf("a page load after the interval: seq %d, %d snapshots", fr.seq, f.snapshots.Load())
+	}
+	if fr := f.latest(true); fr.seq != 3 || f.snapshots.Load() != 3 {
+		t.Fatalf("a page load within the interval: seq %d, %d snapshots", fr.seq, f.snapshots.Load())
 	}
 	// Nothing moved but the refresh period passed: one more.
 	clock.advance(defaultPageRefresh)
-	if fr := f.latest(); fr.seq != 3 || f.snapshots.Load() != 3 {
+	if fr := f.latest(false); fr.seq != 4 || f.snapshots.Load() != 4 {
 		t.Fatalf("after the refresh period: seq %d, %d snapshots", fr.seq, f.snapshots.Load())
 	}
 
@@ -149,17 +157,17 @@ func TestFeedCoalesces(t *testing.T) {
 	var wg sync.WaitGroup
 	seqs := make([]int64, 8)
 	for i := range seqs {
-		wg.Go(func() { seqs[i] = f.latest().seq })
+		wg.Go(func() { seqs[i] = f.latest(false).seq })
 	}
 	<-entered
 	close(release)
 	wg.Wait()
-	if n := f.snapshots.Load(); n != 4 || len(entered) != 0 {
-		t.Fatalf("%d snapshots for 8 concurrent streams", n-3)
+	if n := f.snapshots.Load(); n != 5 || len(entered) != 0 {
+		t.Fatalf("%d snapshots for 8 concurrent streams", n-4)
 	}
 	for _, s := range seqs {
-		if s != 4 {
-			t.Fatalf("a stream got seq %d, want the shared 4", s)
+		if s != 5 {
+			t.Fatalf("a stream got seq %d, want the shared 5", s)
 		}
 	}
 }
@@ -217,9 +225,18 @@ func TestOpenPagesCostOneSnapshotPerInterval(t *testing.T) {
 	}
 	// Each stream checks for changes once per interval: an hour here,
 	// so until the streams end, the executor's movement costs nothing
-	// more. The supervisor closing ends them.
+	// more, and pages loaded meanwhile share the same snapshot. The
+	// supervisor closing ends the streams.
 	for range 10_000 {
 		stats()
+	}
+	for range 5 {
+		req := httptest.NewRequest(http.MethodGet, "/?format=html", nil)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != 200 || !bytes.Contains(rec.Body.Bytes(), []byte(`data-kind="subscription"`)) {
+			t.Fatalf("page: %d", rec.Code)
+		}
 	}
 	close(done)
 	for _, s := range streams {
@@ -235,8 +252,37 @@ func TestOpenPagesCostOneSnapshotPerInterval(t *testing.T) {
 	if sent > 3*(maxViewBytes+64) {
 		t.Fatalf("%d bytes sent to 3 pages", sent)
 	}
-	t.Logf("3 pages of a 200,003-node tree: 1 snapshot, %d bytes sent", sent)
+	t.Logf("3 streams and 5 page loads of a 200,003-node tree: 1 snapshot, %d bytes sent", sent)
 	if !strings.Contains(pageCSP, "script-src 'sha256-") {
 		t.Fatal(pageCSP)
+	}
+}
+
+// A stream ends at its stated age (the browser reconnects), so a server
+// shutting down never waits on an open page longer than that.
+func TestStreamEndsAtItsAge(t *testing.T) {
+	h := newDebugHandler(handlerConfig{limits: PageLimits{Interval: time.Hour, MaxStreamAge: 50 * time.Millisecond}},
+		func() *Node { return bigTree(1) }, nil, nil)
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	resp, err := http.Get(srv.URL + "?format=events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	r := sse.NewReader(resp.Body, maxViewBytes)
+	if ev, err := r.Next(); err != nil || ev.Type != "tree" {
+		t.Fatalf("first event: %v", err)
+	}
+	if !r.RetrySet || r.Retry != time.Second {
+		t.Fatalf("no reconnection delay: %v", r.Retry)
+	}
+	if _, err := r.Next(); err == nil {
+		t.Fatal("a second event")
+	} else if err.Error() != "EOF" {
+		t.Fatalf("the stream ended with %v", err)
+	}
+	if n := h.feed.streams.Load(); n != 0 {
+		t.Fatalf("%d streams still counted", n)
 	}
 }

@@ -37,13 +37,15 @@ type feed struct {
 type frame struct {
 	seq   int64
 	taken time.Time
+	view  *pageView
 	data  []byte
 }
 
 // latest returns the newest frame, taking a snapshot first when none has
 // been taken for an interval and either the executor's counts moved or a
-// refresh is due. Concurrent callers share one snapshot.
-func (f *feed) latest() *frame {
+// refresh is due (or, with fresh, whatever moved: a page being loaded).
+// Concurrent callers share one snapshot.
+func (f *feed) latest(fresh bool) *frame {
 	f.mu.Lock()
 	for f.taking != nil {
 		ch := f.taking
@@ -61,7 +63,7 @@ func (f *feed) latest() *frame {
 	if f.stats != nil {
 		st = f.stats()
 	}
-	if f.last != nil && f.stats != nil && f.lastStatsOK && st == f.lastStats && now.Sub(f.last.taken) < f.limits.Refresh {
+	if !fresh && f.last != nil && f.stats != nil && f.lastStatsOK && st == f.lastStats && now.Sub(f.last.taken) < f.limits.Refresh {
 		fr := f.last
 		f.mu.Unlock()
 		return fr
@@ -74,13 +76,18 @@ func (f *feed) latest() *frame {
 	}
 	f.mu.Unlock()
 
-	fr := f.take(seq, now)
-
-	f.mu.Lock()
-	f.last, f.lastStats, f.lastStatsOK = fr, st, f.stats != nil
-	f.taking = nil
-	close(ch)
-	f.mu.Unlock()
+	var fr *frame
+	defer func() {
+		// Even if the snapshot panicked, the callers waiting are let go.
+		f.mu.Lock()
+		if fr != nil {
+			f.last, f.lastStats, f.lastStatsOK = fr, st, f.stats != nil
+		}
+		f.taking = nil
+		close(ch)
+		f.mu.Unlock()
+	}()
+	fr = f.take(seq, now)
 	return fr
 }
 
@@ -98,5 +105,5 @@ func (f *feed) take(seq int64, now time.Time) *frame {
 	}
 	// The interval counts from the end of the snapshot, so a tree that
 	// takes long to walk is not walked back to back.
-	return &frame{seq: seq, taken: f.now(), data: data}
+	return &frame{seq: seq, taken: f.now(), view: v, data: data}
 }

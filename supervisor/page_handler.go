@@ -112,9 +112,17 @@ func (h *debugHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case FormatEvents:
 		h.serveEvents(w, r)
 	case FormatHTML:
-		v := summarize(h.snapshot(), time.Now(), h.cfg.limits.MaxChildren, h.cfg.limits.MaxNodes, r.URL.Query().Get("q"))
-		if h.feed.actions {
-			v.offerActions()
+		// Without a search, the page is the feed's newest view (taken
+		// within an interval, shared with the streams); a search walks
+		// a snapshot of its own.
+		var v *pageView
+		if q := r.URL.Query().Get("q"); q != "" {
+			v = summarize(h.snapshot(), time.Now(), h.cfg.limits.MaxChildren, h.cfg.limits.MaxNodes, q)
+			if h.feed.actions {
+				v.offerActions()
+			}
+		} else {
+			v = h.feed.latest(true).view
 		}
 		var b bytes.Buffer
 		if err := writePage(&b, v); err != nil {
@@ -193,7 +201,7 @@ func (h *debugHandler) serveEvents(w http.ResponseWriter, r *http.Request) {
 	// The browser reconnects this long after the stream ends.
 	buf := []byte("retry: 1000\n\n")
 	for {
-		if fr := h.feed.latest(); fr.seq != sent {
+		if fr := h.feed.latest(false); fr.seq != sent {
 			buf = sse.AppendEvent(buf, sse.Event{Type: "tree", ID: strconv.FormatInt(fr.seq, 10), Data: fr.data})
 			sent = fr.seq
 		}

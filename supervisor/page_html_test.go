@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"golang.org/x/net/html"
@@ -211,7 +212,13 @@ func dlValues(doc *html.Node, id string) map[string]string {
 // JavaScript off gets, parsed with an HTML5 parser.
 func TestPageStaticSnapshot(t *testing.T) {
 	ls := startLiveServer(t)
-	srv := httptest.NewServer(ls.sup.Handler())
+	// Each load takes a snapshot of its own (by default loads within
+	// half a second share one).
+	h, err := ls.sup.DebugHandler(supervisor.WithPageLimits(supervisor.PageLimits{Interval: time.Nanosecond}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
 	defer srv.Close()
 
 	resp, doc := getPage(t, srv.URL)

@@ -83,15 +83,16 @@
     return li;
   }
 
-  function pairs(dl, list, cls) {
+  // pairs fills dl with one labelled value per entry of list: [key,
+  // value, label]; each item gets cls and data-<data>=key.
+  function pairs(dl, list, cls, data) {
     dl.replaceChildren.apply(dl, list.map(function (p) {
-      var div = el("div", cls(p[0]));
-      div.dataset[cls === gaugeClass ? "key" : "kind"] = p[0];
+      var div = el("div", cls + (data === "kind" ? " k-" + p[0] : ""));
+      div.dataset[data] = p[0];
       div.append(el("dt", "", p[2] || p[0]), el("dd", "", p[1]));
       return div;
     }));
   }
-  function gaugeClass() { return "gauge"; }
 
   function gauges(ex) {
     if (!ex) { return []; }
@@ -137,8 +138,8 @@
     $("nodes").textContent = String(v.nodes);
     $("max-children").textContent = String(v.maxChildren);
     $("max-nodes").textContent = String(v.maxNodes);
-    pairs($("gauges"), gauges(v.executor), gaugeClass);
-    pairs($("counts"), Object.keys(v.counts).sort().map(function (k) { return [k, String(v.counts[k])]; }), function (k) { return "count k-" + k; });
+    pairs($("gauges"), gauges(v.executor), "gauge", "key");
+    pairs($("counts"), Object.keys(v.counts).sort().map(function (k) { return [k, String(v.counts[k])]; }), "count", "kind");
     var tree = $("tree");
     tree.replaceChildren(v.root ? node(v.root) : "");
     var empty = $("empty");
@@ -176,13 +177,27 @@
   // starting filter; the stream carries the whole bounded view.
   applySearch();
 
-  if (!window.EventSource) { return; }
-  var src = new EventSource(location.pathname + "?format=events");
-  src.addEventListener("open", function () { setStatus("live", "live"); });
-  src.addEventListener("error", function () { setStatus("reconnecting", "reconnecting"); });
-  src.addEventListener("tree", function (e) {
-    setStatus("live", "live");
-    render(JSON.parse(e.data));
-  });
   window.snodoTree = { last: function () { return last; } };
+  if (!window.EventSource) { return; }
+
+  // connect follows the stream. The browser reconnects by itself after
+  // a stream ends; a refusal (too many pages open, the server gone)
+  // closes the source, and the page tries again a little later.
+  function connect() {
+    var src = new EventSource(location.pathname + "?format=events");
+    src.addEventListener("open", function () { setStatus("live", "live"); });
+    src.addEventListener("tree", function (e) {
+      setStatus("live", "live");
+      render(JSON.parse(e.data));
+    });
+    src.addEventListener("error", function () {
+      if (src.readyState === EventSource.CLOSED) {
+        setStatus("reconnecting", "offline, retrying");
+        setTimeout(connect, 5000);
+      } else {
+        setStatus("reconnecting", "reconnecting");
+      }
+    });
+  }
+  connect();
 })();
