@@ -149,14 +149,14 @@ func TestPageInChromium(t *testing.T) {
 		chromedp.WaitVisible(css(`#status[data-state="live"]`)),
 		chromedp.WaitReady(css(`body[data-seq]`)))
 	for sel, want := range map[string]int{
-		`li[data-kind="supervisor"]`:   1,
-		`li[data-kind="connection"]`:   1,
-		`li[data-kind="writer"]`:       1,
-		`li[data-kind="listener"]`:     1,
-		`li[data-kind="subscription"]`: 1,
-		`li[data-kind="application"]`:  1,
-		`li[data-kind="actor"]`:        1,
-		`li[data-kind="executor"]`:     1,
+		`li[data-kind="supervisor"]`:                         1,
+		`li[data-kind="connection"]`:                         1,
+		`li[data-kind="writer"]`:                             1,
+		`li[data-kind="listener"]`:                           1,
+		`li[data-kind="subscription"]`:                       1,
+		`li[data-kind="application"]`:                        1,
+		`li[data-kind="actor"]`:                              1,
+		`li[data-kind="executor"]`:                           1,
 		`li[data-kind="connection"] li[data-kind="request"]`: 1,
 		`#gauges .gauge[data-key="running"]`:                 1,
 	} {
