@@ -44,11 +44,11 @@ const maxActionBody = 4 << 10
 func (s *Supervisor) act(action, id string) error { return s.sys.Act(id, action) }
 
 func (h *debugHandler) serveAction(w http.ResponseWriter, r *http.Request) {
-	if !sameOrigin(r) {
+	if !sameOrigin(r) { // mutation: page-refuses-other-origin
 		http.Error(w, "forbidden: Origin is not this host", http.StatusForbidden)
 		return
 	}
-	if err := h.cfg.authorize(r); err != nil {
+	if err := h.cfg.authorize(r); err != nil { // mutation: page-asks-the-application
 		http.Error(w, "forbidden", http.StatusForbidden)
 		return
 	}

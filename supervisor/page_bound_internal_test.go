@@ -182,10 +182,13 @@ func TestOpenPagesCostOneSnapshotPerInterval(t *testing.T) {
 	var moved atomic.Int64
 	stats := func() executor.Stats { return executor.Stats{Submitted: moved.Add(1)} }
 	done := make(chan struct{})
+	var closeOnce sync.Once
+	closeDone := func() { closeOnce.Do(func() { close(done) }) }
 	h := newDebugHandler(handlerConfig{limits: PageLimits{Interval: time.Hour, Refresh: time.Hour, MaxStreams: 3}},
 		func() *Node { snaps.Add(1); return tree }, stats, done)
 	srv := httptest.NewServer(h)
 	defer srv.Close()
+	defer closeDone() // before the server closes, should the test fail with streams open
 
 	type stream struct {
 		resp *http.Response
@@ -238,7 +241,7 @@ func TestOpenPagesCostOneSnapshotPerInterval(t *testing.T) {
 			t.Fatalf("page: %d", rec.Code)
 		}
 	}
-	close(done)
+	closeDone()
 	for _, s := range streams {
 		if ev, err := s.r.Next(); err == nil {
 			t.Fatalf("a second event: %s", ev.Data[:64])

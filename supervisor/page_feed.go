@@ -54,7 +54,7 @@ func (f *feed) latest(fresh bool) *frame {
 		f.mu.Lock()
 	}
 	now := f.now()
-	if f.last != nil && now.Sub(f.last.taken) < f.limits.Interval {
+	if f.last != nil && now.Sub(f.last.taken) < f.limits.Interval { // mutation: page-snapshots-once-per-interval
 		fr := f.last
 		f.mu.Unlock()
 		return fr
@@ -63,7 +63,7 @@ func (f *feed) latest(fresh bool) *frame {
 	if f.stats != nil {
 		st = f.stats()
 	}
-	if !fresh && f.last != nil && f.stats != nil && f.lastStatsOK && st == f.lastStats && now.Sub(f.last.taken) < f.limits.Refresh {
+	if !fresh && f.last != nil && f.stats != nil && f.lastStatsOK && st == f.lastStats && now.Sub(f.last.taken) < f.limits.Refresh { // mutation: page-skips-unchanged-tree
 		fr := f.last
 		f.mu.Unlock()
 		return fr

@@ -179,7 +179,7 @@ func negotiate(accept []string) Format {
 // closes or the stream's age runs out.
 func (h *debugHandler) serveEvents(w http.ResponseWriter, r *http.Request) {
 	lim := h.cfg.limits
-	if n := h.feed.streams.Add(1); n > int64(lim.MaxStreams) {
+	if n := h.feed.streams.Add(1); n > int64(lim.MaxStreams) { // mutation: page-caps-streams
 		h.feed.streams.Add(-1)
 		w.Header().Set("Retry-After", strconv.Itoa(int(lim.Refresh/time.Second)+1))
 		http.Error(w, "too many debug streams open", http.StatusServiceUnavailable)

@@ -98,7 +98,7 @@ func summarize(root *Node, taken time.Time, maxChildren, maxNodes int, query str
 		}
 		it.dst.Total = len(kids)
 		for _, c := range oldestFirst(kids) {
-			if len(it.dst.Children) >= maxChildren || v.Shown >= maxNodes {
+			if len(it.dst.Children) >= maxChildren || v.Shown >= maxNodes { // mutation: page-caps-the-view
 				it.dst.Omitted++
 				if it.dst.OmittedKinds == nil {
 					it.dst.OmittedKinds = map[Kind]int{}
