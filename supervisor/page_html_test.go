@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -406,5 +407,55 @@ func TestHandlerNegotiates(t *testing.T) {
 	}
 	if err := sup.Render(&b, supervisor.FormatEvents); err == nil {
 		t.Fatal("Render wrote an event stream")
+	}
+}
+
+// countedActor is an application actor with nothing to say.
+type countedActor struct{}
+
+func (countedActor) Receive(actor.Context) {}
+
+// A real tree wider than the cap: the page shows the stated number of
+// children and counts the rest, in the page and in its stream.
+func TestPageCapsARealTree(t *testing.T) {
+	sup := newSupervisor(t)
+	const actors = 400
+	for i := range actors {
+		if _, err := sup.Spawn(fmt.Sprintf("a%d", i), actor.PropsFromProducer(func() actor.Actor { return countedActor{} }), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h, err := sup.DebugHandler(supervisor.WithPageLimits(supervisor.PageLimits{MaxChildren: 30, MaxNodes: 100}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	_, doc := getPage(t, srv.URL)
+	if n := len(nodesOf(doc, supervisor.KindActor)); n != 30 {
+		t.Fatalf("%d actors shown, want 30", n)
+	}
+	if counts := dlValues(doc, "counts"); counts["actor"] != "400" {
+		t.Fatalf("counts: %v", counts)
+	}
+	more := all(doc, func(n *html.Node) bool { return hasClass(n, "more") })
+	if len(more) != 1 || text(more[0]) != "370 more of 400 not shown: 370 actor" {
+		t.Fatalf("what is left out: %d %v", len(more), more)
+	}
+
+	resp, err := http.Get(srv.URL + "?format=events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, err := sse.NewReader(resp.Body, 64<<10).Next()
+	resp.Body.Close()
+	if err != nil {
+		t.Fatalf("an event of a 400-actor tree over 64 KiB: %v", err)
+	}
+	var v struct {
+		Nodes, Shown int
+	}
+	if err := json.Unmarshal(ev.Data, &v); err != nil || v.Nodes != actors+3 || v.Shown > 100 {
+		t.Fatalf("view: %+v %v", v, err)
 	}
 }
