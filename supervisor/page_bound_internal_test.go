@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -287,5 +288,27 @@ func TestStreamEndsAtItsAge(t *testing.T) {
 	}
 	if n := h.feed.streams.Load(); n != 0 {
 		t.Fatalf("%d streams still counted", n)
+	}
+}
+
+// A stream with a search follows the nodes matching it anywhere in the
+// tree, beyond what the shared view holds.
+func TestStreamWithASearch(t *testing.T) {
+	tree := bigTree(10_000)
+	h := newDebugHandler(handlerConfig{limits: PageLimits{Interval: time.Hour}}, func() *Node { return tree }, nil, nil)
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	resp, err := http.Get(srv.URL + "?format=events&q=" + url.QueryEscape("req$9999/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, err := sse.NewReader(resp.Body, maxViewBytes).Next()
+	resp.Body.Close()
+	var v pageView
+	if err != nil || json.Unmarshal(ev.Data, &v) != nil {
+		t.Fatalf("event: %v", err)
+	}
+	if v.Query != "req$9999/" || v.Shown != 4 || v.Root.Children[0].Children[0].ID != "snodo/handler$1/req$9999" {
+		t.Fatalf("view: %d shown, query %q", v.Shown, v.Query)
 	}
 }

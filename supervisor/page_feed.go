@@ -16,13 +16,17 @@ import (
 	"github.com/snodo-go/snodo/internal/executor"
 )
 
-// feed coalesces the snapshots of one debug handler's streams.
+// feed coalesces the snapshots of one debug handler's streams. A stream
+// with a search (?q=) has a feed of its own, with the same rules: the
+// search runs over the whole snapshot, so it cannot share the bounded
+// view of the others.
 type feed struct {
 	snapshot    func() *Node
 	stats       func() executor.Stats // nil: no change signal, refresh only
 	now         func() time.Time
 	limits      PageLimits
 	actions     bool         // offer the actions
+	query       string       // a stream's own search ("": the shared feed)
 	snapshots   atomic.Int64 // snapshots taken for streams
 	bytesSent   atomic.Int64 // event bytes written to streams
 	streams     atomic.Int64 // streams open
@@ -94,7 +98,7 @@ func (f *feed) latest(fresh bool) *frame {
 // take snapshots the tree and encodes its bounded view, taken at now.
 func (f *feed) take(seq int64, now time.Time) *frame {
 	f.snapshots.Add(1)
-	v := summarize(f.snapshot(), now, f.limits.MaxChildren, f.limits.MaxNodes, "")
+	v := summarize(f.snapshot(), now, f.limits.MaxChildren, f.limits.MaxNodes, f.query)
 	v.Seq = seq
 	if f.actions {
 		v.offerActions()

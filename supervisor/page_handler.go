@@ -174,9 +174,10 @@ func negotiate(accept []string) Format {
 	return FormatJSON
 }
 
-// serveEvents streams the bounded view: the newest at once, then each
-// new one the feed takes, until the client goes away, the supervisor
-// closes or the stream's age runs out.
+// serveEvents streams the bounded view (of the nodes matching ?q=, when
+// given): the newest at once, then each new one the feed takes, until
+// the client goes away, the supervisor closes or the stream's age runs
+// out.
 func (h *debugHandler) serveEvents(w http.ResponseWriter, r *http.Request) {
 	lim := h.cfg.limits
 	if n := h.feed.streams.Add(1); n > int64(lim.MaxStreams) { // mutation: page-caps-streams
@@ -200,8 +201,13 @@ func (h *debugHandler) serveEvents(w http.ResponseWriter, r *http.Request) {
 	var sent int64
 	// The browser reconnects this long after the stream ends.
 	buf := []byte("retry: 1000\n\n")
+	fd := h.feed
+	if q := r.URL.Query().Get("q"); q != "" {
+		fd = &feed{snapshot: fd.snapshot, stats: fd.stats, now: fd.now, limits: fd.limits, actions: fd.actions, query: q}
+		defer func() { h.feed.snapshots.Add(fd.snapshots.Load()) }()
+	}
 	for {
-		if fr := h.feed.latest(false); fr.seq != sent {
+		if fr := fd.latest(false); fr.seq != sent {
 			buf = sse.AppendEvent(buf, sse.Event{Type: "tree", ID: strconv.FormatInt(fr.seq, 10), Data: fr.data})
 			sent = fr.seq
 		}

@@ -162,8 +162,10 @@
     });
   });
 
-  var form = document.querySelector("form.search");
-  form.addEventListener("submit", function (e) { e.preventDefault(); applySearch(); });
+  // Typing filters the view shown; submitting (Enter) asks the server to
+  // search the whole tree, beyond what the view holds, and the stream
+  // then follows that search.
+  var searched = new URLSearchParams(location.search).get("q") || "";
   $("q").addEventListener("input", applySearch);
   ["collapse-all", "expand-all"].forEach(function (id) {
     var b = $(id);
@@ -184,7 +186,7 @@
   // a stream ends; a refusal (too many pages open, the server gone)
   // closes the source, and the page tries again a little later.
   function connect() {
-    var src = new EventSource(location.pathname + "?format=events");
+    var src = new EventSource(location.pathname + "?format=events" + (searched ? "&q=" + encodeURIComponent(searched) : ""));
     src.addEventListener("open", function () { setStatus("live", "live"); });
     src.addEventListener("tree", function (e) {
       setStatus("live", "live");
