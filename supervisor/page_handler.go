@@ -6,7 +6,7 @@ package supervisor
 
 import (
 	"bytes"
-	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -14,19 +14,6 @@ import (
 
 	"github.com/snodo-go/snodo/internal/executor"
 	"github.com/snodo-go/snodo/internal/sse"
-)
-
-// Formats the debug handler serves besides [FormatJSON] and [FormatText].
-const (
-	// FormatHTML is the debug page: the tree's counts, the executor's
-	// gauges and a bounded view of the tree (see [PageLimits]) as HTML
-	// that needs no script, with a script that keeps it live.
-	FormatHTML Format = "html"
-	// FormatEvents is the page's event stream (text/event-stream): an
-	// event of type "tree" whose data is the bounded view as JSON each
-	// time the tree is seen to change, at most once per
-	// PageLimits.Interval. Only the handler serves it.
-	FormatEvents Format = "events"
 )
 
 // eventWriteTimeout bounds each write of an event to a page's stream.
@@ -70,7 +57,7 @@ func (s *Supervisor) DebugHandler(opts ...HandlerOption) (http.Handler, error) {
 	var c handlerConfig
 	for _, o := range opts {
 		if err := o.applyHandler(&c); err != nil {
-			return nil, errors.New("supervisor: " + err.Error())
+			return nil, fmt.Errorf("supervisor: %w", err)
 		}
 	}
 	h := newDebugHandler(c, s.Tree, s.exec.Stats, s.events.ctx.Done())

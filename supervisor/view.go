@@ -20,6 +20,16 @@ const (
 	FormatJSON Format = "json"
 	// FormatText is the indented text of [Node.String].
 	FormatText Format = "text"
+	// FormatHTML is the debug page: the tree's counts, the executor's
+	// gauges and a bounded view of the tree (see [PageLimits]) as HTML
+	// that needs no script, with a script that keeps it live.
+	FormatHTML Format = "html"
+	// FormatEvents is the page's event stream (text/event-stream): an
+	// event of type "tree" whose data is the bounded view as JSON each
+	// time the tree is seen to change, at most once per
+	// PageLimits.Interval. Only the debug handler serves it; Render
+	// refuses it.
+	FormatEvents Format = "events"
 )
 
 // ErrUnknownFormat is returned by Render for a format it does not know.
