@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"golang.org/x/net/html"
@@ -41,9 +42,10 @@ func TestPageActions(t *testing.T) {
 	}))
 	sup := newSupervisor(t)
 	srv := testkit.StartStdioWith(t, sup, rt)
-	var allowed = true
+	var allowed atomic.Bool
+	allowed.Store(true)
 	h, err := sup.DebugHandler(supervisor.WithActions(func(*http.Request) error {
-		if !allowed {
+		if !allowed.Load() {
 			return errors.New("not an operator")
 		}
 		return nil
@@ -115,12 +117,12 @@ func TestPageActions(t *testing.T) {
 		{"an opaque Origin", web.URL, "null", true, http.StatusForbidden},
 		{"the application refuses", web.URL, origin, false, http.StatusForbidden},
 	} {
-		allowed = c.allowed
+		allowed.Store(c.allowed)
 		if resp := post(c.base, c.origin, "", cancel); resp.StatusCode != c.want {
 			t.Fatalf("%s: %d, want %d", c.name, resp.StatusCode, c.want)
 		}
 	}
-	allowed = true
+	allowed.Store(true)
 	if resp := post(web.URL, origin, "", url.Values{"action": {"explode"}, "id": {req.ID}}); resp.StatusCode != http.StatusBadRequest {
 		t.Fatalf("unknown action: %d", resp.StatusCode)
 	}
