@@ -48,8 +48,8 @@ func chromium(t *testing.T) string {
 // TestPageInChromium loads the debug page of a server with traffic on
 // stdio and HTTP, checks the nodes it shows, watches a request appear
 // and end over the event stream, uses the search and a collapsed node,
-// and writes a screenshot to the test's temporary directory (and to
-// $SNODO_PAGE_SCREENSHOT when set).
+// cancels a request with its button, and writes a screenshot to the
+// test's temporary directory (and to $SNODO_PAGE_SCREENSHOT when set).
 func TestPageInChromium(t *testing.T) {
 	browser := chromium(t)
 
@@ -67,7 +67,14 @@ func TestPageInChromium(t *testing.T) {
 		})
 	}
 	hub := dispatch.NewHub(dispatch.HubOptions{})
-	rt, err := dispatch.New(mcp.Implementation{Name: "page", Version: "1"}, dispatch.WithSubscriptions(hub), hold("slow"), hold("report"))
+	cancelled := make(chan struct{}, 1)
+	stuck := dispatch.WithTool(mcp.Tool{Name: "stuck"}, func(ctx context.Context, _ *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
+		entered <- "stuck"
+		<-ctx.Done()
+		cancelled <- struct{}{}
+		return nil, ctx.Err()
+	})
+	rt, err := dispatch.New(mcp.Implementation{Name: "page", Version: "1"}, dispatch.WithSubscriptions(hub), hold("slow"), hold("report"), stuck)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,12 +87,13 @@ func TestPageInChromium(t *testing.T) {
 	}
 	stdio := testkit.StartStdioWith(t, sup, rt)
 	web := testkit.StartHTTPWith(t, sup, rt)
-	page, err := sup.DebugHandler(supervisor.WithPageLimits(supervisor.PageLimits{Interval: 100 * time.Millisecond}))
+	page, err := sup.DebugHandler(supervisor.WithPageLimits(supervisor.PageLimits{Interval: 100 * time.Millisecond}),
+		supervisor.WithActions(func(*http.Request) error { return nil }))
 	if err != nil {
 		t.Fatal(err)
 	}
 	mux := http.NewServeMux()
-	mux.Handle("GET /debug/tree", page)
+	mux.Handle("/debug/tree", page)
 	pageSrv := httptest.NewServer(mux)
 	// The page's stream ends when the supervisor closes, before the
 	// server does.
@@ -232,6 +240,21 @@ func TestPageInChromium(t *testing.T) {
 	if n := count(`li[data-kind="subscription"]`); n != 1 {
 		t.Fatalf("%d subscriptions after the requests ended", n)
 	}
+
+	// An action from the page: the browser posts the form (with its
+	// Origin), the request is cancelled as a client's cancellation
+	// would, and the page comes back without it.
+	stdio.Send(t, testkit.Request(3, "tools/call", map[string]any{"name": "stuck"}))
+	<-entered
+	run("cancel offered", chromedp.WaitVisible(css(`li[data-kind="connection"] li[data-kind="request"] form.action button`)))
+	run("cancel", chromedp.Click(css(`li[data-kind="connection"] li[data-kind="request"] form.action button`)))
+	select {
+	case <-cancelled:
+	case <-ctx.Done():
+		t.Fatal("the request was not cancelled")
+	}
+	run("cancelled request gone", chromedp.WaitNotPresent(css(`li[data-kind="request"]`)),
+		chromedp.WaitVisible(css(`#status[data-state="live"]`)))
 
 	cancel()
 	cancelTab()
