@@ -324,13 +324,16 @@ type appDescriber interface {
 // goroutine.
 func appInspection(next actor.ReceiverFunc) actor.ReceiverFunc {
 	return func(c actor.ReceiverContext, env *actor.MessageEnvelope) {
-		q, ok := env.Message.(*inspect)
-		if !ok {
-			next(c, env)
-			return
-		}
 		ac, _ := c.(actor.Context)
-		answerInspect(ac, appDescription{c.Actor()}, q)
+		switch q := env.Message.(type) {
+		case *inspect:
+			answerInspect(ac, appDescription{c.Actor()}, q)
+		case *operate:
+			// An application actor takes no operator's action.
+			q.reply <- tree.ErrNoAction
+		default:
+			next(c, env)
+		}
 	}
 }
 

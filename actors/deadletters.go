@@ -57,6 +57,7 @@ var lateMessages = map[reflect.Type]string{
 
 	// The tree.
 	reflect.TypeFor[*inspect]():       "Tree asks each actor it listed a moment before, and one may have stopped in between",
+	reflect.TypeFor[*operate]():       "Act sends to the node an operator saw on the debug page, which may have stopped since",
 	reflect.TypeFor[*childFinished](): "a finished actor asks its parent to stop it while the parent may be closing the tree",
 	reflect.TypeFor[*closeRoot]():     "the root of a tree started under an application's actor stops by itself when that actor stops, before Close",
 	reflect.TypeFor[*spawnChild]():    "the root of a tree started under an application's actor may stop by itself with a spawn queued; the spawner sees rootDone",

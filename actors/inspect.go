@@ -33,17 +33,19 @@ type inspected struct {
 }
 
 // inspection answers *inspect on the actor's goroutine, reading Children()
-// where it is safe to read.
+// where it is safe to read, and *operate (operate.go).
 func inspection(next actor.ReceiverFunc) actor.ReceiverFunc {
 	return func(c actor.ReceiverContext, env *actor.MessageEnvelope) {
-		q, ok := env.Message.(*inspect)
-		if !ok {
-			next(c, env)
-			return
-		}
 		ac, _ := c.(actor.Context)
-		d, _ := c.Actor().(describer)
-		answerInspect(ac, d, q)
+		switch q := env.Message.(type) {
+		case *inspect:
+			d, _ := c.Actor().(describer)
+			answerInspect(ac, d, q)
+		case *operate:
+			answerOperate(ac, c.Actor(), q)
+		default:
+			next(c, env)
+		}
 	}
 }
 

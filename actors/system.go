@@ -219,12 +219,16 @@ func (s *system) leafProps(producer actor.Producer) *actor.Props {
 }
 
 // leafReceive does for a leaf what the middleware of props does for other
-// actors: it answers inspection and logs a panic's stack before
-// supervision sees it. It returns true when the message was an
-// inspection, which the leaf must not handle itself.
+// actors: it answers inspection (and operators' actions) and logs a
+// panic's stack before supervision sees it. It returns true when the
+// message was one of those, which the leaf must not handle itself.
 func (s *system) leafReceive(c actor.Context, d describer) bool {
-	if q, ok := c.Message().(*inspect); ok {
+	switch q := c.Message().(type) {
+	case *inspect:
 		answerInspect(c, d, q)
+		return true
+	case *operate:
+		answerOperate(c, c.Actor(), q)
 		return true
 	}
 	return false

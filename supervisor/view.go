@@ -3,12 +3,11 @@ package supervisor
 // Renderings of the live tree, for operators and tests.
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
+	"time"
 )
 
 // Format is a rendering of the tree.
@@ -21,6 +20,16 @@ const (
 	FormatJSON Format = "json"
 	// FormatText is the indented text of [Node.String].
 	FormatText Format = "text"
+	// FormatHTML is the debug page: the tree's counts, the executor's
+	// gauges and a bounded view of the tree (see [PageLimits]) as HTML
+	// that needs no script, with a script that keeps it live.
+	FormatHTML Format = "html"
+	// FormatEvents is the page's event stream (text/event-stream): an
+	// event of type "tree" whose data is the bounded view as JSON each
+	// time the tree is seen to change, at most once per
+	// PageLimits.Interval. Only the debug handler serves it; Render
+	// refuses it.
+	FormatEvents Format = "events"
 )
 
 // ErrUnknownFormat is returned by Render for a format it does not know.
@@ -32,45 +41,25 @@ var ErrUnknownFormat = errors.New("supervisor: unknown tree format")
 // with its requests (and their peers); each subscription stream under
 // its request. It is what an operator reads to see what a running server
 // is doing, and what a test can log when an assertion fails.
+//
+// [FormatHTML] writes the debug page as [Supervisor.Handler] serves it: a
+// bounded view of the tree with the default [PageLimits].
 func (s *Supervisor) Render(w io.Writer, f Format) error {
+	return renderTree(w, s.Tree(), f)
+}
+
+func renderTree(w io.Writer, n *Node, f Format) error {
 	switch f {
 	case FormatJSON:
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
-		return enc.Encode(s.Tree())
+		return enc.Encode(n)
 	case FormatText:
-		_, err := io.WriteString(w, s.Tree().String())
+		_, err := io.WriteString(w, n.String())
 		return err
+	case FormatHTML:
+		l := PageLimits{}.withDefaults()
+		return writePage(w, summarize(n, time.Now(), l.MaxChildren, l.MaxNodes, ""))
 	}
 	return fmt.Errorf("%w %q", ErrUnknownFormat, f)
-}
-
-// Handler returns an http.Handler that renders the live tree, for a debug
-// mux: JSON by default or with ?format=json, indented text with
-// ?format=text; any other format is 400. Mount it only where operators
-// may look: request ids, methods and peers are visible.
-func (s *Supervisor) Handler() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			w.Header().Set("Allow", "GET, HEAD")
-			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
-			return
-		}
-		f := Format(r.URL.Query().Get("format"))
-		if f == "" {
-			f = FormatJSON
-		}
-		var b bytes.Buffer
-		if err := s.Render(&b, f); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		w.Header().Set("Cache-Control", "no-store")
-		if f == FormatText {
-			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		} else {
-			w.Header().Set("Content-Type", "application/json")
-		}
-		_, _ = w.Write(b.Bytes())
-	})
 }

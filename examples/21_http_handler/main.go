@@ -1,18 +1,21 @@
 // Command 21_http_handler mounts MCP in an application's own net/http
 // stack: its mux, its bearer-token middleware, its health endpoint and its
-// http.Server timeouts, with MCP at /mcp.
+// http.Server timeouts, with MCP at /mcp and the live supervision tree at
+// /debug/tree (a page in a browser, JSON or text otherwise).
 //
 //	go run ./examples/21_http_handler -addr 127.0.0.1:8080 -token dev-token
 //
 // With -check it starts on an ephemeral port, exercises the application
 // over real HTTP (health, refused and accepted MCP requests, the
-// principal reaching a tool, the supervision tree) and exits non-zero on
-// any failure:
+// principal reaching a tool, the supervision tree as JSON, as the page
+// and as its event stream, a cross-site action refused) and exits
+// non-zero on any failure:
 //
 //	go run ./examples/21_http_handler -check
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -68,9 +71,18 @@ func run(ctx context.Context, logger *slog.Logger, addr, token string, check boo
 		return err
 	}
 
+	// The live supervision tree: a page in a browser (updated as the
+	// tree changes), JSON or text otherwise. Its actions (cancel a
+	// request, stop a connection) are off unless turned on, here for
+	// operators on this machine only.
+	debug, err := sup.DebugHandler(supervisor.WithActions(loopbackOnly))
+	if err != nil {
+		return err
+	}
+
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok\n") })
-	mux.Handle("GET /debug/tree", sup.Handler()) // the live supervision tree, as JSON (?format=text)
+	mux.Handle("/debug/tree", debug)
 	mux.Handle("/mcp", bearer(map[string]string{token: "alice"}, mcp))
 
 	server := &http.Server{
@@ -95,10 +107,11 @@ func run(ctx context.Context, logger *slog.Logger, addr, token string, check boo
 	}
 
 	// Stop: MCP drains first (streams complete, requests in flight
-	// finish, new ones get 503), then the server.
+	// finish, new ones get 503), then the tree (which ends the debug
+	// page's streams), then the server.
 	stopCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	err = errors.Join(err, mcp.Shutdown(stopCtx), server.Shutdown(stopCtx))
+	err = errors.Join(err, mcp.Shutdown(stopCtx), sup.Close(stopCtx), server.Shutdown(stopCtx))
 	if serr := <-served; !errors.Is(serr, http.ErrServerClosed) {
 		err = errors.Join(err, serr)
 	}
@@ -123,6 +136,16 @@ func bearer(users map[string]string, next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r.WithContext(streamablehttp.ContextWithPrincipal(r.Context(), user)))
 	})
+}
+
+// loopbackOnly authorizes the debug page's actions for clients on this
+// machine.
+func loopbackOnly(r *http.Request) error {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if ip := net.ParseIP(host); err != nil || ip == nil || !ip.IsLoopback() {
+		return errors.New("debug actions are for local operators")
+	}
+	return nil
 }
 
 // post sends one 2026-07-28 request with the mirrored headers.
@@ -191,6 +214,53 @@ func checks(base, token string) error {
 	if err != nil || status != 200 || json.Unmarshal(body, &tree) != nil || tree.Count(supervisor.KindHandler) != 1 {
 		return fmt.Errorf("supervision tree: %d %s %v", status, body, err)
 	}
-	fmt.Println("health, authentication, discover, principal and tree: ok")
+	if err := checkPage(base + "/debug/tree"); err != nil {
+		return err
+	}
+	fmt.Println("health, authentication, discover, principal, tree and its page: ok")
+	return nil
+}
+
+// checkPage reads the tree's page as a browser would, its first live
+// update, and a cross-site action's refusal.
+func checkPage(url string) error {
+	req, _ := http.NewRequest(http.MethodGet, url, nil)
+	req.Header.Set("Accept", "text/html")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	page, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") ||
+		!bytes.Contains(page, []byte(`data-kind="handler"`)) {
+		return fmt.Errorf("tree page: %d %v", resp.StatusCode, err)
+	}
+	resp, err = http.Get(url + "?format=events")
+	if err != nil {
+		return err
+	}
+	// The first event is the tree as it is now; the stream then stays
+	// open for the next ones.
+	br := bufio.NewReader(resp.Body)
+	line, err := br.ReadString('\n')
+	for err == nil && !strings.HasPrefix(line, "event: ") {
+		line, err = br.ReadString('\n')
+	}
+	resp.Body.Close()
+	if err != nil || line != "event: tree\n" {
+		return fmt.Errorf("tree stream: %q %v", line, err)
+	}
+	req, _ = http.NewRequest(http.MethodPost, url, strings.NewReader("action=stop&id=snodo/handler$1"))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", "https://elsewhere.example")
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		return fmt.Errorf("a cross-site action: %d, want 403", resp.StatusCode)
+	}
 	return nil
 }

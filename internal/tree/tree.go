@@ -45,6 +45,10 @@ type System interface {
 	// Tree returns a snapshot of the live tree; after Close, the root
 	// alone.
 	Tree() *Node
+	// Act performs an operator's action (ActionCancel, ActionStop) on
+	// the node at path id, on that node's own goroutine. It fails with
+	// ErrNoAction when no live node there takes it.
+	Act(id, action string) error
 	// Close stops every actor of the tree, waiting until none is left or
 	// ctx ends. It does not close the executor.
 	Close(ctx context.Context) error
