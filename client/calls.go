@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 
+	"github.com/snodo-go/snodo/internal/jsonwire"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
 )
@@ -232,7 +233,7 @@ func (c *Client) CallTool(ctx context.Context, name string, arguments any, opts 
 func (c *Client) callTool(ctx context.Context, name string, arguments any, task bool, opts []CallOption) (json.RawMessage, error) {
 	var args json.RawMessage
 	if arguments != nil {
-		b, err := jsonrpc.Marshal(arguments)
+		b, err := jsonwire.Marshal(arguments)
 		if err != nil {
 			return nil, fmt.Errorf("client: encoding arguments of %s: %w", name, err)
 		}

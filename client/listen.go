@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/snodo-go/snodo/internal/jsonwire"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
 )
@@ -32,8 +33,8 @@ type Event struct {
 
 func eventFrom(msg *jsonrpc.Message) Event {
 	ev := Event{Method: msg.Method, Params: append(json.RawMessage(nil), msg.Params...)}
-	if raw, ok := jsonrpc.Member(msg.Params, "uri"); ok {
-		ev.URI, _ = jsonrpc.Unquote(raw)
+	if raw, ok := jsonwire.Member(msg.Params, "uri"); ok {
+		ev.URI, _ = jsonwire.Unquote(raw)
 	}
 	return ev
 }

@@ -7,7 +7,7 @@ import (
 	"maps"
 	"time"
 
-	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/internal/jsonwire"
 	"github.com/snodo-go/snodo/mcp"
 )
 
@@ -72,7 +72,7 @@ func (rt *Runtime) serverInfoMeta(user map[string]any) json.RawMessage {
 	}
 	m := maps.Clone(user)
 	m[mcp.MetaServerInfo] = rt.info
-	b, err := jsonrpc.Marshal(m)
+	b, err := jsonwire.Marshal(m)
 	if err != nil {
 		rt.logger.Warn("snodo: result _meta is not encodable; sending serverInfo only", "error", err)
 		return rt.infoMeta

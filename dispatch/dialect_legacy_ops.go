@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/snodo-go/snodo/internal/jsonwire"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
 )
@@ -47,10 +48,10 @@ func (d legacyDialect) admitInitialize(rt *Runtime, req *Request) (*Call, *jsonr
 		return nil, errAlreadyInitialized
 	}
 	var p initializeParams
-	if len(msg.Params) == 0 || jsonrpc.Unmarshal(msg.Params, &p) != nil {
+	if len(msg.Params) == 0 || jsonwire.Unmarshal(msg.Params, &p) != nil {
 		return nil, invalidParams("Invalid params: initialize needs protocolVersion, capabilities and clientInfo")
 	}
-	if _, ok := jsonrpc.Unquote(p.ProtocolVersion); len(p.ProtocolVersion) == 0 || !ok {
+	if _, ok := jsonwire.Unquote(p.ProtocolVersion); len(p.ProtocolVersion) == 0 || !ok {
 		return nil, invalidParams("Invalid params: protocolVersion must be a string")
 	}
 	caps, jerr := parseClientCapabilities(p.Capabilities)

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/snodo-go/snodo/internal/jsonwire"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
 )
@@ -191,7 +192,7 @@ func opExtension(ctx context.Context, rt *Runtime, c *Call) (any, error) {
 	if err != nil {
 		return nil, rt.callbackError(c, err)
 	}
-	body, err := jsonrpc.API.Marshal(res)
+	body, err := jsonwire.API.Marshal(res)
 	if err != nil {
 		return nil, rt.internal(c, "encoding the extension result", err)
 	}

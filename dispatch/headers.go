@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/snodo-go/snodo/internal/jsonwire"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
 )
@@ -134,7 +135,7 @@ func checkParamHeaders(h map[string][]string, params []headerParam, arguments []
 func argumentAt(args []byte, path []string) ([]byte, bool) {
 	v := args
 	for _, name := range path {
-		next, ok := jsonrpc.Member(v, name)
+		next, ok := jsonwire.Member(v, name)
 		if !ok {
 			return nil, false
 		}
@@ -150,14 +151,14 @@ func argumentAt(args []byte, path []string) ([]byte, bool) {
 func headerEqualsJSON(h string, body []byte) bool {
 	switch c := body[0]; {
 	case c == '"':
-		s, ok := jsonrpc.Unquote(body)
+		s, ok := jsonwire.Unquote(body)
 		return ok && s == h
 	case c == 't' || c == 'f':
 		return h == string(body)
 	case c == '-' || c >= '0' && c <= '9':
 		// Integers are compared numerically ("42.0" equals 42); the
 		// annotation is limited to the range float64 holds exactly.
-		if h == "" || !(h[0] == '-' || h[0] >= '0' && h[0] <= '9') || !jsonrpc.Valid([]byte(h)) {
+		if h == "" || !(h[0] == '-' || h[0] >= '0' && h[0] <= '9') || !jsonwire.Valid([]byte(h)) {
 			return false
 		}
 		a, errA := strconv.ParseFloat(h, 64)

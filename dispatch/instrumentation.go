@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/instrumentation"
+	"github.com/snodo-go/snodo/internal/jsonwire"
 	"github.com/snodo-go/snodo/internal/tracectx"
-	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
 )
 
@@ -44,17 +44,17 @@ func (ri *RequestInfo) TraceContext() instrumentation.TraceContext {
 	if len(ri.Meta) == 0 {
 		return instrumentation.TraceContext{}
 	}
-	raw, ok := jsonrpc.Member(ri.Meta, "traceparent")
+	raw, ok := jsonwire.Member(ri.Meta, "traceparent")
 	if !ok {
 		return instrumentation.TraceContext{}
 	}
-	parent, ok := jsonrpc.Unquote(raw)
+	parent, ok := jsonwire.Unquote(raw)
 	if !ok {
 		return instrumentation.TraceContext{}
 	}
 	var state string
-	if raw, ok := jsonrpc.Member(ri.Meta, "tracestate"); ok {
-		state, _ = jsonrpc.Unquote(raw)
+	if raw, ok := jsonwire.Member(ri.Meta, "tracestate"); ok {
+		state, _ = jsonwire.Unquote(raw)
 	}
 	return tracectx.New(parent, state)
 }
@@ -107,11 +107,11 @@ func (rt *Runtime) executeInstrumented(ctx context.Context, c *Call) Outcome {
 func (rt *Runtime) componentOf(c *Call) string {
 	snap := rt.catalog.snapshot()
 	member := func(key string) string {
-		raw, ok := jsonrpc.Member(c.Params, key)
+		raw, ok := jsonwire.Member(c.Params, key)
 		if !ok {
 			return ""
 		}
-		s, _ := jsonrpc.Unquote(raw)
+		s, _ := jsonwire.Unquote(raw)
 		return s
 	}
 	switch c.Info.Method {
@@ -133,7 +133,7 @@ func (rt *Runtime) componentOf(c *Call) string {
 			return t.template.URITemplate
 		}
 	case "completion/complete":
-		ref, ok := jsonrpc.Member(c.Params, "ref")
+		ref, ok := jsonwire.Member(c.Params, "ref")
 		if !ok {
 			return ""
 		}
@@ -142,7 +142,7 @@ func (rt *Runtime) componentOf(c *Call) string {
 			Name string `json:"name"`
 			URI  string `json:"uri"`
 		}
-		if jsonrpc.Unmarshal(ref, &r) != nil {
+		if jsonwire.Unmarshal(ref, &r) != nil {
 			return ""
 		}
 		switch r.Type {

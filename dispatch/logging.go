@@ -6,7 +6,7 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/internal/rpcwire"
 )
 
 // Protocol log levels without a log/slog counterpart, for use with
@@ -133,7 +133,7 @@ func (h *clientLogHandler) Handle(ctx context.Context, r slog.Record) error {
 		addAttr(target, a)
 		return true
 	})
-	frame, err := jsonrpc.EncodeNotification("notifications/message", logParams{Level: slogToProtocol(r.Level), Logger: h.name, Data: data})
+	frame, err := rpcwire.EncodeNotification("notifications/message", logParams{Level: slogToProtocol(r.Level), Logger: h.name, Data: data})
 	if err != nil {
 		return err
 	}

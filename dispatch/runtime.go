@@ -10,7 +10,7 @@ import (
 
 	"github.com/snodo-go/snodo/instrumentation"
 	"github.com/snodo-go/snodo/internal/guard"
-	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/internal/jsonwire"
 	"github.com/snodo-go/snodo/mcp"
 )
 
@@ -173,7 +173,7 @@ func New(info mcp.Implementation, opts ...Option) (*Runtime, error) {
 		return nil, err
 	}
 	rt.registry = reg
-	if rt.infoMeta, err = jsonrpc.Marshal(map[string]any{mcp.MetaServerInfo: rt.info}); err != nil {
+	if rt.infoMeta, err = jsonwire.Marshal(map[string]any{mcp.MetaServerInfo: rt.info}); err != nil {
 		return nil, fmt.Errorf("dispatch: server info: %w", err)
 	}
 	rt.limits = rt.limits.withDefaults()

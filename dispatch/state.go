@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/internal/jsonwire"
 )
 
 // requestState sealing. A token is
@@ -173,7 +173,7 @@ func (s *stateSealer) seal(state []byte, method string, params []byte, principal
 	if _, err := rand.Read(nonce); err != nil {
 		return "", err
 	}
-	body, err := jsonrpc.API.Marshal(statePayload{
+	body, err := jsonwire.API.Marshal(statePayload{
 		Method:    method,
 		Params:    digest,
 		Principal: principalDigest(s.principalID(principal)),
@@ -221,7 +221,7 @@ func (s *stateSealer) open(token, method string, params []byte, principal any) (
 		return nil, errors.New("malformed payload")
 	}
 	var p statePayload
-	if err := jsonrpc.Unmarshal(body, &p); err != nil {
+	if err := jsonwire.Unmarshal(body, &p); err != nil {
 		return nil, errors.New("malformed payload")
 	}
 	digest, err := paramsDigest(params)
@@ -267,13 +267,13 @@ var mrtrOnlyParams = map[string]bool{"_meta": true, "inputResponses": true, "req
 func paramsDigest(params []byte) (string, error) {
 	salient := map[string]any{}
 	var err error
-	jsonrpc.Members(params, func(key, value []byte) bool {
-		k, ok := jsonrpc.Unquote(key)
+	jsonwire.Members(params, func(key, value []byte) bool {
+		k, ok := jsonwire.Unquote(key)
 		if !ok || mrtrOnlyParams[k] {
 			return true
 		}
 		var v any
-		if e := jsonrpc.Unmarshal(value, &v); e != nil {
+		if e := jsonwire.Unmarshal(value, &v); e != nil {
 			err = e
 			return false
 		}
@@ -288,7 +288,7 @@ func paramsDigest(params []byte) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	canon, err := jsonrpc.API.Marshal(salient)
+	canon, err := jsonwire.API.Marshal(salient)
 	if err != nil {
 		return "", err
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strconv"
 
+	"github.com/snodo-go/snodo/internal/jsonwire"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
 )
@@ -91,12 +92,12 @@ func filterAttrs(f mcp.SubscriptionFilter, into map[string]string) {
 // is linear in the size of params.
 func parseListenParams(params []byte) (mcp.SubscriptionFilter, *jsonrpc.Error) {
 	var f mcp.SubscriptionFilter
-	raw, ok := jsonrpc.Member(params, "notifications")
+	raw, ok := jsonwire.Member(params, "notifications")
 	if !ok || len(raw) == 0 || raw[0] != '{' {
 		return f, invalidParams("Invalid params: notifications must be an object")
 	}
 	var members map[string]json.RawMessage
-	if err := jsonrpc.Unmarshal(raw, &members); err != nil {
+	if err := jsonwire.Unmarshal(raw, &members); err != nil {
 		return f, invalidParams("Invalid params: malformed notifications")
 	}
 	for _, m := range []struct {
@@ -132,7 +133,7 @@ func parseResourceSubscriptions(raw json.RawMessage) ([]string, *jsonrpc.Error) 
 		return nil, invalidParams(what + " must be an array of URIs")
 	}
 	var items []json.RawMessage
-	if err := jsonrpc.Unmarshal(raw, &items); err != nil {
+	if err := jsonwire.Unmarshal(raw, &items); err != nil {
 		return nil, invalidParams(what + " must be an array of URIs")
 	}
 	if len(items) > MaxResourceSubscriptions {
@@ -145,7 +146,7 @@ func parseResourceSubscriptions(raw json.RawMessage) ([]string, *jsonrpc.Error) 
 	out := make([]string, 0, len(items))
 	seen := make(map[string]struct{}, len(items))
 	for _, it := range items {
-		u, ok := jsonrpc.Unquote(it)
+		u, ok := jsonwire.Unquote(it)
 		if !ok {
 			return nil, invalidParams(what + " must be an array of URIs")
 		}

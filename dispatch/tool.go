@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/internal/jsonwire"
 	"github.com/snodo-go/snodo/mcp"
 )
 
@@ -86,7 +86,7 @@ func (b *builder) addTool(t mcp.Tool, h ToolHandler) error {
 	if err = checkSchema(t.InputSchema); err != nil {
 		return fmt.Errorf("dispatch: tool %q input schema: %w", t.Name, err)
 	}
-	if typ, _ := jsonrpc.Member(t.InputSchema, "type"); string(typ) != `"object"` {
+	if typ, _ := jsonwire.Member(t.InputSchema, "type"); string(typ) != `"object"` {
 		return fmt.Errorf("dispatch: tool %q input schema must have \"type\":\"object\" at its root", t.Name)
 	}
 	e.anyObject = string(t.InputSchema) == `{"type":"object"}`
@@ -114,7 +114,7 @@ func (b *builder) addTool(t mcp.Tool, h ToolHandler) error {
 }
 
 func checkSchema(s []byte) error {
-	if !jsonrpc.Valid(s) {
+	if !jsonwire.Valid(s) {
 		return errors.New("not valid JSON")
 	}
 	if t := strings.TrimLeft(string(s), " \t\r\n"); !strings.HasPrefix(t, "{") {

@@ -6,7 +6,7 @@ import (
 	"reflect"
 
 	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/internal/jsonwire"
 	"github.com/snodo-go/snodo/mcp"
 )
 
@@ -68,7 +68,7 @@ func inferSchema[T any]() (*jsonschema.Schema, error) {
 func typedHandler[In, Out any](h TypedToolHandler[In, Out]) ToolHandler {
 	return func(ctx context.Context, req *CallToolRequest) (*mcp.CallToolResult, error) {
 		var in In
-		if err := jsonrpc.Unmarshal(req.Arguments, &in); err != nil {
+		if err := jsonwire.Unmarshal(req.Arguments, &in); err != nil {
 			// The schema admitted the arguments but they do not fit In:
 			// the schema given was looser than the type.
 			return mcp.ErrorResult(decodeFailure(req.Arguments, new(In))), nil
@@ -77,7 +77,7 @@ func typedHandler[In, Out any](h TypedToolHandler[In, Out]) ToolHandler {
 		if err != nil {
 			return nil, err
 		}
-		body, err := jsonrpc.API.Marshal(out)
+		body, err := jsonwire.API.Marshal(out)
 		if err != nil {
 			return nil, &serverError{what: "encoding the tool's output", err: err}
 		}

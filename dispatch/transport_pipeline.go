@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"runtime/debug"
 
+	"github.com/snodo-go/snodo/internal/rpcwire"
 	"github.com/snodo-go/snodo/jsonrpc"
 )
 
@@ -35,7 +36,7 @@ type Outcome struct {
 
 // ErrorOutcome returns the Outcome that answers id with e.
 func ErrorOutcome(id jsonrpc.ID, e *jsonrpc.Error) Outcome {
-	return Outcome{Frame: jsonrpc.EncodeError(id, e), ErrorCode: e.Code}
+	return Outcome{Frame: rpcwire.EncodeError(id, e), ErrorCode: e.Code}
 }
 
 // Dispatch runs one message to completion in the calling goroutine:

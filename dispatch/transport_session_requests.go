@@ -10,6 +10,8 @@ import (
 	"errors"
 	"time"
 
+	"github.com/snodo-go/snodo/internal/jsonwire"
+	"github.com/snodo-go/snodo/internal/rpcwire"
 	"github.com/snodo-go/snodo/jsonrpc"
 )
 
@@ -103,7 +105,7 @@ func (s *Session) request(ctx context.Context, w Notifier, method string, params
 		s.mu.Unlock()
 	}()
 
-	frame, err := jsonrpc.EncodeRequest(jsonrpc.IntID(id), method, params)
+	frame, err := rpcwire.EncodeRequest(jsonrpc.IntID(id), method, params)
 	if err != nil {
 		return nil, err
 	}
@@ -133,7 +135,7 @@ const abandonTimeout = time.Second
 // it can stop asking its user. The write is best effort: the stream of
 // the request that ended may be gone already.
 func cancelClientRequest(ctx context.Context, w Notifier, id int64) {
-	frame, err := jsonrpc.EncodeNotification("notifications/cancelled", map[string]any{
+	frame, err := rpcwire.EncodeNotification("notifications/cancelled", map[string]any{
 		"requestId": id,
 		"reason":    "The request that asked for this ended: " + ctx.Err().Error(),
 	})
@@ -170,7 +172,7 @@ func (s *Session) Deliver(msg *jsonrpc.Message) bool {
 	var r clientReply
 	if msg.Error != nil {
 		var e jsonrpc.Error
-		if jsonrpc.Unmarshal(msg.Error, &e) != nil {
+		if jsonwire.Unmarshal(msg.Error, &e) != nil {
 			e = jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "malformed error response"}
 		}
 		r.err = &e

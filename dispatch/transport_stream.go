@@ -11,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/snodo-go/snodo/internal/jsonwire"
+	"github.com/snodo-go/snodo/internal/rpcwire"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
 )
@@ -301,11 +303,11 @@ func (rt *Runtime) finalFrame(c *Call, err error) []byte {
 	if err != nil {
 		return ErrorOutcome(c.Info.ID, rt.internal(c, "shaping result", err)).Frame
 	}
-	body, err := jsonrpc.Marshal(wire)
+	body, err := jsonwire.Marshal(wire)
 	if err != nil {
 		return ErrorOutcome(c.Info.ID, rt.internal(c, "encoding result", err)).Frame
 	}
-	return jsonrpc.AppendResult(make([]byte, 0, len(body)+48), c.Info.ID, body)
+	return rpcwire.AppendResult(make([]byte, 0, len(body)+48), c.Info.ID, body)
 }
 
 // opListen serves subscriptions/listen through Execute, for transports

@@ -16,6 +16,7 @@ import (
 	"github.com/snodo-go/snodo/client"
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/internal/clientconn"
+	"github.com/snodo-go/snodo/internal/rpcwire"
 	"github.com/snodo-go/snodo/jsonrpc"
 )
 
@@ -93,7 +94,7 @@ func (c *conn) Call(_ context.Context, out *clientconn.Outbound) (clientconn.Exc
 			return
 		}
 		if outcome.Frame == nil {
-			outcome.Frame = jsonrpc.EncodeError(msg.ID, jsonrpc.NewError(jsonrpc.CodeInternalError, "the server sent no response"))
+			outcome.Frame = rpcwire.EncodeError(msg.ID, jsonrpc.NewError(jsonrpc.CodeInternalError, "the server sent no response"))
 		}
 		ex.push(rctx, outcome.Frame, true)
 	}()
