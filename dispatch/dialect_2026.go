@@ -120,7 +120,7 @@ func (d dialect20260728) Admit(rt *Runtime, req *Request) (*Call, *jsonrpc.Error
 		// A level the client set on this connection with logging/setLevel
 		// (an initialize-era message, sent by clients that name no
 		// revision) applies to its requests that name none of their own.
-		level = req.Session.LogLevel()
+		level = req.Session.currentLogLevel()
 	}
 	token, jerr := parseProgressToken(wm.ProgressToken)
 	if jerr != nil {

@@ -125,7 +125,7 @@ func (d legacyDialect) Admit(rt *Runtime, req *Request) (*Call, *jsonrpc.Error) 
 	if mrtrMethods[msg.Method] {
 		op = d.withClientRequests(op)
 	}
-	caps := d.knownCapabilities(sess.ClientCapabilities())
+	caps := d.knownCapabilities(sess.clientCapabilities())
 	if ext != nil && entry.capability == "" {
 		if jerr := admitExtension(ext, caps); jerr != nil {
 			return nil, jerr
@@ -137,8 +137,8 @@ func (d legacyDialect) Admit(rt *Runtime, req *Request) (*Call, *jsonrpc.Error) 
 			Method:             msg.Method,
 			ProtocolVersion:    d.version,
 			ClientCapabilities: caps,
-			ClientInfo:         sess.ClientInfo(),
-			LogLevel:           sess.LogLevel(),
+			ClientInfo:         sess.clientInfo(),
+			LogLevel:           sess.currentLogLevel(),
 			ProgressToken:      token,
 			Meta:               meta,
 			Principal:          req.Principal,

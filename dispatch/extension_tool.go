@@ -109,7 +109,7 @@ func (rt *Runtime) toolRun(c *Call, entry *toolEntry, name string, args json.Raw
 		}
 		defer func() {
 			if p := recover(); p != nil {
-				out = ToolOutcome{Error: rt.internal(&cc, "tool "+name, &PanicError{Value: p})}
+				out = ToolOutcome{Error: rt.internal(&cc, "tool "+name, &panicError{Value: p})}
 			}
 		}()
 		res, err := entry.handler(ctx, &CallToolRequest{Name: name, Arguments: args, Info: &cc.Info, Input: cc.Input})

@@ -66,8 +66,8 @@ func (in *Input) Keys() []string {
 	return keys
 }
 
-// Raw returns the response under key as sent.
-func (in *Input) Raw(key string) (json.RawMessage, bool) {
+// raw returns the response under key as sent.
+func (in *Input) raw(key string) (json.RawMessage, bool) {
 	if in == nil {
 		return nil, false
 	}
@@ -107,7 +107,7 @@ func (in *Input) Sampling(key string) (*mcp.CreateMessageResult, bool) {
 // Roots returns the response under key as a roots result; false when it
 // is absent or is not one.
 func (in *Input) Roots(key string) (*mcp.ListRootsResult, bool) {
-	raw, ok := in.Raw(key)
+	raw, ok := in.raw(key)
 	if !ok {
 		return nil, false
 	}
@@ -122,7 +122,7 @@ func (in *Input) Roots(key string) (*mcp.ListRootsResult, bool) {
 }
 
 func (in *Input) decode(key string, v any) bool {
-	raw, ok := in.Raw(key)
+	raw, ok := in.raw(key)
 	return ok && jsonwire.Unmarshal(raw, v) == nil
 }
 

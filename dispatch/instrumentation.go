@@ -74,7 +74,7 @@ func (rt *Runtime) executeInstrumented(ctx context.Context, c *Call) Outcome {
 	ctx = rt.sink.DispatchStart(ctx, instrumentation.DispatchStart{Call: call, Time: start})
 	out, ex := rt.execute(ctx, c)
 	d := time.Since(start)
-	var pe *PanicError
+	var pe *panicError
 	if errors.As(ex.err, &pe) {
 		rt.sink.DispatchException(ctx, instrumentation.DispatchException{
 			Call: call, Duration: d, Kind: "panic", PanicType: fmt.Sprintf("%T", pe.Value),

@@ -224,9 +224,6 @@ func New(info mcp.Implementation, opts ...Option) (*Runtime, error) {
 // Info returns the server's identity.
 func (rt *Runtime) Info() mcp.Implementation { return rt.info }
 
-// Instructions returns the server's instructions.
-func (rt *Runtime) Instructions() string { return rt.instructions }
-
 // Capabilities returns the capabilities the server advertises. The
 // extensions map is a copy; the settings objects inside it are shared and
 // must not be changed.
@@ -236,11 +233,8 @@ func (rt *Runtime) Capabilities() mcp.ServerCapabilities {
 	return c
 }
 
-// ProtocolVersions returns the enabled revisions in preference order.
-func (rt *Runtime) ProtocolVersions() []string { return slices.Clone(rt.registry.versions) }
-
-// Limits returns the per-request limits, defaults applied.
-func (rt *Runtime) Limits() Limits { return rt.limits }
+// protocolVersions returns the enabled revisions in preference order.
+func (rt *Runtime) protocolVersions() []string { return slices.Clone(rt.registry.versions) }
 
 // Logger returns the Runtime's logger.
 func (rt *Runtime) Logger() *slog.Logger { return rt.logger }
@@ -255,33 +249,3 @@ func (rt *Runtime) Tools() []mcp.Tool {
 	return out
 }
 
-// Prompts returns the registered prompts sorted by name.
-func (rt *Runtime) Prompts() []mcp.Prompt {
-	list := rt.catalog.snapshot().promptList
-	out := make([]mcp.Prompt, len(list))
-	for i, e := range list {
-		out[i] = e.prompt
-	}
-	return out
-}
-
-// Resources returns the registered resources sorted by URI.
-func (rt *Runtime) Resources() []mcp.Resource {
-	list := rt.catalog.snapshot().resourceList
-	out := make([]mcp.Resource, len(list))
-	for i, e := range list {
-		out[i] = e.resource
-	}
-	return out
-}
-
-// ResourceTemplates returns the registered templates sorted by URI
-// template.
-func (rt *Runtime) ResourceTemplates() []mcp.ResourceTemplate {
-	list := rt.catalog.snapshot().templateList
-	out := make([]mcp.ResourceTemplate, len(list))
-	for i, e := range list {
-		out[i] = e.template
-	}
-	return out
-}

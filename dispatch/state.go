@@ -26,11 +26,11 @@ import (
 
 // Limits of requestState.
 const (
-	MaxStateKeys        = 8
-	MinStateKeyBytes    = 32
-	MaxRequestStateSize = 16 << 10
-	DefaultStateTTL     = 300 * time.Second
-	MaxStateTTL         = 900 * time.Second
+	maxStateKeys        = 8
+	minStateKeyBytes    = 32
+	maxRequestStateSize = 16 << 10
+	defaultStateTTL     = 300 * time.Second
+	maxStateTTL         = 900 * time.Second
 )
 
 type stateKey struct {
@@ -63,14 +63,14 @@ type statePayload struct {
 // instances behind a load balancer.
 func WithRequestStateKeys(keys ...[]byte) Option {
 	return func(b *builder) error {
-		if len(keys) == 0 || len(keys) > MaxStateKeys {
-			return fmt.Errorf("dispatch: WithRequestStateKeys needs 1 to %d keys", MaxStateKeys)
+		if len(keys) == 0 || len(keys) > maxStateKeys {
+			return fmt.Errorf("dispatch: WithRequestStateKeys needs 1 to %d keys", maxStateKeys)
 		}
 		ring := make([]stateKey, 0, len(keys))
 		ids := map[string]bool{}
 		for i, k := range keys {
-			if len(k) < MinStateKeyBytes {
-				return fmt.Errorf("dispatch: requestState key %d is shorter than %d bytes", i, MinStateKeyBytes)
+			if len(k) < minStateKeyBytes {
+				return fmt.Errorf("dispatch: requestState key %d is shorter than %d bytes", i, minStateKeyBytes)
 			}
 			id := keyID(k)
 			if ids[id] {
@@ -88,8 +88,8 @@ func WithRequestStateKeys(keys ...[]byte) Option {
 // more than 0 and at most 15 minutes. The default is 5 minutes.
 func WithRequestStateTTL(d time.Duration) Option {
 	return func(b *builder) error {
-		if d <= 0 || d > MaxStateTTL {
-			return fmt.Errorf("dispatch: requestState TTL must be in (0, %s]", MaxStateTTL)
+		if d <= 0 || d > maxStateTTL {
+			return fmt.Errorf("dispatch: requestState TTL must be in (0, %s]", maxStateTTL)
 		}
 		b.rt.state.ttl = d
 		return nil
@@ -111,9 +111,9 @@ func WithPrincipalID(f func(principal any) string) Option {
 	}
 }
 
-// WithClock replaces the clock used for requestState expiry; tests use it
+// withClock replaces the clock used for requestState expiry; tests use it
 // to move time without sleeping.
-func WithClock(now func() time.Time) Option {
+func withClock(now func() time.Time) Option {
 	return func(b *builder) error {
 		if now == nil {
 			return errors.New("dispatch: nil clock")
@@ -146,7 +146,7 @@ func keyID(secret []byte) string {
 // finish fills the defaults once the options have run.
 func (s *stateSealer) finish() error {
 	if s.ttl == 0 {
-		s.ttl = DefaultStateTTL
+		s.ttl = defaultStateTTL
 	}
 	if s.now == nil {
 		s.now = time.Now
@@ -155,7 +155,7 @@ func (s *stateSealer) finish() error {
 		s.principalID = defaultPrincipalID
 	}
 	if len(s.keys) == 0 {
-		secret := make([]byte, MinStateKeyBytes)
+		secret := make([]byte, minStateKeyBytes)
 		if _, err := rand.Read(secret); err != nil {
 			return fmt.Errorf("dispatch: drawing a requestState key: %w", err)
 		}
@@ -187,14 +187,14 @@ func (s *stateSealer) seal(state []byte, method string, params []byte, principal
 	k := s.keys[0]
 	head := "s1." + k.id + "." + base64.RawURLEncoding.EncodeToString(body)
 	token := head + "." + base64.RawURLEncoding.EncodeToString(mac(k.secret, head))
-	if len(token) > MaxRequestStateSize {
-		return "", fmt.Errorf("sealed requestState is %d bytes, more than %d", len(token), MaxRequestStateSize)
+	if len(token) > maxRequestStateSize {
+		return "", fmt.Errorf("sealed requestState is %d bytes, more than %d", len(token), maxRequestStateSize)
 	}
 	return token, nil
 }
 
 func (s *stateSealer) open(token, method string, params []byte, principal any) ([]byte, error) {
-	if len(token) > MaxRequestStateSize {
+	if len(token) > maxRequestStateSize {
 		return nil, errors.New("too large")
 	}
 	parts := strings.Split(token, ".")

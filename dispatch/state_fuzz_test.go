@@ -103,7 +103,7 @@ func FuzzRequestState(f *testing.F) {
 			return
 		}
 		want := method == "tools/call" && reflect.DeepEqual(sealSalient, openSalient) &&
-			sealPrincipal == openPrincipal && advance < uint16(DefaultStateTTL/time.Second)
+			sealPrincipal == openPrincipal && advance < uint16(defaultStateTTL/time.Second)
 		if want != (err == nil) {
 			t.Fatalf("open = %v, want success %t (method %q, principal %q/%q, %d s later, params %s / %s)",
 				err, want, method, sealPrincipal, openPrincipal, advance, sealParams, openParams)

@@ -37,7 +37,7 @@ var ErrNoClientChannel = errors.New("dispatch: the request cannot carry a server
 // serves, on that request's stream, and waits for its (empty) answer. It
 // fails with ErrNoClientChannel when the request cannot carry it, with
 // ctx's error when ctx ends first, with ErrSessionClosed when the session
-// ends first, and with a *ClientError when the client answers with an
+// ends first, and with a *clientError when the client answers with an
 // error.
 func PingClient(ctx context.Context) error {
 	s := stateFrom(ctx)
@@ -52,7 +52,7 @@ func PingClient(ctx context.Context) error {
 // requests: an initialize-era call in an initialized session, with a
 // stream to write them on.
 func canAskClient(c *Call) bool {
-	return c.dialect != nil && c.dialect.Era() == eraSession && c.Session != nil && c.Notifier != nil && c.Session.Initialized()
+	return c.dialect != nil && c.dialect.Era() == eraSession && c.Session != nil && c.Notifier != nil && c.Session.isInitialized()
 }
 
 // clientReply is a client's response to a server-to-client request.
@@ -61,9 +61,9 @@ type clientReply struct {
 	err    *jsonrpc.Error
 }
 
-// ClientError is a JSON-RPC error a client answered a server-to-client
+// clientError is a JSON-RPC error a client answered a server-to-client
 // request with.
-type ClientError struct {
+type clientError struct {
 	// Method is the server-to-client request's method.
 	Method string
 	// Err is the client's error.
@@ -71,17 +71,17 @@ type ClientError struct {
 }
 
 // Error names the method and the client's error.
-func (e *ClientError) Error() string {
+func (e *clientError) Error() string {
 	return "dispatch: the client answered " + e.Method + " with error " + e.Err.Error()
 }
 
 // Unwrap returns the client's error.
-func (e *ClientError) Unwrap() error { return e.Err }
+func (e *clientError) Unwrap() error { return e.Err }
 
 // request writes a server-to-client request through w and waits for the
 // client's result. It fails with ctx's error when ctx ends first (the
 // request being served was cancelled), with ErrSessionClosed when the
-// session ends first, and with a *ClientError when the client answers
+// session ends first, and with a *clientError when the client answers
 // with an error.
 func (s *Session) request(ctx context.Context, w Notifier, method string, params any) (json.RawMessage, error) {
 	s.mu.Lock()
@@ -115,7 +115,7 @@ func (s *Session) request(ctx context.Context, w Notifier, method string, params
 	select {
 	case r := <-reply:
 		if r.err != nil {
-			return nil, &ClientError{Method: method, Err: r.err}
+			return nil, &clientError{Method: method, Err: r.err}
 		}
 		return r.result, nil
 	case <-ctx.Done():
@@ -206,9 +206,9 @@ func (s *Session) Close() {
 	}
 }
 
-// Outstanding returns the number of server-to-client requests waiting for
+// outstanding returns the number of server-to-client requests waiting for
 // the client.
-func (s *Session) Outstanding() int {
+func (s *Session) outstanding() int {
 	if s == nil {
 		return 0
 	}

@@ -20,16 +20,16 @@ import (
 	"github.com/snodo-go/snodo/jsonrpc"
 )
 
-// Transport runs requests on a Runtime in the same process.
-type Transport struct {
+// transport runs requests on a Runtime in the same process.
+type transport struct {
 	rt *dispatch.Runtime
 }
 
 // New returns a transport to rt.
-func New(rt *dispatch.Runtime) *Transport { return &Transport{rt: rt} }
+func New(rt *dispatch.Runtime) client.Transport { return &transport{rt: rt} }
 
 // Connect implements client.Transport.
-func (t *Transport) Connect(_ context.Context, peer clientconn.Peer) (clientconn.Conn, error) {
+func (t *transport) Connect(_ context.Context, peer clientconn.Peer) (clientconn.Conn, error) {
 	if t.rt == nil {
 		return nil, fmt.Errorf("inprocess: nil Runtime")
 	}
