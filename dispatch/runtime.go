@@ -248,4 +248,3 @@ func (rt *Runtime) Tools() []mcp.Tool {
 	}
 	return out
 }
-
