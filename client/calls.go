@@ -13,19 +13,26 @@ import (
 )
 
 // CallOption adjusts one request.
-type CallOption func(*request)
+type CallOption interface {
+	applyCall(*request)
+}
+
+// callOptionFunc is a CallOption made of a function.
+type callOptionFunc func(*request)
+
+func (f callOptionFunc) applyCall(r *request) { f(r) }
 
 // WithProgress asks the server for progress notifications and passes each
 // to fn, on the goroutine that made the call, before the call returns.
 func WithProgress(fn func(mcp.Progress)) CallOption {
-	return func(r *request) { r.progress = fn }
+	return callOptionFunc(func(r *request) { r.progress = fn })
 }
 
 // WithInputResponses answers a server's earlier request for input by hand
 // (see InputRequiredError): responses by key, and the requestState to
 // echo ("" for none).
 func WithInputResponses(responses map[string]any, requestState string) CallOption {
-	return func(r *request) {
+	return callOptionFunc(func(r *request) {
 		if len(responses) > 0 {
 			r.params["inputResponses"] = maps.Clone(responses)
 		}
@@ -33,13 +40,13 @@ func WithInputResponses(responses map[string]any, requestState string) CallOptio
 			r.params["requestState"] = requestState
 		}
 		r.inputRound = true
-	}
+	})
 }
 
 // WithMeta adds keys to the request's _meta (the protocol's own keys
 // win).
 func WithMeta(meta map[string]any) CallOption {
-	return func(r *request) { r.extraMeta = maps.Clone(meta) }
+	return callOptionFunc(func(r *request) { r.extraMeta = maps.Clone(meta) })
 }
 
 func newRequest(method string, params map[string]any, opts []CallOption) *request {
@@ -48,7 +55,7 @@ func newRequest(method string, params map[string]any, opts []CallOption) *reques
 	}
 	r := &request{method: method, params: params}
 	for _, o := range opts {
-		o(r)
+		o.applyCall(r)
 	}
 	return r
 }

@@ -86,7 +86,7 @@ func New(ctx context.Context, t Transport, opts ...Option) (*Client, error) {
 		now:            time.Now,
 	}
 	for _, opt := range opts {
-		if err := opt(&cfg); err != nil {
+		if err := opt.applyClient(&cfg); err != nil {
 			return nil, err
 		}
 	}

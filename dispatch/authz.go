@@ -76,13 +76,13 @@ var ErrConceal = errors.New("dispatch: component concealed")
 
 // WithAuthorizer installs the authorization hook.
 func WithAuthorizer(a Authorizer) Option {
-	return func(b *builder) error {
+	return optionFunc(func(b *builder) error {
 		if a == nil {
 			return errors.New("dispatch: nil authorizer")
 		}
 		b.rt.authorizer = a
 		return nil
-	}
+	})
 }
 
 // visible reports whether a component may appear in a list.

@@ -34,7 +34,7 @@ const (
 // results hold nothing user-specific: shared caches may then serve them
 // to anyone, authorization filtering notwithstanding.
 func WithCacheHint(kind CacheKind, ttl time.Duration, scope mcp.CacheScope) Option {
-	return func(b *builder) error {
+	return optionFunc(func(b *builder) error {
 		if kind >= numCacheKinds {
 			return fmt.Errorf("dispatch: unknown cache kind %d", kind)
 		}
@@ -46,7 +46,7 @@ func WithCacheHint(kind CacheKind, ttl time.Duration, scope mcp.CacheScope) Opti
 		}
 		b.rt.cache[kind] = cacheHint{ttlMs: ttl.Milliseconds(), scope: scope}
 		return nil
-	}
+	})
 }
 
 // cacheHint is the ttlMs and cacheScope of one result family.

@@ -93,7 +93,7 @@ var coreMethods = map[string]bool{
 
 // WithExtension installs an extension.
 func WithExtension(e Extension) Option {
-	return func(b *builder) error {
+	return optionFunc(func(b *builder) error {
 		prefix, name, ok := strings.Cut(e.ID, "/")
 		if !ok || prefix == "" || name == "" {
 			return fmt.Errorf("dispatch: extension id %q must be a prefix, a slash and a name", e.ID)
@@ -135,7 +135,7 @@ func WithExtension(e Extension) Option {
 		}
 		b.extensions[e.ID] = &ext
 		return nil
-	}
+	})
 }
 
 // extensionRoute returns the route of an extension method for a revision.

@@ -22,13 +22,13 @@ import (
 //
 // Without this option the Runtime builds no events at all.
 func WithInstrumentation(s instrumentation.Sink) Option {
-	return func(b *builder) error {
+	return optionFunc(func(b *builder) error {
 		if s == nil {
 			return errors.New("dispatch: nil instrumentation sink")
 		}
 		b.rt.sink = s
 		return nil
-	}
+	})
 }
 
 // Instrumentation returns the Runtime's sink (guarded against panics), or

@@ -28,10 +28,10 @@ const LoggerNameKey = "logger"
 // before it sends log notifications. Without it, [ClientLogger] discards
 // everything.
 func WithClientLogging() Option {
-	return func(b *builder) error {
+	return optionFunc(func(b *builder) error {
 		b.rt.capabilities.Logging = &struct{}{}
 		return nil
-	}
+	})
 }
 
 // ClientLogger returns a logger whose records go to the client as

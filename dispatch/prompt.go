@@ -37,7 +37,7 @@ type promptEntry struct {
 // and its argument names non-empty and distinct; [WithCompletion] may
 // name only its arguments.
 func WithPrompt(p mcp.Prompt, h PromptHandler, opts ...ComponentOption) Option {
-	return func(b *builder) error {
+	return optionFunc(func(b *builder) error {
 		if p.Name == "" {
 			return fmt.Errorf("dispatch: prompt with no name")
 		}
@@ -65,5 +65,5 @@ func WithPrompt(p mcp.Prompt, h PromptHandler, opts ...ComponentOption) Option {
 		}
 		b.prompts[p.Name] = &promptEntry{prompt: p, handler: h, complete: cfg.complete}
 		return nil
-	}
+	})
 }

@@ -53,13 +53,13 @@ func NewRegistry(hub *Hub) *Registry {
 // completion handlers added later completes only if the Runtime already
 // advertised completions.
 func WithRegistry(r *Registry) Option {
-	return func(b *builder) error {
+	return optionFunc(func(b *builder) error {
 		if r == nil {
 			return errors.New("dispatch: nil registry")
 		}
 		b.registry = r
 		return nil
-	}
+	})
 }
 
 // AddTool registers a tool under the rules of [WithTool]; a name already
@@ -77,7 +77,7 @@ func AddTypedTool[In, Out any](r *Registry, t mcp.Tool, h TypedToolHandler[In, O
 // addTool builds the tool's entry exactly as New would, then adds it.
 func (r *Registry) addTool(name string, opt Option) error {
 	b := scratchBuilder()
-	if err := opt(b); err != nil {
+	if err := opt.applyRuntime(b); err != nil {
 		return err
 	}
 	e := b.tools[name]
@@ -112,7 +112,7 @@ func (r *Registry) RemoveTool(name string) bool {
 // already registered is an error.
 func (r *Registry) AddPrompt(p mcp.Prompt, h PromptHandler, opts ...ComponentOption) error {
 	b := scratchBuilder()
-	if err := WithPrompt(p, h, opts...)(b); err != nil {
+	if err := WithPrompt(p, h, opts...).applyRuntime(b); err != nil {
 		return err
 	}
 	r.mu.Lock()

@@ -67,7 +67,7 @@ type templateEntry struct {
 // registered twice, or one that a registered template also matches, fails
 // New.
 func WithResource(r mcp.Resource, h ResourceHandler) Option {
-	return func(b *builder) error {
+	return optionFunc(func(b *builder) error {
 		if err := checkAbsoluteURI(r.URI); err != nil {
 			return fmt.Errorf("dispatch: resource %q: %w", r.URI, err)
 		}
@@ -82,7 +82,7 @@ func WithResource(r mcp.Resource, h ResourceHandler) Option {
 		}
 		b.resources[r.URI] = &resourceEntry{resource: r, handler: h}
 		return nil
-	}
+	})
 }
 
 // WithResourceTemplate registers a resource template. The template must
@@ -90,7 +90,7 @@ func WithResource(r mcp.Resource, h ResourceHandler) Option {
 // 1,024 bytes and 32 variables); [WithCompletion] may name only its
 // variables.
 func WithResourceTemplate(t mcp.ResourceTemplate, h ResourceHandler, opts ...ComponentOption) Option {
-	return func(b *builder) error {
+	return optionFunc(func(b *builder) error {
 		parsed, err := uritemplate.Parse(t.URITemplate)
 		if err != nil {
 			return fmt.Errorf("dispatch: resource template %q: %w", t.URITemplate, err)
@@ -117,7 +117,7 @@ func WithResourceTemplate(t mcp.ResourceTemplate, h ResourceHandler, opts ...Com
 		}
 		b.templates = append(b.templates, &templateEntry{template: t, parsed: parsed, handler: h, complete: cfg.complete})
 		return nil
-	}
+	})
 }
 
 // checkResourceOverlap refuses a fixed URI that a template also matches:

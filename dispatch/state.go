@@ -62,7 +62,7 @@ type statePayload struct {
 // means states do not survive a restart and are not accepted by other
 // instances behind a load balancer.
 func WithRequestStateKeys(keys ...[]byte) Option {
-	return func(b *builder) error {
+	return optionFunc(func(b *builder) error {
 		if len(keys) == 0 || len(keys) > maxStateKeys {
 			return fmt.Errorf("dispatch: WithRequestStateKeys needs 1 to %d keys", maxStateKeys)
 		}
@@ -81,19 +81,19 @@ func WithRequestStateKeys(keys ...[]byte) Option {
 		}
 		b.rt.state.keys = ring
 		return nil
-	}
+	})
 }
 
 // WithRequestStateTTL sets how long a sealed requestState stays valid:
 // more than 0 and at most 15 minutes. The default is 5 minutes.
 func WithRequestStateTTL(d time.Duration) Option {
-	return func(b *builder) error {
+	return optionFunc(func(b *builder) error {
 		if d <= 0 || d > maxStateTTL {
 			return fmt.Errorf("dispatch: requestState TTL must be in (0, %s]", maxStateTTL)
 		}
 		b.rt.state.ttl = d
 		return nil
-	}
+	})
 }
 
 // WithPrincipalID sets how a request's Principal becomes the identity a
@@ -102,25 +102,25 @@ func WithRequestStateTTL(d time.Duration) Option {
 // PrincipalID (with its type), a string principal as is, a
 // fmt.Stringer's String(), and otherwise the type and printed value.
 func WithPrincipalID(f func(principal any) string) Option {
-	return func(b *builder) error {
+	return optionFunc(func(b *builder) error {
 		if f == nil {
 			return errors.New("dispatch: nil principal id function")
 		}
 		b.rt.state.principalID = f
 		return nil
-	}
+	})
 }
 
 // withClock replaces the clock used for requestState expiry; tests use it
 // to move time without sleeping.
 func withClock(now func() time.Time) Option {
-	return func(b *builder) error {
+	return optionFunc(func(b *builder) error {
 		if now == nil {
 			return errors.New("dispatch: nil clock")
 		}
 		b.rt.state.now = now
 		return nil
-	}
+	})
 }
 
 func defaultPrincipalID(p any) string {

@@ -65,7 +65,7 @@ var toolNameRE = regexp.MustCompile(`^[A-Za-z0-9_./-]{1,64}$`)
 // schema after it. x-mcp-header annotations are checked here. Any problem
 // fails New.
 func WithTool(t mcp.Tool, h ToolHandler) Option {
-	return func(b *builder) error { return b.addTool(t, h) }
+	return optionFunc(func(b *builder) error { return b.addTool(t, h) })
 }
 
 func (b *builder) addTool(t mcp.Tool, h ToolHandler) error {

@@ -32,7 +32,7 @@ type TypedToolHandler[In, Out any] func(ctx context.Context, in In) (Out, error)
 // failing path and keyword, never the value, and the handler does not
 // run. Output failing the output schema is -32603.
 func WithTypedTool[In, Out any](t mcp.Tool, h TypedToolHandler[In, Out]) Option {
-	return func(b *builder) error {
+	return optionFunc(func(b *builder) error {
 		if h == nil {
 			return fmt.Errorf("dispatch: tool %q has no handler", t.Name)
 		}
@@ -58,7 +58,7 @@ func WithTypedTool[In, Out any](t mcp.Tool, h TypedToolHandler[In, Out]) Option 
 			}
 		}
 		return b.addTool(t, typedHandler(h))
-	}
+	})
 }
 
 func inferSchema[T any]() (*jsonschema.Schema, error) {
