@@ -5,44 +5,21 @@ package supervisor
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
 )
 
-// Format is a rendering of the tree.
-type Format string
-
-// Renderings of the tree.
-const (
-	// FormatJSON is indented JSON: each node an object with kind, id,
-	// attrs and children, the shape [Node] decodes from.
-	FormatJSON Format = "json"
-	// FormatText is the indented text of [Node.String].
-	FormatText Format = "text"
-)
-
-// ErrUnknownFormat is returned by Render for a format it does not know.
-var ErrUnknownFormat = errors.New("supervisor: unknown tree format")
-
-// Render takes a snapshot of the live tree and writes it in format f:
-// the executor with its counts; each connection with its writer and its
-// requests (method, id, state, age, deadline); each listener or handler
-// with its requests (and their peers); each subscription stream under
-// its request. It is what an operator reads to see what a running server
-// is doing, and what a test can log when an assertion fails.
-func (s *Supervisor) Render(w io.Writer, f Format) error {
-	switch f {
-	case FormatJSON:
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(s.Tree())
-	case FormatText:
+// render writes the live tree as indented JSON or, with text, as the
+// indented text of [Node.String].
+func (s *Supervisor) render(w io.Writer, text bool) error {
+	if text {
 		_, err := io.WriteString(w, s.Tree().String())
 		return err
 	}
-	return fmt.Errorf("%w %q", ErrUnknownFormat, f)
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(s.Tree())
 }
 
 // Handler returns an http.Handler that renders the live tree, for a debug
@@ -56,17 +33,18 @@ func (s *Supervisor) Handler() http.Handler {
 			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 			return
 		}
-		f := Format(r.URL.Query().Get("format"))
-		if f == "" {
-			f = FormatJSON
+		f := r.URL.Query().Get("format")
+		if f != "" && f != "json" && f != "text" {
+			http.Error(w, fmt.Sprintf("supervisor: unknown tree format %q", f), http.StatusBadRequest)
+			return
 		}
 		var b bytes.Buffer
-		if err := s.Render(&b, f); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
+		if err := s.render(&b, f == "text"); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}
 		w.Header().Set("Cache-Control", "no-store")
-		if f == FormatText {
+		if f == "text" {
 			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		} else {
 			w.Header().Set("Content-Type", "application/json")
