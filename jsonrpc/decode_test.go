@@ -47,7 +47,7 @@ func TestIntegerDigitBound(t *testing.T) {
 			}
 			if !tc.ok {
 				de := decodeErr(t, in)
-				if de.Err.Code != CodeParseError || !de.Reply || !de.ID.IsNull() {
+				if de.Err.Code != CodeParseError || !de.Reply || !de.ID.isNull() {
 					t.Fatalf("want -32700 with null id, got %+v", de)
 				}
 			}
@@ -96,7 +96,7 @@ func TestIDBounds(t *testing.T) {
 			m, err := Decode([]byte(in))
 			if tc.want == "" {
 				de := decodeErr(t, in)
-				if de.Err.Code != CodeInvalidRequest || !de.ID.IsNull() || !de.Reply {
+				if de.Err.Code != CodeInvalidRequest || !de.ID.isNull() || !de.Reply {
 					t.Fatalf("want -32600 with null id, got %+v", de)
 				}
 				return
@@ -164,8 +164,8 @@ func TestEnvelope(t *testing.T) {
 			if de.Err.Code != tc.errCode || de.Reply != tc.reply {
 				t.Fatalf("got code %d reply %t, want %d %t", de.Err.Code, de.Reply, tc.errCode, tc.reply)
 			}
-			if tc.reply && tc.replyNull != de.ID.IsNull() {
-				t.Fatalf("null id = %t, want %t", de.ID.IsNull(), tc.replyNull)
+			if tc.reply && tc.replyNull != de.ID.isNull() {
+				t.Fatalf("null id = %t, want %t", de.ID.isNull(), tc.replyNull)
 			}
 		})
 	}
@@ -173,7 +173,7 @@ func TestEnvelope(t *testing.T) {
 
 func TestParseErrorsAreNeverAnsweredWithAnID(t *testing.T) {
 	de := decodeErr(t, `{"jsonrpc":"2.0","id":5,"method":"m","params":{"a":tru}}`)
-	if !de.ID.IsNull() || de.Err.Code != CodeParseError {
+	if !de.ID.isNull() || de.Err.Code != CodeParseError {
 		t.Fatalf("got %+v", de)
 	}
 }

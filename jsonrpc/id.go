@@ -46,11 +46,8 @@ func StringID(s string) ID { return ID{str: s, kind: idString} }
 // IsValid reports whether the id is a string or an integer.
 func (id ID) IsValid() bool { return id.kind == idInt || id.kind == idString }
 
-// IsNull reports whether the id stands for one that could not be read.
-func (id ID) IsNull() bool { return id.kind == idNull }
-
-// IsZero reports whether the id is absent.
-func (id ID) IsZero() bool { return id.kind == idNone }
+// isNull reports whether the id stands for one that could not be read.
+func (id ID) isNull() bool { return id.kind == idNull }
 
 // Int returns the integer value and true for an integer id.
 func (id ID) Int() (int64, bool) { return id.num, id.kind == idInt }

@@ -29,7 +29,7 @@ func TestDeepNestingStopsAtTheBound(t *testing.T) {
 				t.Fatalf("Decode allocated %.0f times for a refused %d-byte message", allocs, len(data))
 			}
 			de := decodeErr(t, string(data))
-			if de.Err.Code != CodeParseError || !de.Reply || !de.ID.IsNull() || de.Err.Message != "Parse error: nesting is too deep" {
+			if de.Err.Code != CodeParseError || !de.Reply || !de.ID.isNull() || de.Err.Message != "Parse error: nesting is too deep" {
 				t.Fatalf("got %+v", de)
 			}
 		})
