@@ -12,4 +12,3 @@ import (
 // outlives them. It uses no ignore options: a goroutine that outlives its
 // owner is a bug.
 func VerifyTestMain(m *testing.M) { goleak.VerifyTestMain(m) }
-
