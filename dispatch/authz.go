@@ -1,3 +1,6 @@
+// The Authorizer: who may discover and invoke which component, and the
+// option that installs one.
+
 package dispatch
 
 import (

@@ -1,3 +1,6 @@
+// Cache hints: the ttlMs and cacheScope of each result family
+// (WithCacheHint).
+
 package dispatch
 
 import (

@@ -1,3 +1,5 @@
+// Reading the request id a notifications/cancelled names.
+
 package dispatch
 
 import (

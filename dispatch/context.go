@@ -1,3 +1,6 @@
+// What a handler reaches through its context: RequestInfo, progress reports
+// and the per-call state.
+
 package dispatch
 
 import (

@@ -1,3 +1,6 @@
+// The 2026-07-28 dialect: admission (headers, _meta, version) and the wire
+// shapes of its results.
+
 package dispatch
 
 import (

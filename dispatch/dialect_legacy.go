@@ -1,3 +1,6 @@
+// The initialize-era dialects (2025-11-25, 2025-06-18): selection, admission
+// and the session they keep.
+
 package dispatch
 
 import (

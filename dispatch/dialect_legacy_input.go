@@ -1,3 +1,6 @@
+// Initialize-era input requests: a handler's InputRequired sent as real
+// server-to-client requests.
+
 package dispatch
 
 import (

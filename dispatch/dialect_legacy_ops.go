@@ -1,3 +1,6 @@
+// The operations only the initialize-era revisions have: the handshake,
+// ping and logging/setLevel.
+
 package dispatch
 
 import (

@@ -1,3 +1,5 @@
+// The wire shapes of the initialize-era results.
+
 package dispatch
 
 import (

@@ -1,3 +1,6 @@
+// The drain signal a transport gives long-lived operations when it shuts
+// down gracefully.
+
 package dispatch
 
 import "context"

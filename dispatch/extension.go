@@ -1,3 +1,6 @@
+// Extensions: exact-versioned methods beyond the core protocol, installed
+// with WithExtension.
+
 package dispatch
 
 import (

@@ -1,3 +1,6 @@
+// The 2026-07-28 HTTP header rules (Mcp-Method, Mcp-Name, Mcp-Param-*),
+// checked at admission.
+
 package dispatch
 
 import (

@@ -1,3 +1,5 @@
+// The instrumentation sink option and the dispatch events the Runtime emits.
+
 package dispatch
 
 import (

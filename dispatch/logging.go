@@ -1,3 +1,6 @@
+// Client logging: ClientLogger and the records that become
+// notifications/message.
+
 package dispatch
 
 import (

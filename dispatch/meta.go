@@ -1,3 +1,6 @@
+// The request _meta the protocol defines: version, client capabilities and
+// info, log level, progress token.
+
 package dispatch
 
 import (

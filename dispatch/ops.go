@@ -1,3 +1,6 @@
+// The core operations (discovery, tools), revision-neutral: each dialect
+// shapes their results for its wire.
+
 package dispatch
 
 import (

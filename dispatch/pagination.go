@@ -1,3 +1,5 @@
+// Pagination: the opaque cursors of list results and the pages they select.
+
 package dispatch
 
 import (

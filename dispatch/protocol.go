@@ -1,3 +1,6 @@
+// The dialect interface: how a protocol revision claims, admits and shapes a
+// message.
+
 package dispatch
 
 import (

@@ -1,3 +1,6 @@
+// Tool results that append themselves to the response frame in one pass (the
+// hot path).
+
 package dispatch
 
 import (

@@ -1,3 +1,6 @@
+// The Runtime, its Limits and the options of New that are not about one
+// capability.
+
 package dispatch
 
 import (

@@ -1,3 +1,6 @@
+// requestState: sealing and opening the MRTR state a client carries,
+// and the options that set its keys and lifetime.
+
 package dispatch
 
 import (

@@ -1,3 +1,6 @@
+// CloseStream: ending a request's event stream while the request goes on
+// (SEP-1699 polling).
+
 package dispatch
 
 import "context"

@@ -1,3 +1,6 @@
+// Typed tools: WithTypedTool and AddTypedTool over Go types, with inferred
+// schemas.
+
 package dispatch
 
 import (

@@ -1,7 +1,7 @@
-package dispatch
-
 // Transport-author API: running one message in the calling goroutine
 // (Dispatch, or Admit then Execute) and its Outcome.
+
+package dispatch
 
 import (
 	"context"

@@ -1,7 +1,7 @@
-package dispatch
-
 // Transport-author API: the initialize-era Session a transport keeps per
 // connection or HTTP session and passes with every message.
+
+package dispatch
 
 import (
 	"maps"

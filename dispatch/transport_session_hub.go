@@ -1,7 +1,7 @@
-package dispatch
-
 // Transport-author API: a Session's change notifications, which the
 // transport drains outside any request (SetWake, NextNotification).
+
+package dispatch
 
 import (
 	"github.com/snodo-go/snodo/jsonrpc"

@@ -1,8 +1,8 @@
-package dispatch
-
 // Transport-author API: a Session's server-to-client requests (the
 // transport hands the client's answers to Deliver) and the handler-facing
 // PingClient built on them.
+
+package dispatch
 
 import (
 	"context"

@@ -1,3 +1,6 @@
+// Transport-author API: the Stream of a subscriptions/listen, pulled one
+// frame at a time.
+
 package dispatch
 
 // Transport-author API: one subscriptions/listen stream (OpenStream,
