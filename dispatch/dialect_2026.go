@@ -94,11 +94,11 @@ func (d dialect20260728) Admit(rt *Runtime, req *Request) (*Call, *jsonrpc.Error
 		h, present, ok := singleHeader(req.Header, mcp.HeaderProtocolVersion)
 		switch {
 		case !present:
-			return nil, mcp.NewHeaderMismatchError("MCP-Protocol-Version header is required", nil)
+			return nil, headerMismatchError("MCP-Protocol-Version header is required", nil)
 		case !ok:
-			return nil, mcp.NewHeaderMismatchError("MCP-Protocol-Version header is malformed or repeated", nil)
+			return nil, headerMismatchError("MCP-Protocol-Version header is malformed or repeated", nil)
 		case h != version:
-			return nil, mcp.NewHeaderMismatchError("MCP-Protocol-Version header does not match _meta", map[string]any{"header": h, "body": version})
+			return nil, headerMismatchError("MCP-Protocol-Version header does not match _meta", map[string]any{"header": h, "body": version})
 		}
 	}
 	if version != mcp.Version20260728 {
@@ -235,7 +235,7 @@ func (rt *Runtime) unsupportedVersion(requested string) *jsonrpc.Error {
 			detail = "is served only after initialize"
 		}
 	}
-	return mcp.NewUnsupportedVersionError(requested, rt.registry.versions, detail)
+	return unsupportedVersionError(requested, rt.registry.versions, detail)
 }
 
 // Wire shapes of 2026-07-28 results.

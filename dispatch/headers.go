@@ -54,11 +54,11 @@ func checkMirroredHeaders(h map[string][]string, method string, mirrorsName bool
 	m, present, ok := singleHeader(h, mcp.HeaderMethod)
 	switch {
 	case !present:
-		return mcp.NewHeaderMismatchError("Mcp-Method header is required", nil)
+		return headerMismatchError("Mcp-Method header is required", nil)
 	case !ok:
-		return mcp.NewHeaderMismatchError("Mcp-Method header is malformed or repeated", nil)
+		return headerMismatchError("Mcp-Method header is malformed or repeated", nil)
 	case m != method:
-		return mcp.NewHeaderMismatchError("Mcp-Method header does not match the body", map[string]any{"header": m, "body": method})
+		return headerMismatchError("Mcp-Method header does not match the body", map[string]any{"header": m, "body": method})
 	}
 	if !mirrorsName {
 		return nil
@@ -66,16 +66,16 @@ func checkMirroredHeaders(h map[string][]string, method string, mirrorsName bool
 	n, present, ok := singleHeader(h, mcp.HeaderName)
 	switch {
 	case !present:
-		return mcp.NewHeaderMismatchError("Mcp-Name header is required", nil)
+		return headerMismatchError("Mcp-Name header is required", nil)
 	case !ok:
-		return mcp.NewHeaderMismatchError("Mcp-Name header is malformed or repeated", nil)
+		return headerMismatchError("Mcp-Name header is malformed or repeated", nil)
 	}
 	decoded, ok := decodeHeaderValue(n)
 	if !ok {
-		return mcp.NewHeaderMismatchError("Mcp-Name header has an invalid base64 value", nil)
+		return headerMismatchError("Mcp-Name header has an invalid base64 value", nil)
 	}
 	if decoded != name {
-		return mcp.NewHeaderMismatchError("Mcp-Name header does not match the body", nil)
+		return headerMismatchError("Mcp-Name header does not match the body", nil)
 	}
 	return nil
 }
@@ -108,26 +108,26 @@ func checkParamHeaders(h map[string][]string, params []headerParam, arguments []
 		vs := headerValues(h, p.header)
 		switch {
 		case len(vs) > 1:
-			return mcp.NewHeaderMismatchError(p.header+" header is repeated", nil)
+			return headerMismatchError(p.header+" header is repeated", nil)
 		case !hasBody && len(vs) == 0:
 			continue
 		case !hasBody:
-			return mcp.NewHeaderMismatchError(p.header+" header is present but the argument is null or absent", nil)
+			return headerMismatchError(p.header+" header is present but the argument is null or absent", nil)
 		case len(vs) == 0:
-			return mcp.NewHeaderMismatchError(p.header+" header is required", nil)
+			return headerMismatchError(p.header+" header is required", nil)
 		}
 		raw := strings.TrimSpace(vs[0])
 		for i := 0; i < len(raw); i++ {
 			if c := raw[i]; c < 0x20 && c != '\t' || c >= 0x7f {
-				return mcp.NewHeaderMismatchError(p.header+" header has invalid characters", nil)
+				return headerMismatchError(p.header+" header has invalid characters", nil)
 			}
 		}
 		v, ok := decodeHeaderValue(raw)
 		if !ok {
-			return mcp.NewHeaderMismatchError(p.header+" header has an invalid base64 value", nil)
+			return headerMismatchError(p.header+" header has an invalid base64 value", nil)
 		}
 		if !headerEqualsJSON(v, body) {
-			return mcp.NewHeaderMismatchError(p.header+" header does not match the body", nil)
+			return headerMismatchError(p.header+" header does not match the body", nil)
 		}
 	}
 	return nil
