@@ -14,6 +14,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/internal/executor"
+	"github.com/snodo-go/snodo/internal/rpcwire"
 	"github.com/snodo-go/snodo/internal/tree"
 	"github.com/snodo-go/snodo/jsonrpc"
 )
@@ -279,9 +280,9 @@ func (c *connActor) deliver(e *reqEntry, r executor.Result) {
 			c.writeWait(out.Frame, &e.cancelled)
 		}
 	case executor.Failed:
-		c.writeWait(jsonrpc.EncodeError(e.id, errWorker), &e.cancelled)
+		c.writeWait(rpcwire.EncodeError(e.id, errWorker), &e.cancelled)
 	case executor.TimedOut:
-		c.s.send(c.writer, &writeFrame{frame: jsonrpc.EncodeError(e.id, errTimedOut), cancelled: &e.cancelled})
+		c.s.send(c.writer, &writeFrame{frame: rpcwire.EncodeError(e.id, errTimedOut), cancelled: &e.cancelled})
 	}
 	e.done.Store(true)
 	c.s.send(c.self, &requestDone{entry: e})

@@ -11,6 +11,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/internal/executor"
+	"github.com/snodo-go/snodo/internal/rpcwire"
 	"github.com/snodo-go/snodo/internal/tree"
 	"github.com/snodo-go/snodo/jsonrpc"
 )
@@ -30,7 +31,7 @@ func (c *connActor) readLoop() {
 		}
 		switch {
 		case errors.Is(err, tree.ErrFrameTooLarge):
-			if !rd.write(jsonrpc.EncodeError(jsonrpc.NullID, errTooLarge)) {
+			if !rd.write(rpcwire.EncodeError(jsonrpc.NullID, errTooLarge)) {
 				return
 			}
 			continue
@@ -73,7 +74,7 @@ func (r *reader) handle(frame []byte) bool {
 	if err != nil {
 		var de *jsonrpc.DecodeError
 		if errors.As(err, &de) && de.Reply {
-			return r.write(jsonrpc.EncodeError(de.ID, de.Err))
+			return r.write(rpcwire.EncodeError(de.ID, de.Err))
 		}
 		return true
 	}
@@ -136,9 +137,9 @@ func (r *reader) submit(call *dispatch.Call) bool {
 	})
 	switch {
 	case errors.Is(err, executor.ErrDuplicate):
-		return r.write(jsonrpc.EncodeError(e.id, errDuplicateID))
+		return r.write(rpcwire.EncodeError(e.id, errDuplicateID))
 	case errors.Is(err, executor.ErrOverloaded):
-		return r.write(jsonrpc.EncodeError(e.id, errCapacity))
+		return r.write(rpcwire.EncodeError(e.id, errCapacity))
 	case err != nil:
 		return false // scope closed: the connection is ending
 	}
@@ -177,18 +178,18 @@ func (r *reader) listen(call *dispatch.Call) bool {
 	releaseKey, err := c.scope.Reserve(id)
 	switch {
 	case errors.Is(err, executor.ErrDuplicate):
-		return r.write(jsonrpc.EncodeError(id, errDuplicateID))
+		return r.write(rpcwire.EncodeError(id, errDuplicateID))
 	case err != nil:
 		return false // scope closed: the connection is ending
 	}
 	if int(c.subCount.Load()) >= c.cfg.MaxSubscriptions {
 		releaseKey()
-		return r.write(jsonrpc.EncodeError(id, errSubscriptionCap))
+		return r.write(rpcwire.EncodeError(id, errSubscriptionCap))
 	}
 	releaseSlot, ok := c.s.exec.AcquireSubscription()
 	if !ok {
 		releaseKey()
-		return r.write(jsonrpc.EncodeError(id, errSubscriptionCap))
+		return r.write(rpcwire.EncodeError(id, errSubscriptionCap))
 	}
 	c.subCount.Add(1)
 	e := &subEntry{id: id, call: call, started: time.Now()}

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/internal/jsonwire"
 	"github.com/snodo-go/snodo/mcp"
 )
 
@@ -139,13 +139,13 @@ func (c *Client) cachePut(r *request, raw json.RawMessage) {
 		return
 	}
 	var ttlMs *int64
-	if ttl, ok := jsonrpc.Member(raw, "ttlMs"); !ok || jsonrpc.Unmarshal(ttl, &ttlMs) != nil || ttlMs == nil {
+	if ttl, ok := jsonwire.Member(raw, "ttlMs"); !ok || jsonwire.Unmarshal(ttl, &ttlMs) != nil || ttlMs == nil {
 		return
 	}
-	scope, _ := jsonrpc.Member(raw, "cacheScope")
+	scope, _ := jsonwire.Member(raw, "cacheScope")
 	pub, priv := c.cacheKeys(r)
 	key := priv
-	if s, _ := jsonrpc.Unquote(scope); mcp.CacheScope(s) == mcp.CachePublic {
+	if s, _ := jsonwire.Unquote(scope); mcp.CacheScope(s) == mcp.CachePublic {
 		key = pub
 	}
 	c.cache.put(key, append(json.RawMessage(nil), raw...), time.Duration(*ttlMs)*time.Millisecond)

@@ -7,24 +7,32 @@ import (
 	"fmt"
 	"maps"
 
+	"github.com/snodo-go/snodo/internal/jsonwire"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
 )
 
 // CallOption adjusts one request.
-type CallOption func(*request)
+type CallOption interface {
+	applyCall(*request)
+}
+
+// callOptionFunc is a CallOption made of a function.
+type callOptionFunc func(*request)
+
+func (f callOptionFunc) applyCall(r *request) { f(r) }
 
 // WithProgress asks the server for progress notifications and passes each
 // to fn, on the goroutine that made the call, before the call returns.
 func WithProgress(fn func(mcp.Progress)) CallOption {
-	return func(r *request) { r.progress = fn }
+	return callOptionFunc(func(r *request) { r.progress = fn })
 }
 
 // WithInputResponses answers a server's earlier request for input by hand
 // (see InputRequiredError): responses by key, and the requestState to
 // echo ("" for none).
 func WithInputResponses(responses map[string]any, requestState string) CallOption {
-	return func(r *request) {
+	return callOptionFunc(func(r *request) {
 		if len(responses) > 0 {
 			r.params["inputResponses"] = maps.Clone(responses)
 		}
@@ -32,7 +40,7 @@ func WithInputResponses(responses map[string]any, requestState string) CallOptio
 			r.params["requestState"] = requestState
 		}
 		r.inputRound = true
-	}
+	})
 }
 
 // WithCapabilities declares caps on this request (2026-07-28) in place
@@ -41,7 +49,7 @@ func WithInputResponses(responses map[string]any, requestState string) CallOptio
 // *[InputRequiredError], for the caller to relay (a proxy declares its
 // own client's capabilities this way).
 func WithCapabilities(caps mcp.ClientCapabilities) CallOption {
-	return func(r *request) { r.caps = &caps }
+	return callOptionFunc(func(r *request) { r.caps = &caps })
 }
 
 // WithCallLogging asks the server for this request's log messages at
@@ -52,13 +60,13 @@ func WithCapabilities(caps mcp.ClientCapabilities) CallOption {
 // outside any request (over HTTP) or at the session's level; those go to
 // the client's handler.
 func WithCallLogging(level string, fn func(mcp.LogMessage)) CallOption {
-	return func(r *request) { r.logLevel, r.onLog = level, fn }
+	return callOptionFunc(func(r *request) { r.logLevel, r.onLog = level, fn })
 }
 
 // WithMeta adds keys to the request's _meta (the protocol's own keys
 // win).
 func WithMeta(meta map[string]any) CallOption {
-	return func(r *request) { r.extraMeta = maps.Clone(meta) }
+	return callOptionFunc(func(r *request) { r.extraMeta = maps.Clone(meta) })
 }
 
 func newRequest(method string, params map[string]any, opts []CallOption) *request {
@@ -67,7 +75,7 @@ func newRequest(method string, params map[string]any, opts []CallOption) *reques
 	}
 	r := &request{method: method, params: params}
 	for _, o := range opts {
-		o(r)
+		o.applyCall(r)
 	}
 	return r
 }
@@ -252,7 +260,7 @@ func (c *Client) CallTool(ctx context.Context, name string, arguments any, opts 
 func (c *Client) callTool(ctx context.Context, name string, arguments any, task bool, opts []CallOption) (json.RawMessage, error) {
 	var args json.RawMessage
 	if arguments != nil {
-		b, err := jsonrpc.Marshal(arguments)
+		b, err := jsonwire.Marshal(arguments)
 		if err != nil {
 			return nil, fmt.Errorf("client: encoding arguments of %s: %w", name, err)
 		}

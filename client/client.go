@@ -5,13 +5,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/snodo-go/snodo/internal/clientconn"
 	"log/slog"
 	"maps"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/snodo-go/snodo/internal/clientconn"
+	"github.com/snodo-go/snodo/internal/jsonwire"
+	"github.com/snodo-go/snodo/internal/rpcwire"
 
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
@@ -90,7 +93,7 @@ func New(ctx context.Context, t Transport, opts ...Option) (*Client, error) {
 		now:            time.Now,
 	}
 	for _, opt := range opts {
-		if err := opt(&cfg); err != nil {
+		if err := opt.applyClient(&cfg); err != nil {
 			return nil, err
 		}
 	}
@@ -279,7 +282,7 @@ func (c *Client) start(ctx context.Context, r *request) (*pending, error) {
 	if len(meta) > 0 {
 		params["_meta"] = meta
 	}
-	frame, err := jsonrpc.EncodeRequest(id, r.method, params)
+	frame, err := rpcwire.EncodeRequest(id, r.method, params)
 	if err != nil {
 		return nil, fmt.Errorf("client: encoding %s: %w", r.method, err)
 	}
@@ -363,14 +366,14 @@ func cancelFrame(id jsonrpc.ID, ctx context.Context) []byte {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		reason = "request timed out"
 	}
-	f, _ := jsonrpc.EncodeNotification("notifications/cancelled", map[string]any{"requestId": id, "reason": reason})
+	f, _ := rpcwire.EncodeNotification("notifications/cancelled", map[string]any{"requestId": id, "reason": reason})
 	return f
 }
 
 // decodeRPCError turns a raw error member into a *jsonrpc.Error.
 func decodeRPCError(raw []byte) error {
 	var e jsonrpc.Error
-	if err := jsonrpc.Unmarshal(raw, &e); err != nil {
+	if err := jsonwire.Unmarshal(raw, &e); err != nil {
 		return fmt.Errorf("%w: unreadable error object: %v", ErrUnexpectedResult, err)
 	}
 	return &e
@@ -382,8 +385,8 @@ func (c *Client) onNotification(msg *jsonrpc.Message, token jsonrpc.ID, progress
 		if progress == nil || !token.IsValid() {
 			return
 		}
-		raw, _ := jsonrpc.Member(msg.Params, "progressToken")
-		if got, err := jsonrpc.ParseID(raw); err != nil || got != token {
+		raw, _ := jsonwire.Member(msg.Params, "progressToken")
+		if got, err := rpcwire.ParseID(raw); err != nil || got != token {
 			return
 		}
 		var p mcp.Progress
@@ -407,7 +410,7 @@ func (c *Client) inbound(msg *jsonrpc.Message) {
 		select {
 		case c.answering <- struct{}{}:
 		default:
-			frame := jsonrpc.EncodeError(msg.ID, jsonrpc.NewError(jsonrpc.CodeInternalError, "The client is answering too many requests"))
+			frame := rpcwire.EncodeError(msg.ID, jsonrpc.NewError(jsonrpc.CodeInternalError, "The client is answering too many requests"))
 			ctx, cancel := context.WithTimeout(c.bg, c.cfg.requestTimeout)
 			defer cancel()
 			_ = conn.Send(ctx, &clientconn.Outbound{Frame: frame, ID: msg.ID, ProtocolVersion: version})
@@ -444,5 +447,5 @@ func unmarshal(raw []byte, v any) error {
 	if len(raw) == 0 {
 		return errors.New("client: empty value")
 	}
-	return jsonrpc.Unmarshal(raw, v)
+	return jsonwire.Unmarshal(raw, v)
 }

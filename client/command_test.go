@@ -16,6 +16,7 @@ import (
 
 	"github.com/snodo-go/snodo/client"
 	"github.com/snodo-go/snodo/internal/clientconn"
+	"github.com/snodo-go/snodo/internal/rpcwire"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
 )
@@ -142,7 +143,7 @@ func TestHTTPLegacyServer(t *testing.T) {
 		}
 		reply := func(result any) {
 			w.Header().Set("Content-Type", "application/json")
-			b, _ := jsonrpc.EncodeResult(msg.ID, result)
+			b, _ := rpcwire.EncodeResult(msg.ID, result)
 			w.Write(b)
 		}
 		mu.Lock()
@@ -229,11 +230,11 @@ func TestHTTPLegacyResumesStream(t *testing.T) {
 			id := callID
 			mu.Unlock()
 			w.Header().Set("Content-Type", "text/event-stream")
-			b, _ := jsonrpc.EncodeResult(jsonrpc.StringID("not-ours"), map[string]any{})
+			b, _ := rpcwire.EncodeResult(jsonrpc.StringID("not-ours"), map[string]any{})
 			fmt.Fprintf(w, "id: e2\ndata: %s\n\n", b)
-			b, _ = jsonrpc.EncodeNotification("notifications/progress", map[string]any{"progressToken": "x", "progress": 1})
+			b, _ = rpcwire.EncodeNotification("notifications/progress", map[string]any{"progressToken": "x", "progress": 1})
 			fmt.Fprintf(w, "id: e3\ndata: %s\n\n", b)
-			b, _ = jsonrpc.EncodeResult(id, map[string]any{"content": []any{map[string]any{"type": "text", "text": "resumed"}}})
+			b, _ = rpcwire.EncodeResult(id, map[string]any{"content": []any{map[string]any{"type": "text", "text": "resumed"}}})
 			fmt.Fprintf(w, "id: e4\ndata: %s\n\n", b)
 			return
 		}
@@ -251,7 +252,7 @@ func TestHTTPLegacyResumesStream(t *testing.T) {
 		case msg.Method == "initialize":
 			w.Header().Set("Mcp-Session-Id", "s1")
 			w.Header().Set("Content-Type", "application/json")
-			b, _ := jsonrpc.EncodeResult(msg.ID, map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{},
+			b, _ := rpcwire.EncodeResult(msg.ID, map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{},
 				"serverInfo": map[string]any{"name": "resumable", "version": "1"}})
 			w.Write(b)
 		case msg.Kind == jsonrpc.KindNotification:

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/client"
+	"github.com/snodo-go/snodo/internal/jsonwire"
+	"github.com/snodo-go/snodo/internal/rpcwire"
 	"github.com/snodo-go/snodo/jsonrpc"
 )
 
@@ -68,7 +70,7 @@ func (f *fake) write(frame []byte) {
 }
 
 func (f *fake) reply(id jsonrpc.ID, result any) {
-	b, err := jsonrpc.EncodeResult(id, result)
+	b, err := rpcwire.EncodeResult(id, result)
 	if err != nil {
 		panic(err)
 	}
@@ -76,11 +78,11 @@ func (f *fake) reply(id jsonrpc.ID, result any) {
 }
 
 func (f *fake) fail(id jsonrpc.ID, code int64, msg string, data any) {
-	f.write(jsonrpc.EncodeError(id, &jsonrpc.Error{Code: code, Message: msg, Data: data}))
+	f.write(rpcwire.EncodeError(id, &jsonrpc.Error{Code: code, Message: msg, Data: data}))
 }
 
 func (f *fake) notify(method string, params any) {
-	b, err := jsonrpc.EncodeNotification(method, params)
+	b, err := rpcwire.EncodeNotification(method, params)
 	if err != nil {
 		panic(err)
 	}
@@ -95,7 +97,7 @@ func (f *fake) ask(method string, params any) *jsonrpc.Message {
 	ch := make(chan *jsonrpc.Message, 1)
 	f.answers[id] = ch
 	f.mu.Unlock()
-	b, err := jsonrpc.EncodeRequest(id, method, params)
+	b, err := rpcwire.EncodeRequest(id, method, params)
 	if err != nil {
 		panic(err)
 	}
@@ -168,7 +170,7 @@ func startFake(t *testing.T, handle func(f *fake, m *jsonrpc.Message)) (*fake, *
 
 // param decodes one member of a message's params.
 func param(m *jsonrpc.Message, name string, v any) bool {
-	raw, ok := jsonrpc.Member(m.Params, name)
+	raw, ok := jsonwire.Member(m.Params, name)
 	if !ok {
 		return false
 	}

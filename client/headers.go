@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/internal/jsonwire"
 )
 
 // paramHeader is one x-mcp-header annotation of a tool's input schema:
@@ -31,7 +31,7 @@ func paramHeaders(schema []byte) ([]paramHeader, error) {
 		return nil, nil
 	}
 	var root any
-	if err := jsonrpc.Unmarshal(schema, &root); err != nil {
+	if err := jsonwire.Unmarshal(schema, &root); err != nil {
 		return nil, fmt.Errorf("input schema: %w", err)
 	}
 	var out []paramHeader
@@ -121,7 +121,7 @@ func paramHeaderValues(hs []paramHeader, args []byte) map[string]string {
 		v := args
 		ok := true
 		for _, name := range h.path {
-			if v, ok = jsonrpc.Member(v, name); !ok {
+			if v, ok = jsonwire.Member(v, name); !ok {
 				break
 			}
 		}
@@ -130,7 +130,7 @@ func paramHeaderValues(hs []paramHeader, args []byte) map[string]string {
 		}
 		switch c := v[0]; {
 		case c == '"':
-			s, ok := jsonrpc.Unquote(v)
+			s, ok := jsonwire.Unquote(v)
 			if ok {
 				out[h.header] = headerValue(s)
 			}

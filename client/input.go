@@ -5,10 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/snodo-go/snodo/internal/clientconn"
 	"maps"
 	"slices"
 	"time"
+
+	"github.com/snodo-go/snodo/internal/clientconn"
+	"github.com/snodo-go/snodo/internal/jsonwire"
+	"github.com/snodo-go/snodo/internal/rpcwire"
 
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
@@ -59,18 +62,18 @@ var errNoHandler = errors.New("client: no handler for this request")
 func (c *Client) answer(ctx context.Context, conn clientconn.Conn, version string, msg *jsonrpc.Message) {
 	var frame []byte
 	if msg.Method == "ping" {
-		frame = jsonrpc.AppendResult(nil, msg.ID, []byte("{}"))
+		frame = rpcwire.AppendResult(nil, msg.ID, []byte("{}"))
 	} else {
 		res, err := c.answerRequest(ctx, msg)
 		switch {
 		case errors.Is(err, errNoHandler):
-			frame = jsonrpc.EncodeError(msg.ID, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "Method not found: "+msg.Method))
+			frame = rpcwire.EncodeError(msg.ID, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "Method not found: "+msg.Method))
 		case err != nil:
 			c.cfg.logger.Warn("client: handler for a server request failed", "method", msg.Method, "error", err)
-			frame = jsonrpc.EncodeError(msg.ID, jsonrpc.NewError(jsonrpc.CodeInternalError, "The client could not answer the request"))
+			frame = rpcwire.EncodeError(msg.ID, jsonrpc.NewError(jsonrpc.CodeInternalError, "The client could not answer the request"))
 		default:
-			if frame, err = jsonrpc.EncodeResult(msg.ID, res); err != nil {
-				frame = jsonrpc.EncodeError(msg.ID, jsonrpc.NewError(jsonrpc.CodeInternalError, "The client could not encode its answer"))
+			if frame, err = rpcwire.EncodeResult(msg.ID, res); err != nil {
+				frame = rpcwire.EncodeError(msg.ID, jsonrpc.NewError(jsonrpc.CodeInternalError, "The client could not encode its answer"))
 			}
 		}
 	}
@@ -97,11 +100,11 @@ func (c *Client) answerRequest(ctx context.Context, msg *jsonrpc.Message) (any, 
 // resultType returns a result's resultType ("" when absent, which means
 // complete).
 func resultType(raw []byte) string {
-	v, ok := jsonrpc.Member(raw, "resultType")
+	v, ok := jsonwire.Member(raw, "resultType")
 	if !ok {
 		return ""
 	}
-	s, _ := jsonrpc.Unquote(v)
+	s, _ := jsonwire.Unquote(v)
 	return s
 }
 

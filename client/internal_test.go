@@ -129,7 +129,8 @@ func TestCacheExpiresAndEvicts(t *testing.T) {
 }
 
 // TestStandsAlone: the client speaks the wire itself; of this module it
-// imports only the shared vocabulary (jsonrpc, mcp), the shared
+// imports only the shared vocabulary (jsonrpc, mcp), the wire layer's
+// bytes and frames (internal/jsonwire, internal/rpcwire), the shared
 // event-stream format (internal/sse) and its transports' contract
 // (internal/clientconn), never the server core.
 func TestStandsAlone(t *testing.T) {
@@ -139,7 +140,8 @@ func TestStandsAlone(t *testing.T) {
 	}
 	for _, imp := range pkg.Imports {
 		switch imp {
-		case "github.com/snodo-go/snodo/jsonrpc", "github.com/snodo-go/snodo/mcp", "github.com/snodo-go/snodo/internal/sse", "github.com/snodo-go/snodo/internal/clientconn":
+		case "github.com/snodo-go/snodo/jsonrpc", "github.com/snodo-go/snodo/mcp", "github.com/snodo-go/snodo/internal/jsonwire", "github.com/snodo-go/snodo/internal/rpcwire",
+			"github.com/snodo-go/snodo/internal/sse", "github.com/snodo-go/snodo/internal/clientconn":
 			continue
 		}
 		if strings.HasPrefix(imp, "github.com/snodo-go/snodo/") {

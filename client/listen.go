@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/snodo-go/snodo/internal/jsonwire"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
 )
@@ -35,8 +36,8 @@ type Event struct {
 
 func eventFrom(msg *jsonrpc.Message) Event {
 	ev := Event{Method: msg.Method, Params: append(json.RawMessage(nil), msg.Params...)}
-	if raw, ok := jsonrpc.Member(msg.Params, "uri"); ok {
-		ev.URI, _ = jsonrpc.Unquote(raw)
+	if raw, ok := jsonwire.Member(msg.Params, "uri"); ok {
+		ev.URI, _ = jsonwire.Unquote(raw)
 	}
 	if msg.Method == mcp.NotificationTasks {
 		var t mcp.Task

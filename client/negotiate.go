@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/snodo-go/snodo/internal/clientconn"
 	"net/http"
 	"slices"
+
+	"github.com/snodo-go/snodo/internal/clientconn"
+	"github.com/snodo-go/snodo/internal/jsonwire"
+	"github.com/snodo-go/snodo/internal/rpcwire"
 
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
@@ -245,7 +248,7 @@ func (c *Client) handshake(ctx context.Context, version string) error {
 	}
 	conn := c.conn
 	c.mu.Unlock()
-	frame, _ := jsonrpc.EncodeNotification("notifications/initialized", nil)
+	frame, _ := rpcwire.EncodeNotification("notifications/initialized", nil)
 	if err := conn.Send(ctx, &clientconn.Outbound{Frame: frame, Method: "notifications/initialized", ProtocolVersion: res.ProtocolVersion}); err != nil {
 		return fmt.Errorf("client: notifications/initialized: %w", err)
 	}
@@ -264,7 +267,7 @@ func serverInfoOf(meta map[string]any) (mcp.Implementation, bool) {
 	if !ok {
 		return mcp.Implementation{}, false
 	}
-	raw, err := jsonrpc.Marshal(v)
+	raw, err := jsonwire.Marshal(v)
 	if err != nil {
 		return mcp.Implementation{}, false
 	}

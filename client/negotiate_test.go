@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/client"
+	"github.com/snodo-go/snodo/internal/jsonwire"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
 )
@@ -76,7 +77,7 @@ func TestFallsBackToInitialize(t *testing.T) {
 	if !param(init, "capabilities", &caps) || caps["elicitation"] == nil || !param(init, "clientInfo", &info) || info.Name != "snodo-go" {
 		t.Fatalf("initialize params %s", init.Params)
 	}
-	if _, ok := jsonrpc.Member(init.Params, "_meta"); ok {
+	if _, ok := jsonwire.Member(init.Params, "_meta"); ok {
 		t.Fatalf("initialize carries _meta: %s", init.Params)
 	}
 	f.await(t, "notifications/initialized")

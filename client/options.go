@@ -55,25 +55,32 @@ type config struct {
 }
 
 // Option configures a Client.
-type Option func(*config) error
+type Option interface {
+	applyClient(*config) error
+}
+
+// optionFunc is an Option made of a function.
+type optionFunc func(*config) error
+
+func (f optionFunc) applyClient(c *config) error { return f(c) }
 
 // WithClientInfo sets how the client describes itself to servers (default
 // name "snodo-go", version "0").
 func WithClientInfo(info mcp.Implementation) Option {
-	return func(c *config) error {
+	return optionFunc(func(c *config) error {
 		if info.Name == "" || info.Version == "" {
 			return errors.New("client: client info needs a name and a version")
 		}
 		c.info = info
 		return nil
-	}
+	})
 }
 
 // WithProtocolVersions limits the revisions the client offers, in any
 // order; the newest the server shares is used. Unknown revisions are an
 // error. The default is every revision of [mcp.Versions].
 func WithProtocolVersions(versions ...string) Option {
-	return func(c *config) error {
+	return optionFunc(func(c *config) error {
 		if len(versions) == 0 {
 			return errors.New("client: WithProtocolVersions needs at least one version")
 		}
@@ -87,7 +94,7 @@ func WithProtocolVersions(versions ...string) Option {
 		slices.Reverse(vs)
 		c.versions = slices.Compact(vs)
 		return nil
-	}
+	})
 }
 
 // Limits bounds what a Client waits for and how far it follows a server.
@@ -118,7 +125,7 @@ type Limits struct {
 // WithLimits sets the client's limits; a zero field keeps its default. A
 // negative one is an error.
 func WithLimits(l Limits) Option {
-	return func(c *config) error {
+	return optionFunc(func(c *config) error {
 		if l.RequestTimeout < 0 || l.ProbeTimeout < 0 || l.RetryDelay < 0 || l.MaxPages < 0 || l.MaxInputRounds < 0 || l.ListenBuffer < 0 {
 			return fmt.Errorf("client: WithLimits: negative limit in %+v", l)
 		}
@@ -129,7 +136,7 @@ func WithLimits(l Limits) Option {
 		setIf(&c.maxInputRounds, l.MaxInputRounds)
 		setIf(&c.listenBuffer, l.ListenBuffer)
 		return nil
-	}
+	})
 }
 
 // setIf sets *dst to v unless v is zero.
@@ -143,20 +150,20 @@ func setIf[T comparable](dst *T, v T) {
 // WithLogger sets the logger for the client's own warnings (default
 // slog.Default()).
 func WithLogger(l *slog.Logger) Option {
-	return func(c *config) error {
+	return optionFunc(func(c *config) error {
 		if l == nil {
 			return errors.New("client: nil logger")
 		}
 		c.logger = l
 		return nil
-	}
+	})
 }
 
 // WithLogMessages asks the server for log messages at level and above
 // (the io.modelcontextprotocol/logLevel request key on 2026-07-28,
 // logging/setLevel in the initialize era) and passes each to fn.
 func WithLogMessages(level string, fn func(mcp.LogMessage)) Option {
-	return func(c *config) error {
+	return optionFunc(func(c *config) error {
 		switch level {
 		case "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency":
 		default:
@@ -167,51 +174,51 @@ func WithLogMessages(level string, fn func(mcp.LogMessage)) Option {
 		}
 		c.logLevel, c.onLog = level, fn
 		return nil
-	}
+	})
 }
 
 // WithElicitation answers the server's elicitation requests with h and
 // declares the elicitation capability in form mode; add
 // [WithURLElicitation] to declare URL mode too.
 func WithElicitation(h ElicitationHandler) Option {
-	return func(c *config) error {
+	return optionFunc(func(c *config) error {
 		if h == nil {
 			return errors.New("client: nil elicitation handler")
 		}
 		c.elicit = h
 		return nil
-	}
+	})
 }
 
 // WithURLElicitation declares URL-mode elicitation besides form mode: the
 // handler given with [WithElicitation], which it needs, also receives
 // requests whose Mode is [mcp.ElicitModeURL].
 func WithURLElicitation() Option {
-	return func(c *config) error { c.elicitURL = true; return nil }
+	return optionFunc(func(c *config) error { c.elicitURL = true; return nil })
 }
 
 // WithSampling answers the server's sampling requests with h and declares
 // the sampling capability.
 func WithSampling(h SamplingHandler) Option {
-	return func(c *config) error {
+	return optionFunc(func(c *config) error {
 		if h == nil {
 			return errors.New("client: nil sampling handler")
 		}
 		c.sample = h
 		return nil
-	}
+	})
 }
 
 // WithRoots answers the server's roots requests with h and declares the
 // roots capability.
 func WithRoots(h RootsHandler) Option {
-	return func(c *config) error {
+	return optionFunc(func(c *config) error {
 		if h == nil {
 			return errors.New("client: nil roots handler")
 		}
 		c.roots = h
 		return nil
-	}
+	})
 }
 
 // WithCache stores cacheable results in cache, which several clients may
@@ -220,24 +227,24 @@ func WithRoots(h RootsHandler) Option {
 // clients with the same identity and transport. By default each Client
 // has a cache of its own.
 func WithCache(cache *Cache, identity string) Option {
-	return func(c *config) error {
+	return optionFunc(func(c *config) error {
 		if cache == nil {
 			return errors.New("client: nil cache")
 		}
 		c.cache, c.cacheIdentity = cache, identity
 		return nil
-	}
+	})
 }
 
 // WithoutCache turns result caching off.
 func WithoutCache() Option {
-	return func(c *config) error { c.cacheOff = true; return nil }
+	return optionFunc(func(c *config) error { c.cacheOff = true; return nil })
 }
 
 // WithTrace passes every frame the client sends or receives to fn, which
 // must not retain it. Several traces are called in the order given.
 func WithTrace(fn func(sent bool, frame []byte)) Option {
-	return func(c *config) error {
+	return optionFunc(func(c *config) error {
 		if fn == nil {
 			return errors.New("client: nil trace")
 		}
@@ -247,5 +254,5 @@ func WithTrace(fn func(sent bool, frame []byte)) Option {
 			c.trace = fn
 		}
 		return nil
-	}
+	})
 }

@@ -55,14 +55,14 @@ var ErrReconnectFailed = errors.New("client: reconnecting failed")
 // connection they were on (Listen again). [Stream] connects only once
 // and cannot reconnect.
 func WithReconnect(r Reconnect) Option {
-	return func(c *config) error {
+	return optionFunc(func(c *config) error {
 		if r.Attempts < 0 || r.InitialDelay < 0 || r.MaxDelay < 0 {
 			return fmt.Errorf("client: WithReconnect: negative bound in %+v", r)
 		}
 		r = r.withDefaults()
 		c.reconnect = &r
 		return nil
-	}
+	})
 }
 
 // notSent marks a failure before the request left the client.

@@ -6,10 +6,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/snodo-go/snodo/internal/clientconn"
 	"io"
 	"sync"
 	"time"
+
+	"github.com/snodo-go/snodo/internal/clientconn"
+	"github.com/snodo-go/snodo/internal/jsonwire"
+	"github.com/snodo-go/snodo/internal/rpcwire"
 
 	"github.com/snodo-go/snodo/jsonrpc"
 )
@@ -189,23 +192,23 @@ func (lc *lineConn) route(msg *jsonrpc.Message) {
 	case jsonrpc.KindNotification:
 		switch {
 		case msg.Method == "notifications/progress":
-			if raw, ok := jsonrpc.Member(msg.Params, "progressToken"); ok {
-				if tok, err := jsonrpc.ParseID(raw); err == nil {
+			if raw, ok := jsonwire.Member(msg.Params, "progressToken"); ok {
+				if tok, err := rpcwire.ParseID(raw); err == nil {
 					ex = lc.byToken[tok]
 				}
 			}
 		case msg.Method == "notifications/cancelled":
 			// The server ends a listen stream this way.
-			if raw, ok := jsonrpc.Member(msg.Params, "requestId"); ok {
-				if id, err := jsonrpc.ParseID(raw); err == nil && lc.byID[id] != nil && lc.byID[id].stream {
+			if raw, ok := jsonwire.Member(msg.Params, "requestId"); ok {
+				if id, err := rpcwire.ParseID(raw); err == nil && lc.byID[id] != nil && lc.byID[id].stream {
 					ex = lc.byID[id]
 					lc.forget(ex)
 				}
 			}
 		default:
-			if meta, ok := jsonrpc.Member(msg.Params, "_meta"); ok {
-				if raw, ok := jsonrpc.Member(meta, "io.modelcontextprotocol/subscriptionId"); ok {
-					if id, err := jsonrpc.ParseID(raw); err == nil {
+			if meta, ok := jsonwire.Member(msg.Params, "_meta"); ok {
+				if raw, ok := jsonwire.Member(meta, "io.modelcontextprotocol/subscriptionId"); ok {
+					if id, err := rpcwire.ParseID(raw); err == nil {
 						ex = lc.byID[id]
 					}
 				}

@@ -11,7 +11,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/internal/jsonwire"
 	"github.com/snodo-go/snodo/mcp"
 )
 
@@ -180,7 +180,7 @@ func decodeTaskInput(raw json.RawMessage) (mcp.InputRequest, error) {
 		Method string          `json:"method"`
 		Params json.RawMessage `json:"params"`
 	}
-	if err := jsonrpc.API.Unmarshal(raw, &w); err != nil {
+	if err := jsonwire.API.Unmarshal(raw, &w); err != nil {
 		return nil, err
 	}
 	return mcp.DecodeInputRequest(w.Method, w.Params)

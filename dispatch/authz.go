@@ -1,3 +1,6 @@
+// The Authorizer: who may discover and invoke which component, and the
+// option that installs one.
+
 package dispatch
 
 import (
@@ -76,13 +79,13 @@ var ErrConceal = errors.New("dispatch: component concealed")
 
 // WithAuthorizer installs the authorization hook.
 func WithAuthorizer(a Authorizer) Option {
-	return func(b *builder) error {
+	return optionFunc(func(b *builder) error {
 		if a == nil {
 			return errors.New("dispatch: nil authorizer")
 		}
 		b.rt.authorizer = a
 		return nil
-	}
+	})
 }
 
 // visible reports whether a component may appear in a list.

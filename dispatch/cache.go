@@ -1,3 +1,6 @@
+// Cache hints: the ttlMs and cacheScope of each result family
+// (WithCacheHint).
+
 package dispatch
 
 import (
@@ -7,7 +10,7 @@ import (
 	"maps"
 	"time"
 
-	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/internal/jsonwire"
 	"github.com/snodo-go/snodo/mcp"
 )
 
@@ -34,7 +37,7 @@ const (
 // results hold nothing user-specific: shared caches may then serve them
 // to anyone, authorization filtering notwithstanding.
 func WithCacheHint(kind CacheKind, ttl time.Duration, scope mcp.CacheScope) Option {
-	return func(b *builder) error {
+	return optionFunc(func(b *builder) error {
 		if kind >= numCacheKinds {
 			return fmt.Errorf("dispatch: unknown cache kind %d", kind)
 		}
@@ -46,7 +49,7 @@ func WithCacheHint(kind CacheKind, ttl time.Duration, scope mcp.CacheScope) Opti
 		}
 		b.rt.cache[kind] = cacheHint{ttlMs: ttl.Milliseconds(), scope: scope}
 		return nil
-	}
+	})
 }
 
 // cacheHint is the ttlMs and cacheScope of one result family.
@@ -72,7 +75,7 @@ func (rt *Runtime) serverInfoMeta(user map[string]any) json.RawMessage {
 	}
 	m := maps.Clone(user)
 	m[mcp.MetaServerInfo] = rt.info
-	b, err := jsonrpc.Marshal(m)
+	b, err := jsonwire.Marshal(m)
 	if err != nil {
 		rt.logger.Warn("snodo: result _meta is not encodable; sending serverInfo only", "error", err)
 		return rt.infoMeta

@@ -1,3 +1,6 @@
+// The catalog interface operations read components through, and the static
+// catalog New builds.
+
 package dispatch
 
 import (

@@ -1,3 +1,6 @@
+// What a handler reaches through its context: RequestInfo, progress reports
+// and the per-call state.
+
 package dispatch
 
 import (
@@ -6,6 +9,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/snodo-go/snodo/internal/rpcwire"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
 )
@@ -79,7 +83,7 @@ func ReportProgress(ctx context.Context, p mcp.Progress) error {
 	if s.progressCount > 0 && p.Progress <= s.lastProgress {
 		return ErrProgressNotIncreasing
 	}
-	frame, err := jsonrpc.EncodeNotification("notifications/progress", progressParams{
+	frame, err := rpcwire.EncodeNotification("notifications/progress", progressParams{
 		Token:    s.call.Info.ProgressToken,
 		Progress: p.Progress,
 		Total:    p.Total,

@@ -1,9 +1,13 @@
+// The 2026-07-28 dialect: admission (headers, _meta, version) and the wire
+// shapes of its results.
+
 package dispatch
 
 import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/snodo-go/snodo/internal/jsonwire"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
 )
@@ -56,8 +60,8 @@ func (d dialect20260728) Admit(rt *Runtime, req *Request) (*Call, *jsonrpc.Error
 	if req.Header != nil {
 		mirrors, name := mirrorsName(msg.Method), mirroredName(msg)
 		if param := ext.nameParam(msg.Method); param != "" {
-			raw, _ := jsonrpc.Member(msg.Params, param)
-			name, _ = jsonrpc.Unquote(raw)
+			raw, _ := jsonwire.Member(msg.Params, param)
+			name, _ = jsonwire.Unquote(raw)
 			mirrors = true
 		}
 		if e := checkMirroredHeaders(req.Header, msg.Method, mirrors, name); e != nil {
@@ -67,7 +71,7 @@ func (d dialect20260728) Admit(rt *Runtime, req *Request) (*Call, *jsonrpc.Error
 			return nil, e
 		}
 	}
-	meta, hasMeta := jsonrpc.Member(msg.Params, "_meta")
+	meta, hasMeta := jsonwire.Member(msg.Params, "_meta")
 	if !known && (removed20260728[msg.Method] || !hasMeta) {
 		// A client of an earlier revision: tell it what is served.
 		return nil, rt.methodNotFound(msg.Method)
@@ -76,10 +80,10 @@ func (d dialect20260728) Admit(rt *Runtime, req *Request) (*Call, *jsonrpc.Error
 		return nil, invalidParams("Invalid params: _meta is required")
 	}
 	var wm wireRequestMeta
-	if err := jsonrpc.Unmarshal(meta, &wm); err != nil {
+	if err := jsonwire.Unmarshal(meta, &wm); err != nil {
 		return nil, invalidParams("Invalid params: malformed _meta")
 	}
-	version, ok := jsonrpc.Unquote(wm.ProtocolVersion)
+	version, ok := jsonwire.Unquote(wm.ProtocolVersion)
 	if len(wm.ProtocolVersion) == 0 || !ok {
 		return nil, invalidParams("Invalid params: _meta." + mcp.MetaProtocolVersion + " is required")
 	}
@@ -90,11 +94,11 @@ func (d dialect20260728) Admit(rt *Runtime, req *Request) (*Call, *jsonrpc.Error
 		h, present, ok := singleHeader(req.Header, mcp.HeaderProtocolVersion)
 		switch {
 		case !present:
-			return nil, mcp.NewHeaderMismatchError("MCP-Protocol-Version header is required", nil)
+			return nil, headerMismatchError("MCP-Protocol-Version header is required", nil)
 		case !ok:
-			return nil, mcp.NewHeaderMismatchError("MCP-Protocol-Version header is malformed or repeated", nil)
+			return nil, headerMismatchError("MCP-Protocol-Version header is malformed or repeated", nil)
 		case h != version:
-			return nil, mcp.NewHeaderMismatchError("MCP-Protocol-Version header does not match _meta", map[string]any{"header": h, "body": version})
+			return nil, headerMismatchError("MCP-Protocol-Version header does not match _meta", map[string]any{"header": h, "body": version})
 		}
 	}
 	if version != mcp.Version20260728 {
@@ -119,7 +123,7 @@ func (d dialect20260728) Admit(rt *Runtime, req *Request) (*Call, *jsonrpc.Error
 		// A level the client set on this connection with logging/setLevel
 		// (an initialize-era message, sent by clients that name no
 		// revision) applies to its requests that name none of their own.
-		level = req.Session.LogLevel()
+		level = req.Session.currentLogLevel()
 	}
 	token, jerr := parseProgressToken(wm.ProgressToken)
 	if jerr != nil {
@@ -167,13 +171,13 @@ func (rt *Runtime) checkToolHeaders(h map[string][]string, msg *jsonrpc.Message)
 	if msg.Method != "tools/call" {
 		return nil
 	}
-	raw, _ := jsonrpc.Member(msg.Params, "name")
-	name, _ := jsonrpc.Unquote(raw)
+	raw, _ := jsonwire.Member(msg.Params, "name")
+	name, _ := jsonwire.Unquote(raw)
 	e, ok := rt.catalog.snapshot().tools[name]
 	if !ok || len(e.headers) == 0 {
 		return nil
 	}
-	args, _ := jsonrpc.Member(msg.Params, "arguments")
+	args, _ := jsonwire.Member(msg.Params, "arguments")
 	if len(args) == 0 || args[0] != '{' {
 		args = emptyObject
 	}
@@ -195,8 +199,8 @@ func mirroredName(msg *jsonrpc.Message) string {
 	if msg.Method == "resources/read" {
 		key = "uri"
 	}
-	raw, _ := jsonrpc.Member(msg.Params, key)
-	s, _ := jsonrpc.Unquote(raw)
+	raw, _ := jsonwire.Member(msg.Params, key)
+	s, _ := jsonwire.Unquote(raw)
 	return s
 }
 
@@ -231,7 +235,7 @@ func (rt *Runtime) unsupportedVersion(requested string) *jsonrpc.Error {
 			detail = "is served only after initialize"
 		}
 	}
-	return mcp.NewUnsupportedVersionError(requested, rt.registry.versions, detail)
+	return unsupportedVersionError(requested, rt.registry.versions, detail)
 }
 
 // Wire shapes of 2026-07-28 results.
@@ -400,7 +404,7 @@ func (d dialect20260728) ShapeResult(rt *Runtime, c *Call, result any) (any, err
 // one) and the server's identity to an extension's result object.
 func (rt *Runtime) shapeExtension20260728(body []byte) (any, error) {
 	var obj map[string]json.RawMessage
-	if err := jsonrpc.Unmarshal(body, &obj); err != nil {
+	if err := jsonwire.Unmarshal(body, &obj); err != nil {
 		return nil, err
 	}
 	if _, ok := obj["resultType"]; !ok {
@@ -408,7 +412,7 @@ func (rt *Runtime) shapeExtension20260728(body []byte) (any, error) {
 	}
 	var user map[string]any
 	if raw, ok := obj["_meta"]; ok {
-		if err := jsonrpc.Unmarshal(raw, &user); err != nil {
+		if err := jsonwire.Unmarshal(raw, &user); err != nil {
 			return nil, fmt.Errorf("extension result _meta: %w", err)
 		}
 	}

@@ -1,3 +1,6 @@
+// The 2026-07-28 dialect's subscriptions/listen: the filter checked at
+// admission and the stream's frames.
+
 package dispatch
 
 import (

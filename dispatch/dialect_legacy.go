@@ -1,9 +1,13 @@
+// The initialize-era dialects (2025-11-25, 2025-06-18): selection, admission
+// and the session they keep.
+
 package dispatch
 
 import (
 	"context"
 	"strings"
 
+	"github.com/snodo-go/snodo/internal/jsonwire"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
 )
@@ -96,13 +100,13 @@ func (d legacyDialect) Admit(rt *Runtime, req *Request) (*Call, *jsonrpc.Error) 
 		return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "Method not found: "+msg.Method).
 			WithData(map[string]any{"method": msg.Method})
 	}
-	meta, hasMeta := jsonrpc.Member(msg.Params, "_meta")
+	meta, hasMeta := jsonwire.Member(msg.Params, "_meta")
 	if hasMeta && (len(meta) == 0 || meta[0] != '{') {
 		return nil, invalidParams("Invalid params: _meta must be an object")
 	}
 	var token jsonrpc.ID
 	if hasMeta {
-		raw, _ := jsonrpc.Member(meta, mcp.MetaProgressToken)
+		raw, _ := jsonwire.Member(meta, mcp.MetaProgressToken)
 		var jerr *jsonrpc.Error
 		if token, jerr = parseProgressToken(raw); jerr != nil {
 			return nil, jerr
@@ -111,8 +115,8 @@ func (d legacyDialect) Admit(rt *Runtime, req *Request) (*Call, *jsonrpc.Error) 
 		meta = nil
 	}
 	if mrtrMethods[msg.Method] {
-		_, hasResp := jsonrpc.Member(msg.Params, "inputResponses")
-		_, hasState := jsonrpc.Member(msg.Params, "requestState")
+		_, hasResp := jsonwire.Member(msg.Params, "inputResponses")
+		_, hasState := jsonwire.Member(msg.Params, "requestState")
 		if hasResp || hasState {
 			return nil, invalidParams("Invalid params: inputResponses and requestState are not part of protocol version " + d.version)
 		}
@@ -124,7 +128,7 @@ func (d legacyDialect) Admit(rt *Runtime, req *Request) (*Call, *jsonrpc.Error) 
 	if mrtrMethods[msg.Method] {
 		op = d.withClientRequests(op)
 	}
-	caps := d.knownCapabilities(sess.ClientCapabilities())
+	caps := d.knownCapabilities(sess.clientCapabilities())
 	if ext != nil && entry.capability == "" {
 		if jerr := admitExtension(ext, caps); jerr != nil {
 			return nil, jerr
@@ -136,8 +140,8 @@ func (d legacyDialect) Admit(rt *Runtime, req *Request) (*Call, *jsonrpc.Error) 
 			Method:             msg.Method,
 			ProtocolVersion:    d.version,
 			ClientCapabilities: caps,
-			ClientInfo:         sess.ClientInfo(),
-			LogLevel:           sess.LogLevel(),
+			ClientInfo:         sess.clientInfo(),
+			LogLevel:           sess.currentLogLevel(),
 			ProgressToken:      token,
 			Meta:               meta,
 			Principal:          req.Principal,
@@ -174,8 +178,8 @@ func noSession(method string) *jsonrpc.Error {
 // legacyToolsCall refuses a tool the initialize-era revisions cannot
 // carry with the error an unknown tool gets, and calls any other.
 func legacyToolsCall(ctx context.Context, rt *Runtime, c *Call) (any, error) {
-	raw, _ := jsonrpc.Member(c.Params, "name")
-	name, _ := jsonrpc.Unquote(raw)
+	raw, _ := jsonwire.Member(c.Params, "name")
+	name, _ := jsonwire.Unquote(raw)
 	if e, ok := rt.catalog.snapshot().tools[name]; ok && !legacyCarries(&e.tool) {
 		return nil, unknownTool(name)
 	}
@@ -191,7 +195,7 @@ func legacyCarries(t *mcp.Tool) bool {
 }
 
 func objectRooted(schema []byte) bool {
-	typ, _ := jsonrpc.Member(schema, "type")
+	typ, _ := jsonwire.Member(schema, "type")
 	return string(typ) == `"object"`
 }
 

@@ -39,7 +39,7 @@ func TestNoChannelForClientRequests(t *testing.T) {
 		}
 	}
 	for _, v := range legacyVersions {
-		f := testkit.DispatchVersion(t, rt, v, legacyRequest(1, "tools/call", map[string]any{"name": "ask"}), stateless(v))
+		f := testkit.DispatchVersion(t, rt, v, testfixture.LegacyRequest(1, "tools/call", map[string]any{"name": "ask"}), stateless(v))
 		e := rpcError(t, f, jsonrpc.CodeInternalError)
 		for _, want := range []string{"elicitation/create", "without sessions", "WithSessions"} {
 			if !strings.Contains(e.Message, want) {
@@ -50,7 +50,7 @@ func TestNoChannelForClientRequests(t *testing.T) {
 			t.Errorf("%s: %q blames a client capability", v, e.Message)
 		}
 	}
-	f := testkit.DispatchVersion(t, rt, mcp.Version20251125, legacyRequest(2, "tools/call", map[string]any{"name": "open_page"}), stateless(mcp.Version20251125))
+	f := testkit.DispatchVersion(t, rt, mcp.Version20251125, testfixture.LegacyRequest(2, "tools/call", map[string]any{"name": "open_page"}), stateless(mcp.Version20251125))
 	e := rpcError(t, f, mcp.CodeURLElicitationRequired)
 	var data struct {
 		Elicitations []struct {
@@ -64,7 +64,7 @@ func TestNoChannelForClientRequests(t *testing.T) {
 		t.Fatalf("-32042 data: %s", e.Data)
 	}
 	// 2025-06-18 has no URL mode, and no -32042.
-	f = testkit.DispatchVersion(t, rt, mcp.Version20250618, legacyRequest(3, "tools/call", map[string]any{"name": "open_page"}), stateless(mcp.Version20250618))
+	f = testkit.DispatchVersion(t, rt, mcp.Version20250618, testfixture.LegacyRequest(3, "tools/call", map[string]any{"name": "open_page"}), stateless(mcp.Version20250618))
 	rpcError(t, f, jsonrpc.CodeInternalError)
 }
 
@@ -76,7 +76,7 @@ func TestURLElicitationAt20250618(t *testing.T) {
 	c, _ := initialize(t, rt, mcp.Version20250618, map[string]any{"elicitation": map[string]any{"form": map[string]any{}, "url": map[string]any{}}})
 	c.notify("notifications/initialized")
 	rec := testfixture.NewRecorderFor(t, mcp.Version20250618)
-	msg, err := jsonrpc.Decode(legacyRequest(7, "tools/call", map[string]any{"name": "open_page"}))
+	msg, err := jsonrpc.Decode(testfixture.LegacyRequest(7, "tools/call", map[string]any{"name": "open_page"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +112,7 @@ func TestAbandonedClientRequestIsCancelled(t *testing.T) {
 		c.notify("notifications/initialized")
 		client := &answeringClient{t: t, version: v, sess: c.sess, rec: testfixture.NewRecorderFor(t, v),
 			asked: make(chan string, 1), answer: func(string, json.RawMessage) []byte { return nil }}
-		msg, err := jsonrpc.Decode(legacyRequest(9, "tools/call", map[string]any{"name": "ask"}))
+		msg, err := jsonrpc.Decode(testfixture.LegacyRequest(9, "tools/call", map[string]any{"name": "ask"}))
 		if err != nil {
 			t.Fatal(err)
 		}

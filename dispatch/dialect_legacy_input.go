@@ -1,3 +1,6 @@
+// Initialize-era input requests: a handler's InputRequired sent as real
+// server-to-client requests.
+
 package dispatch
 
 import (
@@ -15,10 +18,10 @@ import (
 	"github.com/snodo-go/snodo/mcp"
 )
 
-// MaxInputRounds bounds how many times a handler serving an
+// maxInputRounds bounds how many times a handler serving an
 // initialize-era client may ask for input before it completes: after the
 // last round's answers it must return a result or an error.
-const MaxInputRounds = 16
+const maxInputRounds = 16
 
 // withClientRequests serves the multi round-trip protocol for an
 // initialize-era client, which has no inputRequests/requestState: when
@@ -38,8 +41,8 @@ func (d legacyDialect) withClientRequests(op operation) operation {
 			switch {
 			case !canAskClient(c):
 				return nil, d.noChannel(c, ir)
-			case round > MaxInputRounds:
-				return nil, rt.internal(c, "input_required", fmt.Errorf("the handler asked for input more than %d times", MaxInputRounds))
+			case round > maxInputRounds:
+				return nil, rt.internal(c, "input_required", fmt.Errorf("the handler asked for input more than %d times", maxInputRounds))
 			}
 			in, err := d.askClient(ctx, rt, c, ir)
 			if err != nil {
@@ -82,7 +85,7 @@ func (d legacyDialect) noChannel(c *Call, ir *inputRequiredResult) error {
 	what := strings.Join(methods, " and ")
 	var why string
 	switch {
-	case c.Session != nil && !c.Session.Initialized():
+	case c.Session != nil && !c.Session.isInitialized():
 		why = "the client has not sent notifications/initialized yet"
 	case c.Info.Transport == TransportHTTP:
 		why = "this server serves HTTP without sessions, which has no channel for server-to-client requests; its operator can turn initialize-era sessions on (streamablehttp.WithSessions)"
@@ -104,7 +107,7 @@ func (d legacyDialect) askClient(ctx context.Context, rt *Runtime, c *Call, ir *
 			return nil, rt.internal(c, "input request "+k, err)
 		}
 		answer, err := c.Session.request(ctx, c.Notifier, r.Method(), params)
-		var ce *ClientError
+		var ce *clientError
 		switch {
 		case err == nil:
 		case errors.As(err, &ce):

@@ -1,3 +1,6 @@
+// The operations only the initialize-era revisions have: the handshake,
+// ping and logging/setLevel.
+
 package dispatch
 
 import (
@@ -5,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/snodo-go/snodo/internal/jsonwire"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
 )
@@ -47,10 +51,10 @@ func (d legacyDialect) admitInitialize(rt *Runtime, req *Request) (*Call, *jsonr
 		return nil, errAlreadyInitialized
 	}
 	var p initializeParams
-	if len(msg.Params) == 0 || jsonrpc.Unmarshal(msg.Params, &p) != nil {
+	if len(msg.Params) == 0 || jsonwire.Unmarshal(msg.Params, &p) != nil {
 		return nil, invalidParams("Invalid params: initialize needs protocolVersion, capabilities and clientInfo")
 	}
-	if _, ok := jsonrpc.Unquote(p.ProtocolVersion); len(p.ProtocolVersion) == 0 || !ok {
+	if _, ok := jsonwire.Unquote(p.ProtocolVersion); len(p.ProtocolVersion) == 0 || !ok {
 		return nil, invalidParams("Invalid params: protocolVersion must be a string")
 	}
 	caps, jerr := parseClientCapabilities(p.Capabilities)

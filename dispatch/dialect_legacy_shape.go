@@ -1,9 +1,12 @@
+// The wire shapes of the initialize-era results.
+
 package dispatch
 
 import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/snodo-go/snodo/internal/jsonwire"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
 )
@@ -162,7 +165,7 @@ func objectOnly(v any) (any, error) {
 	if v == nil {
 		return nil, nil
 	}
-	b, err := jsonrpc.API.Marshal(v)
+	b, err := jsonwire.API.Marshal(v)
 	if err != nil {
 		return nil, err
 	}

@@ -124,18 +124,6 @@ func (c *legacyClient) setup(notifier dispatch.Notifier) func(*dispatch.Request)
 	}
 }
 
-func legacyRequest(id int, method string, params map[string]any) []byte {
-	m := map[string]any{"jsonrpc": "2.0", "id": id, "method": method}
-	if params != nil {
-		m["params"] = params
-	}
-	b, err := json.Marshal(m)
-	if err != nil {
-		panic(err)
-	}
-	return b
-}
-
 // call sends one request on the session and returns the response,
 // validated against the client's revision.
 func (c *legacyClient) call(method string, params map[string]any) *testkit.Frame {
@@ -146,7 +134,7 @@ func (c *legacyClient) call(method string, params map[string]any) *testkit.Frame
 func (c *legacyClient) callWith(method string, params map[string]any, notifier dispatch.Notifier) *testkit.Frame {
 	c.t.Helper()
 	c.nextID++
-	f := testkit.DispatchVersion(c.t, c.rt, c.version, legacyRequest(c.nextID, method, params), c.setup(notifier))
+	f := testkit.DispatchVersion(c.t, c.rt, c.version, testfixture.LegacyRequest(c.nextID, method, params), c.setup(notifier))
 	if f == nil {
 		c.t.Fatalf("%s: no response", method)
 	}
@@ -172,7 +160,7 @@ func (c *legacyClient) notify(method string) {
 func initialize(t *testing.T, rt *dispatch.Runtime, version string, caps map[string]any) (*legacyClient, map[string]any) {
 	t.Helper()
 	c := &legacyClient{t: t, rt: rt, sess: dispatch.NewSession()}
-	msg, err := jsonrpc.Decode(legacyRequest(0, "initialize", map[string]any{
+	msg, err := jsonrpc.Decode(testfixture.LegacyRequest(0, "initialize", map[string]any{
 		"protocolVersion": version, "capabilities": caps,
 		"clientInfo": map[string]any{"name": "old-client", "version": "0.9"},
 	}))
@@ -252,7 +240,7 @@ func TestInitializeAdmission(t *testing.T) {
 	c, _ := initialize(t, rt, "2025-11-25", map[string]any{})
 	// A second initialize on the same session is refused, and changes
 	// nothing.
-	f := testkit.DispatchVersion(t, rt, c.version, legacyRequest(9, "initialize", map[string]any{
+	f := testkit.DispatchVersion(t, rt, c.version, testfixture.LegacyRequest(9, "initialize", map[string]any{
 		"protocolVersion": "2025-06-18", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "x", "version": "1"},
 	}), c.setup(nil))
 	rpcError(t, f, jsonrpc.CodeInvalidRequest)
@@ -268,7 +256,7 @@ func TestInitializeAdmission(t *testing.T) {
 		"clientInfo without a version": {"protocolVersion": "2025-11-25", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "x"}},
 	} {
 		sess := dispatch.NewSession()
-		f := testkit.DispatchVersion(t, rt, "2025-11-25", legacyRequest(1, "initialize", params), func(r *dispatch.Request) { r.Session = sess })
+		f := testkit.DispatchVersion(t, rt, "2025-11-25", testfixture.LegacyRequest(1, "initialize", params), func(r *dispatch.Request) { r.Session = sess })
 		if f.Error == nil || f.Error.Code != jsonrpc.CodeInvalidParams {
 			t.Fatalf("%s: %s", name, f.Raw)
 		}
@@ -281,7 +269,7 @@ func TestInitializeAdmission(t *testing.T) {
 	// HTTP header) is that revision's: it has no initialize.
 	f = testkit.Dispatch(t, rt, testkit.Request(1, "initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{}}))
 	rpcError(t, f, jsonrpc.CodeMethodNotFound)
-	f = testkit.DispatchRequest(t, rt, legacyRequest(2, "initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{}}),
+	f = testkit.DispatchRequest(t, rt, testfixture.LegacyRequest(2, "initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{}}),
 		func(r *dispatch.Request) {
 			r.Header = map[string][]string{"Mcp-Protocol-Version": {"2026-07-28"}, "Mcp-Method": {"initialize"}}
 		})
@@ -290,7 +278,7 @@ func TestInitializeAdmission(t *testing.T) {
 	// Over HTTP the initialize POST carries no MCP-Protocol-Version, and
 	// needs no Mcp-Method. Without a session nothing can keep a log level,
 	// so logging is not offered.
-	f = testkit.DispatchVersion(t, rt, "2025-06-18", legacyRequest(3, "initialize", map[string]any{
+	f = testkit.DispatchVersion(t, rt, "2025-06-18", testfixture.LegacyRequest(3, "initialize", map[string]any{
 		"protocolVersion": "2025-06-18", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "x", "version": "1"},
 	}), func(r *dispatch.Request) {
 		r.Header = map[string][]string{"Accept": {"application/json, text/event-stream"}}
@@ -305,7 +293,7 @@ func TestInitializeAdmission(t *testing.T) {
 
 	// Without the initialize-era revisions, nothing negotiates.
 	modern := legacyRuntime(t, nil, dispatch.WithProtocolVersions(mcp.Version20260728))
-	msg, _ := jsonrpc.Decode(legacyRequest(1, "initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{}}))
+	msg, _ := jsonrpc.Decode(testfixture.LegacyRequest(1, "initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{}}))
 	sess := dispatch.NewSession()
 	if out := modern.Dispatch(context.Background(), &dispatch.Request{Message: msg, Session: sess}); out.ErrorCode != jsonrpc.CodeMethodNotFound || out.NegotiatedVersion != "" || sess.ProtocolVersion() != "" {
 		t.Fatalf("2026-only initialize: %s", out.Frame)
@@ -500,7 +488,7 @@ func TestLegacyLoggingAndProgress(t *testing.T) {
 		rpcError(t, c.call("tools/call", map[string]any{"name": "chatty", "_meta": map[string]any{"progressToken": 1.5}}), jsonrpc.CodeInvalidParams)
 	}
 	// Without a session nothing keeps a level: setLevel does not exist.
-	f := testkit.DispatchVersion(t, rt, "2025-11-25", legacyRequest(1, "logging/setLevel", map[string]any{"level": "debug"}),
+	f := testkit.DispatchVersion(t, rt, "2025-11-25", testfixture.LegacyRequest(1, "logging/setLevel", map[string]any{"level": "debug"}),
 		func(r *dispatch.Request) { r.ProtocolVersion = "2025-11-25" })
 	rpcError(t, f, jsonrpc.CodeMethodNotFound)
 	// Without WithClientLogging neither.
@@ -544,7 +532,7 @@ func TestLegacyHTTPAdmission(t *testing.T) {
 	rpcError(t, c.call("tools/call", map[string]any{"name": "echo", "requestState": "x"}), jsonrpc.CodeInvalidParams)
 
 	// Sessions off: the header alone selects the revision.
-	f := testkit.DispatchVersion(t, rt, "2025-11-25", legacyRequest(1, "tools/list", nil), func(r *dispatch.Request) {
+	f := testkit.DispatchVersion(t, rt, "2025-11-25", testfixture.LegacyRequest(1, "tools/list", nil), func(r *dispatch.Request) {
 		r.Header = map[string][]string{"Mcp-Protocol-Version": {"2025-11-25"}}
 	})
 	if _, ok := resultOf(t, f)["ttlMs"]; ok {
@@ -552,7 +540,7 @@ func TestLegacyHTTPAdmission(t *testing.T) {
 	}
 	// Neither header nor session: the request names no revision and is
 	// served under the preferred initialize-era one.
-	f = testkit.DispatchVersion(t, rt, mcp.Version20251125, legacyRequest(1, "tools/list", nil), func(r *dispatch.Request) { r.Header = map[string][]string{} })
+	f = testkit.DispatchVersion(t, rt, mcp.Version20251125, testfixture.LegacyRequest(1, "tools/list", nil), func(r *dispatch.Request) { r.Header = map[string][]string{} })
 	if _, ok := resultOf(t, f)["tools"]; !ok {
 		t.Fatalf("unversioned tools/list over HTTP: %s", f.Raw)
 	}
@@ -887,12 +875,12 @@ func TestLegacySubscriptionsFromTheHub(t *testing.T) {
 		}
 	}
 	// Without a session nothing can carry the notifications.
-	f := testkit.DispatchVersion(t, rt, "2025-11-25", legacyRequest(1, "initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{}}), nil)
+	f := testkit.DispatchVersion(t, rt, "2025-11-25", testfixture.LegacyRequest(1, "initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{}}), nil)
 	caps := resultOf(t, f)["capabilities"].(map[string]any)
 	if _, ok := caps["tools"].(map[string]any)["listChanged"]; ok || caps["resources"].(map[string]any)["subscribe"] != nil {
 		t.Fatalf("offered without a session: %v", caps)
 	}
-	f = testkit.DispatchVersion(t, rt, "2025-11-25", legacyRequest(2, "resources/subscribe", map[string]any{"uri": "test://static"}),
+	f = testkit.DispatchVersion(t, rt, "2025-11-25", testfixture.LegacyRequest(2, "resources/subscribe", map[string]any{"uri": "test://static"}),
 		func(r *dispatch.Request) { r.ProtocolVersion = "2025-11-25" })
 	rpcError(t, f, jsonrpc.CodeMethodNotFound)
 

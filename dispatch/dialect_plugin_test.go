@@ -57,7 +57,7 @@ func TestRegistryTakesANewDialectWithoutCoreChanges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := rt.ProtocolVersions(); len(got) != 2 || got[0] != "2026-07-28" || got[1] != "2099-01-01" {
+	if got := rt.protocolVersions(); len(got) != 2 || got[0] != "2026-07-28" || got[1] != "2099-01-01" {
 		t.Fatalf("versions = %v", got)
 	}
 	out := dispatchRaw(t, rt, nil, `{"jsonrpc":"2.0","id":1,"method":"future/hello","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2099-01-01"}}}`)
@@ -120,7 +120,7 @@ func TestPluggedDialectNegotiates(t *testing.T) {
 	}
 	sess := NewSession()
 	out := dispatchRaw(t, rt, sess, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2099-12-31"}}`)
-	if out.NegotiatedVersion != "2099-12-31" || sess.ProtocolVersion() != "2099-12-31" || sess.ClientInfo().Name != "c" {
+	if out.NegotiatedVersion != "2099-12-31" || sess.ProtocolVersion() != "2099-12-31" || sess.clientInfo().Name != "c" {
 		t.Fatalf("outcome %q, session %q: %s", out.NegotiatedVersion, sess.ProtocolVersion(), out.Frame)
 	}
 	out = dispatchRaw(t, rt, sess, `{"jsonrpc":"2.0","id":2,"method":"whoami"}`)

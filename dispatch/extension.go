@@ -1,3 +1,6 @@
+// Extensions: exact-versioned methods beyond the core protocol, installed
+// with WithExtension.
+
 package dispatch
 
 import (
@@ -9,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/snodo-go/snodo/internal/jsonwire"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
 )
@@ -98,7 +102,7 @@ var coreMethods = map[string]bool{
 
 // WithExtension installs an extension.
 func WithExtension(e Extension) Option {
-	return func(b *builder) error {
+	return optionFunc(func(b *builder) error {
 		prefix, name, ok := strings.Cut(e.ID, "/")
 		if !ok || prefix == "" || name == "" {
 			return fmt.Errorf("dispatch: extension id %q must be a prefix, a slash and a name", e.ID)
@@ -144,7 +148,7 @@ func WithExtension(e Extension) Option {
 		}
 		b.extensions[e.ID] = &ext
 		return nil
-	}
+	})
 }
 
 // extensionRoute returns the route of an extension method for a revision.
@@ -201,7 +205,7 @@ func opExtension(ctx context.Context, rt *Runtime, c *Call) (any, error) {
 	if err != nil {
 		return nil, rt.callbackError(c, err)
 	}
-	body, err := jsonrpc.API.Marshal(res)
+	body, err := jsonwire.API.Marshal(res)
 	if err != nil {
 		return nil, rt.internal(c, "encoding the extension result", err)
 	}

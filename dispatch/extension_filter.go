@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/snodo-go/snodo/internal/jsonwire"
 	"github.com/snodo-go/snodo/jsonrpc"
 )
 
@@ -123,7 +124,7 @@ func (e Event) checkExtension() error {
 	if len(p) == 0 || p[0] != '{' || !json.Valid(p) {
 		return errInvalidExtensionEvent
 	}
-	if _, ok := jsonrpc.Member(p, "_meta"); ok {
+	if _, ok := jsonwire.Member(p, "_meta"); ok {
 		return errInvalidExtensionEvent
 	}
 	return nil
@@ -135,7 +136,7 @@ func (e Event) checkExtension() error {
 func encodeExtensionEvent(ev Event, subscriptionID jsonrpc.ID) ([]byte, error) {
 	b := make([]byte, 0, 128+len(ev.Params))
 	b = append(b, `{"jsonrpc":"2.0","method":`...)
-	b = jsonrpc.AppendString(b, ev.Method)
+	b = jsonwire.AppendString(b, ev.Method)
 	tagged := subscriptionID.IsValid()
 	var params []byte
 	if len(ev.Params) > 0 {
@@ -143,7 +144,7 @@ func encodeExtensionEvent(ev Event, subscriptionID jsonrpc.ID) ([]byte, error) {
 		if err := json.Compact(&c, ev.Params); err != nil {
 			return nil, err
 		}
-		params = jsonrpc.EscapeNonASCII(c.Bytes())
+		params = jsonwire.EscapeNonASCII(c.Bytes())
 	}
 	switch {
 	case tagged && (len(params) == 0 || string(params) == "{}"):

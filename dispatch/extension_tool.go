@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 
+	"github.com/snodo-go/snodo/internal/jsonwire"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
 )
@@ -108,7 +109,7 @@ func (rt *Runtime) toolRun(c *Call, entry *toolEntry, name string, args json.Raw
 		}
 		defer func() {
 			if p := recover(); p != nil {
-				out = ToolOutcome{Error: rt.internal(&cc, "tool "+name, &PanicError{Value: p})}
+				out = ToolOutcome{Error: rt.internal(&cc, "tool "+name, &panicError{Value: p})}
 			}
 		}()
 		res, err := rt.callTool(ctx, entry, &CallToolRequest{Name: name, Arguments: args, Info: &cc.Info, Input: cc.Input})
@@ -140,9 +141,9 @@ func (rt *Runtime) toolRun(c *Call, entry *toolEntry, name string, args json.Raw
 		}
 		var meta json.RawMessage
 		if res.Meta != nil {
-			meta, _ = jsonrpc.API.Marshal(res.Meta)
+			meta, _ = jsonwire.API.Marshal(res.Meta)
 		}
-		body, err := jsonrpc.API.Marshal(&struct {
+		body, err := jsonwire.API.Marshal(&struct {
 			ResultType        string          `json:"resultType"`
 			Content           []mcp.Content   `json:"content"`
 			StructuredContent any             `json:"structuredContent,omitempty"`
@@ -166,7 +167,7 @@ func (rt *Runtime) outcomeOfInput(c *Call, ir *InputRequired) ToolOutcome {
 	}
 	reqs := make(map[string]json.RawMessage, len(ir.Requests))
 	for k, r := range ir.Requests {
-		b, err := jsonrpc.API.Marshal(wireInputRequest{Method: r.Method(), Params: r})
+		b, err := jsonwire.API.Marshal(wireInputRequest{Method: r.Method(), Params: r})
 		if err != nil {
 			return ToolOutcome{Error: rt.internal(c, "encoding input request "+k, err)}
 		}
@@ -198,9 +199,9 @@ func (rt *Runtime) ResumeToolCall(ctx context.Context, params json.RawMessage, p
 	}
 	c := &Call{Params: append([]byte(nil), params...), dialect: dialect20260728{}}
 	c.Info.Method, c.Info.ProtocolVersion, c.Info.Principal = "tools/call", mcp.Version20260728, principal
-	if meta, ok := jsonrpc.Member(params, "_meta"); ok {
+	if meta, ok := jsonwire.Member(params, "_meta"); ok {
 		var wm wireRequestMeta
-		if jsonrpc.Unmarshal(meta, &wm) == nil && len(wm.ClientCapabilities) > 0 {
+		if jsonwire.Unmarshal(meta, &wm) == nil && len(wm.ClientCapabilities) > 0 {
 			if caps, jerr := parseClientCapabilities(wm.ClientCapabilities); jerr == nil {
 				c.Info.ClientCapabilities = caps
 			}

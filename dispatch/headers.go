@@ -1,3 +1,6 @@
+// The 2026-07-28 HTTP header rules (Mcp-Method, Mcp-Name, Mcp-Param-*),
+// checked at admission.
+
 package dispatch
 
 import (
@@ -5,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/snodo-go/snodo/internal/jsonwire"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
 )
@@ -50,11 +54,11 @@ func checkMirroredHeaders(h map[string][]string, method string, mirrorsName bool
 	m, present, ok := singleHeader(h, mcp.HeaderMethod)
 	switch {
 	case !present:
-		return mcp.NewHeaderMismatchError("Mcp-Method header is required", nil)
+		return headerMismatchError("Mcp-Method header is required", nil)
 	case !ok:
-		return mcp.NewHeaderMismatchError("Mcp-Method header is malformed or repeated", nil)
+		return headerMismatchError("Mcp-Method header is malformed or repeated", nil)
 	case m != method:
-		return mcp.NewHeaderMismatchError("Mcp-Method header does not match the body", map[string]any{"header": m, "body": method})
+		return headerMismatchError("Mcp-Method header does not match the body", map[string]any{"header": m, "body": method})
 	}
 	if !mirrorsName {
 		return nil
@@ -62,16 +66,16 @@ func checkMirroredHeaders(h map[string][]string, method string, mirrorsName bool
 	n, present, ok := singleHeader(h, mcp.HeaderName)
 	switch {
 	case !present:
-		return mcp.NewHeaderMismatchError("Mcp-Name header is required", nil)
+		return headerMismatchError("Mcp-Name header is required", nil)
 	case !ok:
-		return mcp.NewHeaderMismatchError("Mcp-Name header is malformed or repeated", nil)
+		return headerMismatchError("Mcp-Name header is malformed or repeated", nil)
 	}
 	decoded, ok := decodeHeaderValue(n)
 	if !ok {
-		return mcp.NewHeaderMismatchError("Mcp-Name header has an invalid base64 value", nil)
+		return headerMismatchError("Mcp-Name header has an invalid base64 value", nil)
 	}
 	if decoded != name {
-		return mcp.NewHeaderMismatchError("Mcp-Name header does not match the body", nil)
+		return headerMismatchError("Mcp-Name header does not match the body", nil)
 	}
 	return nil
 }
@@ -104,26 +108,26 @@ func checkParamHeaders(h map[string][]string, params []headerParam, arguments []
 		vs := headerValues(h, p.header)
 		switch {
 		case len(vs) > 1:
-			return mcp.NewHeaderMismatchError(p.header+" header is repeated", nil)
+			return headerMismatchError(p.header+" header is repeated", nil)
 		case !hasBody && len(vs) == 0:
 			continue
 		case !hasBody:
-			return mcp.NewHeaderMismatchError(p.header+" header is present but the argument is null or absent", nil)
+			return headerMismatchError(p.header+" header is present but the argument is null or absent", nil)
 		case len(vs) == 0:
-			return mcp.NewHeaderMismatchError(p.header+" header is required", nil)
+			return headerMismatchError(p.header+" header is required", nil)
 		}
 		raw := strings.TrimSpace(vs[0])
 		for i := 0; i < len(raw); i++ {
 			if c := raw[i]; c < 0x20 && c != '\t' || c >= 0x7f {
-				return mcp.NewHeaderMismatchError(p.header+" header has invalid characters", nil)
+				return headerMismatchError(p.header+" header has invalid characters", nil)
 			}
 		}
 		v, ok := decodeHeaderValue(raw)
 		if !ok {
-			return mcp.NewHeaderMismatchError(p.header+" header has an invalid base64 value", nil)
+			return headerMismatchError(p.header+" header has an invalid base64 value", nil)
 		}
 		if !headerEqualsJSON(v, body) {
-			return mcp.NewHeaderMismatchError(p.header+" header does not match the body", nil)
+			return headerMismatchError(p.header+" header does not match the body", nil)
 		}
 	}
 	return nil
@@ -134,7 +138,7 @@ func checkParamHeaders(h map[string][]string, params []headerParam, arguments []
 func argumentAt(args []byte, path []string) ([]byte, bool) {
 	v := args
 	for _, name := range path {
-		next, ok := jsonrpc.Member(v, name)
+		next, ok := jsonwire.Member(v, name)
 		if !ok {
 			return nil, false
 		}
@@ -150,14 +154,14 @@ func argumentAt(args []byte, path []string) ([]byte, bool) {
 func headerEqualsJSON(h string, body []byte) bool {
 	switch c := body[0]; {
 	case c == '"':
-		s, ok := jsonrpc.Unquote(body)
+		s, ok := jsonwire.Unquote(body)
 		return ok && s == h
 	case c == 't' || c == 'f':
 		return h == string(body)
 	case c == '-' || c >= '0' && c <= '9':
 		// Integers are compared numerically ("42.0" equals 42); the
 		// annotation is limited to the range float64 holds exactly.
-		if h == "" || !(h[0] == '-' || h[0] >= '0' && h[0] <= '9') || !jsonrpc.Valid([]byte(h)) {
+		if h == "" || !(h[0] == '-' || h[0] >= '0' && h[0] <= '9') || !jsonwire.Valid([]byte(h)) {
 			return false
 		}
 		a, errA := strconv.ParseFloat(h, 64)

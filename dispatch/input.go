@@ -8,7 +8,7 @@ import (
 	"encoding/json"
 	"sort"
 
-	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/internal/jsonwire"
 	"github.com/snodo-go/snodo/mcp"
 )
 
@@ -66,7 +66,7 @@ func (in *Input) Keys() []string {
 	return keys
 }
 
-// Raw returns the response under key as sent.
+// Raw returns the response under key as sent (a proxy relays it as is).
 func (in *Input) Raw(key string) (json.RawMessage, bool) {
 	if in == nil {
 		return nil, false
@@ -111,11 +111,11 @@ func (in *Input) Roots(key string) (*mcp.ListRootsResult, bool) {
 	if !ok {
 		return nil, false
 	}
-	if roots, has := jsonrpc.Member(raw, "roots"); !has || len(roots) == 0 || roots[0] != '[' {
+	if roots, has := jsonwire.Member(raw, "roots"); !has || len(roots) == 0 || roots[0] != '[' {
 		return nil, false
 	}
 	var r mcp.ListRootsResult
-	if jsonrpc.Unmarshal(raw, &r) != nil {
+	if jsonwire.Unmarshal(raw, &r) != nil {
 		return nil, false
 	}
 	return &r, true
@@ -123,7 +123,7 @@ func (in *Input) Roots(key string) (*mcp.ListRootsResult, bool) {
 
 func (in *Input) decode(key string, v any) bool {
 	raw, ok := in.Raw(key)
-	return ok && jsonrpc.Unmarshal(raw, v) == nil
+	return ok && jsonwire.Unmarshal(raw, v) == nil
 }
 
 // InputFromContext returns the Input of the request a handler is serving:

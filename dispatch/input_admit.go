@@ -6,6 +6,7 @@ package dispatch
 import (
 	"encoding/json"
 
+	"github.com/snodo-go/snodo/internal/jsonwire"
 	"github.com/snodo-go/snodo/jsonrpc"
 )
 
@@ -24,11 +25,11 @@ func (rt *Runtime) admitInput(method string, params []byte, principal any) (*Inp
 	// looking for each on its own would scan the whole params twice.
 	var rawResp, rawState []byte
 	var hasResp, hasState bool
-	jsonrpc.Members(params, func(key, value []byte) bool {
+	jsonwire.Members(params, func(key, value []byte) bool {
 		switch {
-		case !hasResp && jsonrpc.KeyEquals(key, "inputResponses"):
+		case !hasResp && jsonwire.KeyEquals(key, "inputResponses"):
 			rawResp, hasResp = value, true
-		case !hasState && jsonrpc.KeyEquals(key, "requestState"):
+		case !hasState && jsonwire.KeyEquals(key, "requestState"):
 			rawState, hasState = value, true
 		}
 		return !hasResp || !hasState
@@ -43,8 +44,8 @@ func (rt *Runtime) admitInput(method string, params []byte, principal any) (*Inp
 		}
 		in.responses = map[string]json.RawMessage{}
 		bad := false
-		jsonrpc.Members(rawResp, func(key, value []byte) bool {
-			k, ok := jsonrpc.Unquote(key)
+		jsonwire.Members(rawResp, func(key, value []byte) bool {
+			k, ok := jsonwire.Unquote(key)
 			if !ok || !isInputResponse(value) {
 				bad = true
 				return false
@@ -57,7 +58,7 @@ func (rt *Runtime) admitInput(method string, params []byte, principal any) (*Inp
 		}
 	}
 	if hasState {
-		token, ok := jsonrpc.Unquote(rawState)
+		token, ok := jsonwire.Unquote(rawState)
 		if !ok {
 			return nil, invalidParams("Invalid params: requestState must be a string")
 		}
@@ -77,15 +78,15 @@ func isInputResponse(raw []byte) bool {
 	if len(raw) == 0 || raw[0] != '{' {
 		return false
 	}
-	if action, ok := jsonrpc.Member(raw, "action"); ok {
-		a, _ := jsonrpc.Unquote(action)
+	if action, ok := jsonwire.Member(raw, "action"); ok {
+		a, _ := jsonwire.Unquote(action)
 		return a == "accept" || a == "decline" || a == "cancel"
 	}
-	if roots, ok := jsonrpc.Member(raw, "roots"); ok {
+	if roots, ok := jsonwire.Member(raw, "roots"); ok {
 		return len(roots) > 0 && roots[0] == '['
 	}
-	role, okRole := jsonrpc.Member(raw, "role")
-	_, okModel := jsonrpc.Member(raw, "model")
-	_, okContent := jsonrpc.Member(raw, "content")
+	role, okRole := jsonwire.Member(raw, "role")
+	_, okModel := jsonwire.Member(raw, "model")
+	_, okContent := jsonwire.Member(raw, "content")
 	return okRole && okModel && okContent && len(role) > 0 && role[0] == '"'
 }

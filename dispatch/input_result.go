@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/snodo-go/snodo/internal/jsonwire"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
 )
@@ -116,7 +117,7 @@ func checkFormSchema(raw []byte) error {
 		Type       string                    `json:"type"`
 		Properties map[string]map[string]any `json:"properties"`
 	}
-	if len(raw) == 0 || jsonrpc.Unmarshal(raw, &s) != nil || s.Type != "object" || s.Properties == nil {
+	if len(raw) == 0 || jsonwire.Unmarshal(raw, &s) != nil || s.Type != "object" || s.Properties == nil {
 		return errors.New(`a form elicitation needs a requestedSchema with "type":"object" and "properties"`)
 	}
 	for name, p := range s.Properties {

@@ -1,3 +1,5 @@
+// The instrumentation sink option and the dispatch events the Runtime emits.
+
 package dispatch
 
 import (
@@ -7,8 +9,8 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/instrumentation"
+	"github.com/snodo-go/snodo/internal/jsonwire"
 	"github.com/snodo-go/snodo/internal/tracectx"
-	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
 )
 
@@ -22,13 +24,13 @@ import (
 //
 // Without this option the Runtime builds no events at all.
 func WithInstrumentation(s instrumentation.Sink) Option {
-	return func(b *builder) error {
+	return optionFunc(func(b *builder) error {
 		if s == nil {
 			return errors.New("dispatch: nil instrumentation sink")
 		}
 		b.rt.sink = s
 		return nil
-	}
+	})
 }
 
 // Instrumentation returns the Runtime's sink (guarded against panics), or
@@ -57,17 +59,17 @@ func (ri *RequestInfo) metaTraceContext() instrumentation.TraceContext {
 	if len(ri.Meta) == 0 {
 		return instrumentation.TraceContext{}
 	}
-	raw, ok := jsonrpc.Member(ri.Meta, "traceparent")
+	raw, ok := jsonwire.Member(ri.Meta, "traceparent")
 	if !ok {
 		return instrumentation.TraceContext{}
 	}
-	parent, ok := jsonrpc.Unquote(raw)
+	parent, ok := jsonwire.Unquote(raw)
 	if !ok {
 		return instrumentation.TraceContext{}
 	}
 	var state string
-	if raw, ok := jsonrpc.Member(ri.Meta, "tracestate"); ok {
-		state, _ = jsonrpc.Unquote(raw)
+	if raw, ok := jsonwire.Member(ri.Meta, "tracestate"); ok {
+		state, _ = jsonwire.Unquote(raw)
 	}
 	return tracectx.New(parent, state)
 }
@@ -87,7 +89,7 @@ func (rt *Runtime) executeInstrumented(ctx context.Context, c *Call) Outcome {
 	ctx = rt.sink.DispatchStart(ctx, instrumentation.DispatchStart{Call: call, Time: start})
 	out, ex := rt.execute(ctx, c)
 	d := time.Since(start)
-	var pe *PanicError
+	var pe *panicError
 	if errors.As(ex.err, &pe) {
 		rt.sink.DispatchException(ctx, instrumentation.DispatchException{
 			Call: call, Duration: d, Kind: "panic", PanicType: fmt.Sprintf("%T", pe.Value),
@@ -120,11 +122,11 @@ func (rt *Runtime) executeInstrumented(ctx context.Context, c *Call) Outcome {
 func (rt *Runtime) componentOf(c *Call) string {
 	snap := rt.catalog.snapshot()
 	member := func(key string) string {
-		raw, ok := jsonrpc.Member(c.Params, key)
+		raw, ok := jsonwire.Member(c.Params, key)
 		if !ok {
 			return ""
 		}
-		s, _ := jsonrpc.Unquote(raw)
+		s, _ := jsonwire.Unquote(raw)
 		return s
 	}
 	switch c.Info.Method {
@@ -146,7 +148,7 @@ func (rt *Runtime) componentOf(c *Call) string {
 			return t.template.URITemplate
 		}
 	case "completion/complete":
-		ref, ok := jsonrpc.Member(c.Params, "ref")
+		ref, ok := jsonwire.Member(c.Params, "ref")
 		if !ok {
 			return ""
 		}
@@ -155,7 +157,7 @@ func (rt *Runtime) componentOf(c *Call) string {
 			Name string `json:"name"`
 			URI  string `json:"uri"`
 		}
-		if jsonrpc.Unmarshal(ref, &r) != nil {
+		if jsonwire.Unmarshal(ref, &r) != nil {
 			return ""
 		}
 		switch r.Type {

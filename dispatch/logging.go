@@ -1,3 +1,6 @@
+// Client logging: ClientLogger and the records that become
+// notifications/message.
+
 package dispatch
 
 import (
@@ -6,7 +9,7 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/internal/rpcwire"
 )
 
 // Protocol log levels without a log/slog counterpart, for use with
@@ -28,10 +31,10 @@ const LoggerNameKey = "logger"
 // before it sends log notifications. Without it, [ClientLogger] discards
 // everything.
 func WithClientLogging() Option {
-	return func(b *builder) error {
+	return optionFunc(func(b *builder) error {
 		b.rt.capabilities.Logging = &struct{}{}
 		return nil
-	}
+	})
 }
 
 // ClientLogger returns a logger whose records go to the client as
@@ -133,7 +136,7 @@ func (h *clientLogHandler) Handle(ctx context.Context, r slog.Record) error {
 		addAttr(target, a)
 		return true
 	})
-	frame, err := jsonrpc.EncodeNotification("notifications/message", logParams{Level: slogToProtocol(r.Level), Logger: h.name, Data: data})
+	frame, err := rpcwire.EncodeNotification("notifications/message", logParams{Level: slogToProtocol(r.Level), Logger: h.name, Data: data})
 	if err != nil {
 		return err
 	}

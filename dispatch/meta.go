@@ -1,8 +1,13 @@
+// The request _meta the protocol defines: version, client capabilities and
+// info, log level, progress token.
+
 package dispatch
 
 import (
 	"encoding/json"
 
+	"github.com/snodo-go/snodo/internal/jsonwire"
+	"github.com/snodo-go/snodo/internal/rpcwire"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
 )
@@ -31,7 +36,7 @@ func parseProgressToken(raw []byte) (jsonrpc.ID, *jsonrpc.Error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return jsonrpc.ID{}, nil
 	}
-	tok, err := jsonrpc.ParseID(raw)
+	tok, err := rpcwire.ParseID(raw)
 	if err != nil {
 		return jsonrpc.ID{}, invalidParams("Invalid params: progressToken must be a string of at most 256 bytes or a 64-bit integer")
 	}
@@ -45,7 +50,7 @@ func parseClientCapabilities(raw []byte) (mcp.ClientCapabilities, *jsonrpc.Error
 	if len(raw) == 0 || raw[0] != '{' {
 		return caps, invalidParams("Invalid params: clientCapabilities must be an object")
 	}
-	if err := jsonrpc.Unmarshal(raw, &caps); err != nil {
+	if err := jsonwire.Unmarshal(raw, &caps); err != nil {
 		return caps, invalidParams("Invalid params: malformed clientCapabilities")
 	}
 	return caps, nil
@@ -57,7 +62,7 @@ func parseClientInfo(raw []byte) (*mcp.Implementation, *jsonrpc.Error) {
 		return nil, nil
 	}
 	var info mcp.Implementation
-	if raw[0] != '{' || jsonrpc.Unmarshal(raw, &info) != nil || info.Name == "" || info.Version == "" {
+	if raw[0] != '{' || jsonwire.Unmarshal(raw, &info) != nil || info.Name == "" || info.Version == "" {
 		return nil, invalidParams("Invalid params: clientInfo must be an object with name and version")
 	}
 	return &info, nil
@@ -67,7 +72,7 @@ func parseLogLevel(raw []byte) (string, *jsonrpc.Error) {
 	if len(raw) == 0 {
 		return "", nil
 	}
-	lvl, ok := jsonrpc.Unquote(raw)
+	lvl, ok := jsonwire.Unquote(raw)
 	if _, known := logLevels[lvl]; !ok || !known {
 		return "", invalidParams("Invalid params: unknown log level")
 	}

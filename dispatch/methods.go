@@ -1,7 +1,7 @@
-package dispatch
-
 // The method table every built-in revision shares: the methods whose
 // operation and required capability do not depend on the revision.
+
+package dispatch
 
 import "maps"
 

@@ -78,7 +78,7 @@ type mountPart struct {
 // part serves. The part's own extensions (a tools/call hook) and
 // subscription source do not take part.
 func WithMount(prefix string, part *Runtime) Option {
-	return func(b *builder) error {
+	return optionFunc(func(b *builder) error {
 		if part == nil {
 			return fmt.Errorf("dispatch: mount %q: nil Runtime", prefix)
 		}
@@ -92,7 +92,7 @@ func WithMount(prefix string, part *Runtime) Option {
 		}
 		b.mounts = append(b.mounts, &mountPart{prefix: prefix, rt: part})
 		return nil
-	}
+	})
 }
 
 // finishMounts completes New for mounts: the catalog becomes the merge of

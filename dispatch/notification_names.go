@@ -1,3 +1,6 @@
+// The protocol's notification methods, for transports that tell them from
+// application notifications.
+
 package dispatch
 
 // protocolNotifications are the notification methods the protocol

@@ -1,3 +1,6 @@
+// The core operations (discovery, tools), revision-neutral: each dialect
+// shapes their results for its wire.
+
 package dispatch
 
 import (
@@ -6,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 
+	"github.com/snodo-go/snodo/internal/jsonwire"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
 )
@@ -70,7 +74,7 @@ func decodeToolCallParams(params []byte, p *callToolParams) error {
 	}
 	var name, args []byte
 	odd := false
-	isObject := jsonrpc.Members(params, func(key, value []byte) bool {
+	isObject := jsonwire.Members(params, func(key, value []byte) bool {
 		switch {
 		case bytes.IndexByte(key, '\\') >= 0:
 			odd = true // escaped: it may spell one of the two
@@ -89,7 +93,7 @@ func decodeToolCallParams(params []byte, p *callToolParams) error {
 	switch {
 	case name == nil || string(name) == "null":
 	case name[0] == '"':
-		s, ok := jsonrpc.Unquote(name)
+		s, ok := jsonwire.Unquote(name)
 		if !ok {
 			return decodeParams(params, p)
 		}
@@ -196,7 +200,7 @@ func checkStructured(e *toolEntry, res *mcp.CallToolResult) error {
 	if res.StructuredContent == nil {
 		return errors.New("the tool declares an output schema but returned no structuredContent")
 	}
-	b, err := jsonrpc.API.Marshal(res.StructuredContent)
+	b, err := jsonwire.API.Marshal(res.StructuredContent)
 	if err != nil {
 		return err
 	}
@@ -231,7 +235,7 @@ func decodeParams(params []byte, v any) error {
 	if len(params) == 0 {
 		return nil
 	}
-	if err := jsonrpc.Unmarshal(params, v); err != nil {
+	if err := jsonwire.Unmarshal(params, v); err != nil {
 		return invalidParams("Invalid params: " + trimDecodeError(err))
 	}
 	return nil

@@ -1,3 +1,5 @@
+// The completion/complete operation.
+
 package dispatch
 
 import (

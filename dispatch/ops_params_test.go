@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/internal/jsonwire"
 )
 
 var toolCallParams = []string{
@@ -39,7 +39,7 @@ func FuzzToolCallParamsDecodeAsBefore(f *testing.F) {
 		f.Add(in)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
-		if in != "" && !jsonrpc.Valid([]byte(in)) {
+		if in != "" && !jsonwire.Valid([]byte(in)) {
 			return // params reach the operation only after Decode
 		}
 		checkToolCallParams(t, in)

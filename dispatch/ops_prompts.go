@@ -1,3 +1,5 @@
+// The prompts/list and prompts/get operations.
+
 package dispatch
 
 import (

@@ -1,3 +1,6 @@
+// The resources/list, resources/templates/list and resources/read
+// operations.
+
 package dispatch
 
 import (

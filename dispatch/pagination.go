@@ -1,3 +1,5 @@
+// Pagination: the opaque cursors of list results and the pages they select.
+
 package dispatch
 
 import (
@@ -5,6 +7,7 @@ import (
 	"encoding/base64"
 	"strings"
 
+	"github.com/snodo-go/snodo/internal/jsonwire"
 	"github.com/snodo-go/snodo/jsonrpc"
 )
 
@@ -66,7 +69,7 @@ func pageOf[T any](rt *Runtime, c *Call, items []T, key func(T) string) ([]T, st
 	end := min(offset+size, len(items))
 	next := ""
 	if end < len(items) {
-		b, err := jsonrpc.Marshal(cursorBody{V: cursorVersion, Method: c.Info.Method, Version: c.Info.ProtocolVersion, PageSize: size, Offset: end, Digest: digest})
+		b, err := jsonwire.Marshal(cursorBody{V: cursorVersion, Method: c.Info.Method, Version: c.Info.ProtocolVersion, PageSize: size, Offset: end, Digest: digest})
 		if err != nil {
 			return nil, "", err
 		}
@@ -81,7 +84,7 @@ func parseCursor(s string) (cursorBody, bool) {
 		return cur, false
 	}
 	b, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil || !jsonrpc.Valid(b) || jsonrpc.Unmarshal(b, &cur) != nil || cur.V != cursorVersion {
+	if err != nil || !jsonwire.Valid(b) || jsonwire.Unmarshal(b, &cur) != nil || cur.V != cursorVersion {
 		return cur, false
 	}
 	return cur, true

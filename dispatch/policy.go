@@ -218,7 +218,7 @@ func WithMiddleware(m Middleware) PolicyOption {
 // that calls it. Given more than once, the later options add to the
 // earlier ones.
 func WithComponentPolicies(opts ...PolicyOption) Option {
-	return func(b *builder) error {
+	return optionFunc(func(b *builder) error {
 		if b.rt.policies == nil {
 			b.rt.policies = &policyConfig{}
 		}
@@ -231,5 +231,5 @@ func WithComponentPolicies(opts ...PolicyOption) Option {
 			}
 		}
 		return nil
-	}
+	})
 }

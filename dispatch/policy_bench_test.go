@@ -3,6 +3,7 @@ package dispatch_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"log/slog"
 	"testing"
 	"time"
@@ -40,7 +41,7 @@ func BenchmarkPolicyOverhead(b *testing.B) {
 					var a struct {
 						Text string `json:"text"`
 					}
-					if err := jsonrpc.Unmarshal(req.Arguments, &a); err != nil {
+					if err := json.Unmarshal(req.Arguments, &a); err != nil {
 						return nil, err
 					}
 					return mcp.TextResult(a.Text), nil

@@ -1,6 +1,6 @@
-package dispatch
-
 // A principal's identity: which party a verified principal stands for.
+
+package dispatch
 
 import "fmt"
 

@@ -39,7 +39,7 @@ type promptEntry struct {
 // name only its arguments; a [PolicyOption] sets its policies and
 // middleware.
 func WithPrompt(p mcp.Prompt, h PromptHandler, opts ...ComponentOption) Option {
-	return func(b *builder) error {
+	return optionFunc(func(b *builder) error {
 		if p.Name == "" {
 			return fmt.Errorf("dispatch: prompt with no name")
 		}
@@ -67,5 +67,5 @@ func WithPrompt(p mcp.Prompt, h PromptHandler, opts ...ComponentOption) Option {
 		}
 		b.prompts[p.Name] = &promptEntry{prompt: p, handler: h, complete: cfg.complete, policy: &componentPolicy{own: cfg.policy}}
 		return nil
-	}
+	})
 }

@@ -1,8 +1,12 @@
+// The dialect interface: how a protocol revision claims, admits and shapes a
+// message.
+
 package dispatch
 
 import (
 	"fmt"
 
+	"github.com/snodo-go/snodo/internal/jsonwire"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
 )
@@ -233,8 +237,8 @@ func (r *registry) unversioned(method string) dialect {
 // the client's version if enabled, else the first session-era dialect.
 func (r *registry) forInitialize(req *Request) dialect {
 	var requested string
-	if raw, ok := jsonrpc.Member(req.Message.Params, "protocolVersion"); ok {
-		requested, _ = jsonrpc.Unquote(raw)
+	if raw, ok := jsonwire.Member(req.Message.Params, "protocolVersion"); ok {
+		requested, _ = jsonwire.Unquote(raw)
 	}
 	var first dialect
 	for _, d := range r.dialects {
@@ -254,14 +258,14 @@ func (r *registry) forInitialize(req *Request) dialect {
 // metaProtocolVersion returns params._meta["io.modelcontextprotocol/protocolVersion"]
 // when it is a string.
 func metaProtocolVersion(params []byte) string {
-	meta, ok := jsonrpc.Member(params, "_meta")
+	meta, ok := jsonwire.Member(params, "_meta")
 	if !ok {
 		return ""
 	}
-	raw, ok := jsonrpc.Member(meta, mcp.MetaProtocolVersion)
+	raw, ok := jsonwire.Member(meta, mcp.MetaProtocolVersion)
 	if !ok {
 		return ""
 	}
-	v, _ := jsonrpc.Unquote(raw)
+	v, _ := jsonwire.Unquote(raw)
 	return v
 }

@@ -54,13 +54,13 @@ func NewRegistry(hub *Hub) *Registry {
 // registered when the request arrives: an argument or variable with no
 // completion handler gets no values, a component removed is unknown.
 func WithRegistry(r *Registry) Option {
-	return func(b *builder) error {
+	return optionFunc(func(b *builder) error {
 		if r == nil {
 			return errors.New("dispatch: nil registry")
 		}
 		b.registry = r
 		return nil
-	}
+	})
 }
 
 // AddTool registers a tool under the rules of [WithTool]; a name already
@@ -78,7 +78,7 @@ func AddTypedTool[In, Out any](r *Registry, t mcp.Tool, h TypedToolHandler[In, O
 // addTool builds the tool's entry exactly as New would, then adds it.
 func (r *Registry) addTool(name string, opt Option) error {
 	b := scratchBuilder()
-	if err := opt(b); err != nil {
+	if err := opt.applyRuntime(b); err != nil {
 		return err
 	}
 	e := b.tools[name]
@@ -101,7 +101,7 @@ func (r *Registry) RemoveTool(name string) bool {
 // already registered is an error.
 func (r *Registry) AddPrompt(p mcp.Prompt, h PromptHandler, opts ...ComponentOption) error {
 	b := scratchBuilder()
-	if err := WithPrompt(p, h, opts...)(b); err != nil {
+	if err := WithPrompt(p, h, opts...).applyRuntime(b); err != nil {
 		return err
 	}
 	return r.change(EventPromptsListChanged, func() error {
@@ -123,7 +123,7 @@ func (r *Registry) RemovePrompt(name string) bool {
 // error.
 func (r *Registry) AddResource(res mcp.Resource, h ResourceHandler) error {
 	b := scratchBuilder()
-	if err := WithResource(res, h)(b); err != nil {
+	if err := WithResource(res, h).applyRuntime(b); err != nil {
 		return err
 	}
 	e := b.resources[res.URI]
@@ -152,7 +152,7 @@ func (r *Registry) RemoveResource(uri string) bool {
 // matches a registered resource's URI, is an error.
 func (r *Registry) AddResourceTemplate(t mcp.ResourceTemplate, h ResourceHandler, opts ...ComponentOption) error {
 	b := scratchBuilder()
-	if err := WithResourceTemplate(t, h, opts...)(b); err != nil {
+	if err := WithResourceTemplate(t, h, opts...).applyRuntime(b); err != nil {
 		return err
 	}
 	e := b.templates[0]

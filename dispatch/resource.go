@@ -69,7 +69,7 @@ type templateEntry struct {
 // registered twice, or one that a registered template also matches, fails
 // New. opts are the resource's policies and middleware ([PolicyOption]).
 func WithResource(r mcp.Resource, h ResourceHandler, opts ...ComponentOption) Option {
-	return func(b *builder) error {
+	return optionFunc(func(b *builder) error {
 		if err := checkAbsoluteURI(r.URI); err != nil {
 			return fmt.Errorf("dispatch: resource %q: %w", r.URI, err)
 		}
@@ -91,7 +91,7 @@ func WithResource(r mcp.Resource, h ResourceHandler, opts ...ComponentOption) Op
 		}
 		b.resources[r.URI] = &resourceEntry{resource: r, handler: h, policy: &componentPolicy{own: cfg.policy}}
 		return nil
-	}
+	})
 }
 
 // WithResourceTemplate registers a resource template. The template must
@@ -100,7 +100,7 @@ func WithResource(r mcp.Resource, h ResourceHandler, opts ...ComponentOption) Op
 // variables. A [PolicyOption] applies to every URI the template serves
 // together.
 func WithResourceTemplate(t mcp.ResourceTemplate, h ResourceHandler, opts ...ComponentOption) Option {
-	return func(b *builder) error {
+	return optionFunc(func(b *builder) error {
 		parsed, err := uritemplate.Parse(t.URITemplate)
 		if err != nil {
 			return fmt.Errorf("dispatch: resource template %q: %w", t.URITemplate, err)
@@ -127,7 +127,7 @@ func WithResourceTemplate(t mcp.ResourceTemplate, h ResourceHandler, opts ...Com
 		}
 		b.templates = append(b.templates, &templateEntry{template: t, parsed: parsed, handler: h, complete: cfg.complete, policy: &componentPolicy{own: cfg.policy}})
 		return nil
-	}
+	})
 }
 
 // checkResourceOverlap refuses a fixed URI that a template also matches:

@@ -1,13 +1,18 @@
+// Tool results that append themselves to the response frame in one pass (the
+// hot path).
+
 package dispatch
 
 import (
+	"github.com/snodo-go/snodo/internal/jsonwire"
+	"github.com/snodo-go/snodo/internal/rpcwire"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
 )
 
 // resultAppender is a wire result that encodes itself by appending to the
 // response frame: one pass over the result, ASCII only, with the same
-// bytes as jsonrpc.Marshal would produce. Tool results are the hot path of
+// bytes as jsonwire.Marshal would produce. Tool results are the hot path of
 // most servers; encoding them through json-iterator meant marshalling each
 // content block into its own buffer (to put "type" first), copying it into
 // the body, validating the raw _meta by decoding it, then scanning the
@@ -29,16 +34,16 @@ func encodeResultFrame(id jsonrpc.ID, wire any) ([]byte, error) {
 		}
 		return append(b, '}'), nil
 	}
-	body, err := jsonrpc.Marshal(wire)
+	body, err := jsonwire.Marshal(wire)
 	if err != nil {
 		return nil, err
 	}
-	return jsonrpc.AppendResult(make([]byte, 0, len(body)+48), id, body), nil
+	return rpcwire.AppendResult(make([]byte, 0, len(body)+48), id, body), nil
 }
 
 // appendContent appends a content array. A plain text block (no
 // annotations, no _meta), the usual one, is written directly; any other
-// block is encoded as jsonrpc.Marshal would encode it.
+// block is encoded as jsonwire.Marshal would encode it.
 func appendContent(b []byte, content []mcp.Content) ([]byte, error) {
 	if content == nil {
 		return append(b, "null"...), nil // shaping never leaves it nil
@@ -50,11 +55,11 @@ func appendContent(b []byte, content []mcp.Content) ([]byte, error) {
 		}
 		if t, ok := c.(*mcp.TextContent); ok && t != nil && t.Annotations == nil && t.Meta == nil {
 			b = append(b, `{"type":"text","text":`...)
-			b = jsonrpc.AppendString(b, t.Text)
+			b = jsonwire.AppendString(b, t.Text)
 			b = append(b, '}')
 			continue
 		}
-		enc, err := jsonrpc.Marshal(c)
+		enc, err := jsonwire.Marshal(c)
 		if err != nil {
 			return nil, err
 		}
@@ -63,9 +68,9 @@ func appendContent(b []byte, content []mcp.Content) ([]byte, error) {
 	return append(b, ']'), nil
 }
 
-// appendValue appends v as jsonrpc.Marshal encodes it.
+// appendValue appends v as jsonwire.Marshal encodes it.
 func appendValue(b []byte, v any) ([]byte, error) {
-	enc, err := jsonrpc.Marshal(v)
+	enc, err := jsonwire.Marshal(v)
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +82,7 @@ func appendValue(b []byte, v any) ([]byte, error) {
 // encoding (serverInfoMeta), so it is written as it is.
 func (w *wire26CallTool) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, `{"resultType":`...)
-	b = jsonrpc.AppendString(b, w.ResultType)
+	b = jsonwire.AppendString(b, w.ResultType)
 	b = append(b, `,"content":`...)
 	b, err := appendContent(b, w.Content)
 	if err != nil {

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/snodo-go/snodo/internal/jsonwire"
+	"github.com/snodo-go/snodo/internal/rpcwire"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
 )
@@ -15,11 +17,11 @@ import (
 func TestAppendedResultsMatchMarshal(t *testing.T) {
 	prio := 0.5
 	size := int64(42)
-	infoMeta, err := jsonrpc.Marshal(map[string]any{mcp.MetaServerInfo: mcp.Implementation{Name: "t", Version: "1"}})
+	infoMeta, err := jsonwire.Marshal(map[string]any{mcp.MetaServerInfo: mcp.Implementation{Name: "t", Version: "1"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	userMeta, err := jsonrpc.Marshal(map[string]any{mcp.MetaServerInfo: mcp.Implementation{Name: "t", Version: "1"}, "x/é": []any{1, "ü"}})
+	userMeta, err := jsonwire.Marshal(map[string]any{mcp.MetaServerInfo: mcp.Implementation{Name: "t", Version: "1"}, "x/é": []any{1, "ü"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,11 +71,11 @@ func compareEncodings(t *testing.T, name string, wire resultAppender) {
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
-	body, err := jsonrpc.Marshal(wire)
+	body, err := jsonwire.Marshal(wire)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
-	want := jsonrpc.AppendResult(nil, id, body)
+	want := rpcwire.AppendResult(nil, id, body)
 	if !bytes.Equal(got, want) {
 		t.Errorf("%s:\n got %s\nwant %s", name, got, want)
 	}

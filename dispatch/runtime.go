@@ -1,3 +1,6 @@
+// The Runtime, its Limits and the options of New that are not about one
+// capability.
+
 package dispatch
 
 import (
@@ -10,7 +13,7 @@ import (
 
 	"github.com/snodo-go/snodo/instrumentation"
 	"github.com/snodo-go/snodo/internal/guard"
-	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/internal/jsonwire"
 	"github.com/snodo-go/snodo/mcp"
 )
 
@@ -71,8 +74,17 @@ type Runtime struct {
 	policies      *policyConfig            // WithComponentPolicies; nil: none
 }
 
-// Option configures a Runtime under construction.
-type Option func(*builder) error
+// Option configures a Runtime under construction. The With functions of
+// this package build them; [New] applies them in order and returns the
+// first error, which names the option.
+type Option interface {
+	applyRuntime(*builder) error
+}
+
+// optionFunc is an Option made of a function.
+type optionFunc func(*builder) error
+
+func (f optionFunc) applyRuntime(b *builder) error { return f(b) }
 
 type builder struct {
 	rt       *Runtime
@@ -95,30 +107,30 @@ type builder struct {
 // WithInstructions sets the natural-language guidance returned by
 // server/discover (and initialize).
 func WithInstructions(s string) Option {
-	return func(b *builder) error { b.rt.instructions = s; return nil }
+	return optionFunc(func(b *builder) error { b.rt.instructions = s; return nil })
 }
 
 // WithLogger sets the logger for application panics and runtime warnings.
 // The default is slog.Default(), which writes to standard error.
 func WithLogger(l *slog.Logger) Option {
-	return func(b *builder) error {
+	return optionFunc(func(b *builder) error {
 		if l == nil {
 			return errors.New("dispatch: nil logger")
 		}
 		b.rt.logger = l
 		return nil
-	}
+	})
 }
 
 // WithLimits sets the per-request limits.
 func WithLimits(l Limits) Option {
-	return func(b *builder) error {
+	return optionFunc(func(b *builder) error {
 		if l.PageSize < 0 || l.MaxProgressUpdates < 0 || l.MaxProgressMessageBytes < 0 || l.MaxLogMessages < 0 {
 			return errors.New("dispatch: limits must not be negative")
 		}
 		b.rt.limits = l
 		return nil
-	}
+	})
 }
 
 // WithProtocolVersions enables exactly these protocol revisions, in
@@ -126,26 +138,26 @@ func WithLimits(l Limits) Option {
 // a client asking for a version that is not enabled. Unknown or repeated
 // versions are an error. The default is every revision of [mcp.Versions].
 func WithProtocolVersions(versions ...string) Option {
-	return func(b *builder) error {
+	return optionFunc(func(b *builder) error {
 		if len(versions) == 0 {
 			return errors.New("dispatch: WithProtocolVersions needs at least one version")
 		}
 		b.versions = slices.Clone(versions)
 		return nil
-	}
+	})
 }
 
 // withDialect enables an additional protocol revision after the built-in
 // ones. Only this package's tests use it, to plug in stand-in revisions:
 // the registry and the pipeline take a new revision without changing.
 func withDialect(d dialect) Option {
-	return func(b *builder) error {
+	return optionFunc(func(b *builder) error {
 		if d == nil {
 			return errors.New("dispatch: nil dialect")
 		}
 		b.dialects = append(b.dialects, d)
 		return nil
-	}
+	})
 }
 
 // New builds a Runtime for the server described by info (Name and Version
@@ -168,7 +180,7 @@ func New(info mcp.Implementation, opts ...Option) (*Runtime, error) {
 		if opt == nil {
 			return nil, errors.New("dispatch: nil option")
 		}
-		if err := opt(b); err != nil {
+		if err := opt.applyRuntime(b); err != nil {
 			return nil, err
 		}
 	}
@@ -178,7 +190,7 @@ func New(info mcp.Implementation, opts ...Option) (*Runtime, error) {
 		return nil, err
 	}
 	rt.registry = reg
-	if rt.infoMeta, err = jsonrpc.Marshal(map[string]any{mcp.MetaServerInfo: rt.info}); err != nil {
+	if rt.infoMeta, err = jsonwire.Marshal(map[string]any{mcp.MetaServerInfo: rt.info}); err != nil {
 		return nil, fmt.Errorf("dispatch: server info: %w", err)
 	}
 	rt.limits = rt.limits.withDefaults()
@@ -233,9 +245,6 @@ func New(info mcp.Implementation, opts ...Option) (*Runtime, error) {
 // Info returns the server's identity.
 func (rt *Runtime) Info() mcp.Implementation { return rt.info }
 
-// Instructions returns the server's instructions.
-func (rt *Runtime) Instructions() string { return rt.instructions }
-
 // Capabilities returns the capabilities the server advertises. The
 // extensions map is a copy; the settings objects inside it are shared and
 // must not be changed.
@@ -245,11 +254,8 @@ func (rt *Runtime) Capabilities() mcp.ServerCapabilities {
 	return c
 }
 
-// ProtocolVersions returns the enabled revisions in preference order.
-func (rt *Runtime) ProtocolVersions() []string { return slices.Clone(rt.registry.versions) }
-
-// Limits returns the per-request limits, defaults applied.
-func (rt *Runtime) Limits() Limits { return rt.limits }
+// protocolVersions returns the enabled revisions in preference order.
+func (rt *Runtime) protocolVersions() []string { return slices.Clone(rt.registry.versions) }
 
 // Logger returns the Runtime's logger.
 func (rt *Runtime) Logger() *slog.Logger { return rt.logger }

@@ -1,3 +1,5 @@
+// JSON Schema handling for tools: compiling, inferring and validating.
+
 package dispatch
 
 import (

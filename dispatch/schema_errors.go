@@ -1,7 +1,7 @@
-package dispatch
-
 // Naming a schema failure: which argument is wrong and what it should be,
 // as "arguments.days: expected integer", never the value.
+
+package dispatch
 
 import (
 	"bytes"

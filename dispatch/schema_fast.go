@@ -1,3 +1,6 @@
+// The precompiled check for flat object input schemas, tried before
+// jsonschema-go.
+
 package dispatch
 
 import (

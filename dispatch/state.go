@@ -1,3 +1,6 @@
+// requestState: sealing and opening the MRTR state a client carries,
+// and the options that set its keys and lifetime.
+
 package dispatch
 
 import (
@@ -11,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/internal/jsonwire"
 )
 
 // requestState sealing. A token is
@@ -26,11 +29,11 @@ import (
 
 // Limits of requestState.
 const (
-	MaxStateKeys        = 8
-	MinStateKeyBytes    = 32
-	MaxRequestStateSize = 16 << 10
-	DefaultStateTTL     = 300 * time.Second
-	MaxStateTTL         = 900 * time.Second
+	maxStateKeys        = 8
+	minStateKeyBytes    = 32
+	maxRequestStateSize = 16 << 10
+	defaultStateTTL     = 300 * time.Second
+	maxStateTTL         = 900 * time.Second
 )
 
 type stateKey struct {
@@ -62,15 +65,15 @@ type statePayload struct {
 // means states do not survive a restart and are not accepted by other
 // instances behind a load balancer.
 func WithRequestStateKeys(keys ...[]byte) Option {
-	return func(b *builder) error {
-		if len(keys) == 0 || len(keys) > MaxStateKeys {
-			return fmt.Errorf("dispatch: WithRequestStateKeys needs 1 to %d keys", MaxStateKeys)
+	return optionFunc(func(b *builder) error {
+		if len(keys) == 0 || len(keys) > maxStateKeys {
+			return fmt.Errorf("dispatch: WithRequestStateKeys needs 1 to %d keys", maxStateKeys)
 		}
 		ring := make([]stateKey, 0, len(keys))
 		ids := map[string]bool{}
 		for i, k := range keys {
-			if len(k) < MinStateKeyBytes {
-				return fmt.Errorf("dispatch: requestState key %d is shorter than %d bytes", i, MinStateKeyBytes)
+			if len(k) < minStateKeyBytes {
+				return fmt.Errorf("dispatch: requestState key %d is shorter than %d bytes", i, minStateKeyBytes)
 			}
 			id := keyID(k)
 			if ids[id] {
@@ -81,19 +84,19 @@ func WithRequestStateKeys(keys ...[]byte) Option {
 		}
 		b.rt.state.keys = ring
 		return nil
-	}
+	})
 }
 
 // WithRequestStateTTL sets how long a sealed requestState stays valid:
 // more than 0 and at most 15 minutes. The default is 5 minutes.
 func WithRequestStateTTL(d time.Duration) Option {
-	return func(b *builder) error {
-		if d <= 0 || d > MaxStateTTL {
-			return fmt.Errorf("dispatch: requestState TTL must be in (0, %s]", MaxStateTTL)
+	return optionFunc(func(b *builder) error {
+		if d <= 0 || d > maxStateTTL {
+			return fmt.Errorf("dispatch: requestState TTL must be in (0, %s]", maxStateTTL)
 		}
 		b.rt.state.ttl = d
 		return nil
-	}
+	})
 }
 
 // WithPrincipalID sets how a request's Principal becomes the identity a
@@ -102,25 +105,25 @@ func WithRequestStateTTL(d time.Duration) Option {
 // PrincipalID (with its type), a string principal as is, a
 // fmt.Stringer's String(), and otherwise the type and printed value.
 func WithPrincipalID(f func(principal any) string) Option {
-	return func(b *builder) error {
+	return optionFunc(func(b *builder) error {
 		if f == nil {
 			return errors.New("dispatch: nil principal id function")
 		}
 		b.rt.state.principalID = f
 		return nil
-	}
+	})
 }
 
-// WithClock replaces the clock used for requestState expiry; tests use it
+// withClock replaces the clock used for requestState expiry; tests use it
 // to move time without sleeping.
-func WithClock(now func() time.Time) Option {
-	return func(b *builder) error {
+func withClock(now func() time.Time) Option {
+	return optionFunc(func(b *builder) error {
 		if now == nil {
 			return errors.New("dispatch: nil clock")
 		}
 		b.rt.state.now = now
 		return nil
-	}
+	})
 }
 
 func defaultPrincipalID(p any) string {
@@ -146,7 +149,7 @@ func keyID(secret []byte) string {
 // finish fills the defaults once the options have run.
 func (s *stateSealer) finish() error {
 	if s.ttl == 0 {
-		s.ttl = DefaultStateTTL
+		s.ttl = defaultStateTTL
 	}
 	if s.now == nil {
 		s.now = time.Now
@@ -155,7 +158,7 @@ func (s *stateSealer) finish() error {
 		s.principalID = defaultPrincipalID
 	}
 	if len(s.keys) == 0 {
-		secret := make([]byte, MinStateKeyBytes)
+		secret := make([]byte, minStateKeyBytes)
 		if _, err := rand.Read(secret); err != nil {
 			return fmt.Errorf("dispatch: drawing a requestState key: %w", err)
 		}
@@ -173,7 +176,7 @@ func (s *stateSealer) seal(state []byte, method string, params []byte, principal
 	if _, err := rand.Read(nonce); err != nil {
 		return "", err
 	}
-	body, err := jsonrpc.API.Marshal(statePayload{
+	body, err := jsonwire.API.Marshal(statePayload{
 		Method:    method,
 		Params:    digest,
 		Principal: principalDigest(s.principalID(principal)),
@@ -187,14 +190,14 @@ func (s *stateSealer) seal(state []byte, method string, params []byte, principal
 	k := s.keys[0]
 	head := "s1." + k.id + "." + base64.RawURLEncoding.EncodeToString(body)
 	token := head + "." + base64.RawURLEncoding.EncodeToString(mac(k.secret, head))
-	if len(token) > MaxRequestStateSize {
-		return "", fmt.Errorf("sealed requestState is %d bytes, more than %d", len(token), MaxRequestStateSize)
+	if len(token) > maxRequestStateSize {
+		return "", fmt.Errorf("sealed requestState is %d bytes, more than %d", len(token), maxRequestStateSize)
 	}
 	return token, nil
 }
 
 func (s *stateSealer) open(token, method string, params []byte, principal any) ([]byte, error) {
-	if len(token) > MaxRequestStateSize {
+	if len(token) > maxRequestStateSize {
 		return nil, errors.New("too large")
 	}
 	parts := strings.Split(token, ".")
@@ -221,7 +224,7 @@ func (s *stateSealer) open(token, method string, params []byte, principal any) (
 		return nil, errors.New("malformed payload")
 	}
 	var p statePayload
-	if err := jsonrpc.Unmarshal(body, &p); err != nil {
+	if err := jsonwire.Unmarshal(body, &p); err != nil {
 		return nil, errors.New("malformed payload")
 	}
 	digest, err := paramsDigest(params)
@@ -267,13 +270,13 @@ var mrtrOnlyParams = map[string]bool{"_meta": true, "inputResponses": true, "req
 func paramsDigest(params []byte) (string, error) {
 	salient := map[string]any{}
 	var err error
-	jsonrpc.Members(params, func(key, value []byte) bool {
-		k, ok := jsonrpc.Unquote(key)
+	jsonwire.Members(params, func(key, value []byte) bool {
+		k, ok := jsonwire.Unquote(key)
 		if !ok || mrtrOnlyParams[k] {
 			return true
 		}
 		var v any
-		if e := jsonrpc.Unmarshal(value, &v); e != nil {
+		if e := jsonwire.Unmarshal(value, &v); e != nil {
 			err = e
 			return false
 		}
@@ -288,7 +291,7 @@ func paramsDigest(params []byte) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	canon, err := jsonrpc.API.Marshal(salient)
+	canon, err := jsonwire.API.Marshal(salient)
 	if err != nil {
 		return "", err
 	}

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/internal/jsonwire"
 )
 
 // salientParams decodes params with encoding/json (not the code under
@@ -62,7 +62,7 @@ func FuzzRequestState(f *testing.F) {
 	f.Add([]byte(nil), `{}`, "tools/call", `{}`, "", "", uint16(0), []byte(nil), uint16(0), "s1.x.e30.AAAA", false)
 	f.Fuzz(func(t *testing.T, state []byte, sealParams, method, openParams, sealPrincipal, openPrincipal string,
 		advance uint16, flip []byte, cut uint16, raw string, otherKey bool) {
-		if len(state) > 1024 || !jsonrpc.Valid([]byte(sealParams)) || !jsonrpc.Valid([]byte(openParams)) {
+		if len(state) > 1024 || !jsonwire.Valid([]byte(sealParams)) || !jsonwire.Valid([]byte(openParams)) {
 			return
 		}
 		sealSalient, ok1 := salientParams([]byte(sealParams))
@@ -103,7 +103,7 @@ func FuzzRequestState(f *testing.F) {
 			return
 		}
 		want := method == "tools/call" && reflect.DeepEqual(sealSalient, openSalient) &&
-			sealPrincipal == openPrincipal && advance < uint16(DefaultStateTTL/time.Second)
+			sealPrincipal == openPrincipal && advance < uint16(defaultStateTTL/time.Second)
 		if want != (err == nil) {
 			t.Fatalf("open = %v, want success %t (method %q, principal %q/%q, %d s later, params %s / %s)",
 				err, want, method, sealPrincipal, openPrincipal, advance, sealParams, openParams)

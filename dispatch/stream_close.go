@@ -1,12 +1,15 @@
+// CloseStream: ending a request's event stream while the request goes on
+// (SEP-1699 polling).
+
 package dispatch
 
 import "context"
 
-// StreamCloser is implemented by a [Notifier] whose transport can end the
+// streamCloser is implemented by a [Notifier] whose transport can end the
 // event stream of the request it serves while the request goes on: the
 // client reconnects and receives the rest (SEP-1699 polling, 2025-11-25).
 // CloseStream reports whether it will.
-type StreamCloser interface {
+type streamCloser interface {
 	// CloseStream closes the request's event stream, leaving the
 	// request running, and reports whether it did.
 	CloseStream() bool
@@ -23,6 +26,6 @@ func CloseStream(ctx context.Context) bool {
 	if s == nil || s.call == nil {
 		return false
 	}
-	c, ok := s.call.Notifier.(StreamCloser)
+	c, ok := s.call.Notifier.(streamCloser)
 	return ok && c.CloseStream()
 }

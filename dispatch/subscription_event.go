@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 
+	"github.com/snodo-go/snodo/internal/jsonwire"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
 )
@@ -139,7 +140,7 @@ func EncodeEvent(ev Event, subscriptionID jsonrpc.ID) ([]byte, error) {
 		b = append(b, `,"params":{`...)
 		if ev.Kind == EventResourceUpdated {
 			b = append(b, `"uri":`...)
-			b = jsonrpc.AppendString(b, ev.URI)
+			b = jsonwire.AppendString(b, ev.URI)
 			if tagged {
 				b = append(b, ',')
 			}
@@ -162,7 +163,7 @@ func appendSubscriptionMeta(b []byte, id jsonrpc.ID) []byte {
 // encodeAcknowledged encodes notifications/subscriptions/acknowledged with
 // the accepted filter, tagged with the stream's id.
 func encodeAcknowledged(accepted mcp.SubscriptionFilter, id jsonrpc.ID) ([]byte, error) {
-	body, err := jsonrpc.Marshal(accepted)
+	body, err := jsonwire.Marshal(accepted)
 	if err != nil {
 		return nil, err
 	}
@@ -184,7 +185,7 @@ func EncodeListenCancelled(id jsonrpc.ID, reason string) []byte {
 	b = id.AppendJSON(b)
 	if reason != "" {
 		b = append(b, `,"reason":`...)
-		b = jsonrpc.AppendString(b, reason)
+		b = jsonwire.AppendString(b, reason)
 	}
 	return append(b, '}', '}')
 }

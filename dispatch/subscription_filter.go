@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/snodo-go/snodo/internal/jsonwire"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
 )
@@ -117,12 +118,12 @@ func filterAttrs(f mcp.SubscriptionFilter, into map[string]string) {
 // The work is linear in the size of params.
 func (rt *Runtime) parseListenParams(params []byte) (mcp.SubscriptionFilter, *jsonrpc.Error) {
 	var f mcp.SubscriptionFilter
-	raw, ok := jsonrpc.Member(params, "notifications")
+	raw, ok := jsonwire.Member(params, "notifications")
 	if !ok || len(raw) == 0 || raw[0] != '{' {
 		return f, invalidParams("Invalid params: notifications must be an object")
 	}
 	var members map[string]json.RawMessage
-	if err := jsonrpc.Unmarshal(raw, &members); err != nil {
+	if err := jsonwire.Unmarshal(raw, &members); err != nil {
 		return f, invalidParams("Invalid params: malformed notifications")
 	}
 	for _, m := range []struct {
@@ -169,7 +170,7 @@ func parseListenKeys(member string, raw json.RawMessage) ([]string, *jsonrpc.Err
 	}
 	what := "Invalid params: notifications." + member
 	var items []json.RawMessage
-	if raw[0] != '[' || jsonrpc.Unmarshal(raw, &items) != nil {
+	if raw[0] != '[' || jsonwire.Unmarshal(raw, &items) != nil {
 		return nil, invalidParams(what + " must be an array of strings")
 	}
 	if len(items) > MaxListenKeys {
@@ -179,7 +180,7 @@ func parseListenKeys(member string, raw json.RawMessage) ([]string, *jsonrpc.Err
 	out := make([]string, 0, len(items))
 	seen := make(map[string]struct{}, len(items))
 	for _, it := range items {
-		k, ok := jsonrpc.Unquote(it)
+		k, ok := jsonwire.Unquote(it)
 		if !ok || k == "" {
 			return nil, invalidParams(what + " must be an array of non-empty strings")
 		}
@@ -200,7 +201,7 @@ func parseResourceSubscriptions(raw json.RawMessage) ([]string, *jsonrpc.Error) 
 		return nil, invalidParams(what + " must be an array of URIs")
 	}
 	var items []json.RawMessage
-	if err := jsonrpc.Unmarshal(raw, &items); err != nil {
+	if err := jsonwire.Unmarshal(raw, &items); err != nil {
 		return nil, invalidParams(what + " must be an array of URIs")
 	}
 	if len(items) > MaxResourceSubscriptions {
@@ -213,7 +214,7 @@ func parseResourceSubscriptions(raw json.RawMessage) ([]string, *jsonrpc.Error) 
 	out := make([]string, 0, len(items))
 	seen := make(map[string]struct{}, len(items))
 	for _, it := range items {
-		u, ok := jsonrpc.Unquote(it)
+		u, ok := jsonwire.Unquote(it)
 		if !ok {
 			return nil, invalidParams(what + " must be an array of URIs")
 		}

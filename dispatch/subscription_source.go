@@ -74,13 +74,13 @@ var (
 // prompts, and listChanged and subscribe for resources, on whichever of
 // those component kinds it offers.
 func WithSubscriptions(src SubscriptionSource) Option {
-	return func(b *builder) error {
+	return optionFunc(func(b *builder) error {
 		if src == nil {
 			return errors.New("dispatch: nil subscription source")
 		}
 		b.rt.source = src
 		return nil
-	}
+	})
 }
 
 // SubscriptionSource returns the source given with [WithSubscriptions],

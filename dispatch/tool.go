@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/internal/jsonwire"
 	"github.com/snodo-go/snodo/mcp"
 )
 
@@ -67,7 +67,7 @@ var toolNameRE = regexp.MustCompile(`^[A-Za-z0-9_./-]{1,64}$`)
 // the tool's policies and middleware ([PolicyOption]). Any problem fails
 // New.
 func WithTool(t mcp.Tool, h ToolHandler, opts ...ComponentOption) Option {
-	return func(b *builder) error { return b.addTool(t, h, opts) }
+	return optionFunc(func(b *builder) error { return b.addTool(t, h, opts) })
 }
 
 func (b *builder) addTool(t mcp.Tool, h ToolHandler, opts []ComponentOption) error {
@@ -94,7 +94,7 @@ func (b *builder) addTool(t mcp.Tool, h ToolHandler, opts []ComponentOption) err
 	if err = checkSchema(t.InputSchema); err != nil {
 		return fmt.Errorf("dispatch: tool %q input schema: %w", t.Name, err)
 	}
-	if typ, _ := jsonrpc.Member(t.InputSchema, "type"); string(typ) != `"object"` {
+	if typ, _ := jsonwire.Member(t.InputSchema, "type"); string(typ) != `"object"` {
 		return fmt.Errorf("dispatch: tool %q input schema must have \"type\":\"object\" at its root", t.Name)
 	}
 	e.anyObject = string(t.InputSchema) == `{"type":"object"}`
@@ -122,7 +122,7 @@ func (b *builder) addTool(t mcp.Tool, h ToolHandler, opts []ComponentOption) err
 }
 
 func checkSchema(s []byte) error {
-	if !jsonrpc.Valid(s) {
+	if !jsonwire.Valid(s) {
 		return errors.New("not valid JSON")
 	}
 	if t := strings.TrimLeft(string(s), " \t\r\n"); !strings.HasPrefix(t, "{") {

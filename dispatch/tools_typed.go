@@ -1,3 +1,6 @@
+// Typed tools: WithTypedTool and AddTypedTool over Go types, with inferred
+// schemas.
+
 package dispatch
 
 import (
@@ -6,7 +9,7 @@ import (
 	"reflect"
 
 	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/internal/jsonwire"
 	"github.com/snodo-go/snodo/mcp"
 )
 
@@ -34,7 +37,7 @@ type TypedToolHandler[In, Out any] func(ctx context.Context, in In) (Out, error)
 //
 // opts are the tool's policies and middleware ([PolicyOption]).
 func WithTypedTool[In, Out any](t mcp.Tool, h TypedToolHandler[In, Out], opts ...ComponentOption) Option {
-	return func(b *builder) error {
+	return optionFunc(func(b *builder) error {
 		if h == nil {
 			return fmt.Errorf("dispatch: tool %q has no handler", t.Name)
 		}
@@ -60,7 +63,7 @@ func WithTypedTool[In, Out any](t mcp.Tool, h TypedToolHandler[In, Out], opts ..
 			}
 		}
 		return b.addTool(t, typedHandler(h), opts)
-	}
+	})
 }
 
 func inferSchema[T any]() (*jsonschema.Schema, error) {
@@ -70,7 +73,7 @@ func inferSchema[T any]() (*jsonschema.Schema, error) {
 func typedHandler[In, Out any](h TypedToolHandler[In, Out]) ToolHandler {
 	return func(ctx context.Context, req *CallToolRequest) (*mcp.CallToolResult, error) {
 		var in In
-		if err := jsonrpc.Unmarshal(req.Arguments, &in); err != nil {
+		if err := jsonwire.Unmarshal(req.Arguments, &in); err != nil {
 			// The schema admitted the arguments but they do not fit In:
 			// the schema given was looser than the type.
 			return mcp.ErrorResult(decodeFailure(req.Arguments, new(In))), nil
@@ -79,7 +82,7 @@ func typedHandler[In, Out any](h TypedToolHandler[In, Out]) ToolHandler {
 		if err != nil {
 			return nil, err
 		}
-		body, err := jsonrpc.API.Marshal(out)
+		body, err := jsonwire.API.Marshal(out)
 		if err != nil {
 			return nil, &serverError{what: "encoding the tool's output", err: err}
 		}

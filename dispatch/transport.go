@@ -1,11 +1,11 @@
-package dispatch
-
 // Transport-author API: what a transport hands the Runtime with each
 // message (Request, TransportKind, Notifier) and what admission gives back
 // (Call). The files transport_*.go hold the rest of it: running a message
 // (Dispatch, Admit, Execute, Outcome), the initialize-era Session, and
 // subscription streams (OpenStream, Stream). A server author never needs
 // these; the stdio, Streamable HTTP and in-process transports use them.
+
+package dispatch
 
 import (
 	"context"

@@ -1,7 +1,7 @@
-package dispatch
-
 // Transport-author API: running one message in the calling goroutine
 // (Dispatch, or Admit then Execute) and its Outcome.
+
+package dispatch
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/snodo-go/snodo/internal/rpcwire"
 	"github.com/snodo-go/snodo/jsonrpc"
 )
 
@@ -38,9 +39,9 @@ type Outcome struct {
 	RetryAfter time.Duration
 }
 
-// ErrorOutcome returns the Outcome that answers id with e.
-func ErrorOutcome(id jsonrpc.ID, e *jsonrpc.Error) Outcome {
-	return Outcome{Frame: jsonrpc.EncodeError(id, e), ErrorCode: e.Code}
+// errorOutcome returns the Outcome that answers id with e.
+func errorOutcome(id jsonrpc.ID, e *jsonrpc.Error) Outcome {
+	return Outcome{Frame: rpcwire.EncodeError(id, e), ErrorCode: e.Code}
 }
 
 // Dispatch runs one message to completion in the calling goroutine:
@@ -78,11 +79,11 @@ func (rt *Runtime) Admit(req *Request) (*Call, Outcome) {
 	}
 	d, jerr := rt.registry.selectDialect(req)
 	if jerr != nil {
-		return nil, ErrorOutcome(msg.ID, jerr)
+		return nil, errorOutcome(msg.ID, jerr)
 	}
 	call, jerr := d.Admit(rt, req)
 	if jerr != nil {
-		out := ErrorOutcome(msg.ID, jerr)
+		out := errorOutcome(msg.ID, jerr)
 		out.SessionEra = d.Era() == eraSession
 		return nil, out
 	}
@@ -110,17 +111,17 @@ func (rt *Runtime) execute(ctx context.Context, c *Call) (Outcome, executed) {
 	ctx = withCall(ctx, rt, c)
 	res, err := rt.runOp(ctx, c)
 	if err != nil {
-		out := ErrorOutcome(c.Info.ID, rt.toRPCError(c, err))
+		out := errorOutcome(c.Info.ID, rt.toRPCError(c, err))
 		out.RetryAfter = retryAfterOf(err)
 		return out, executed{err: err}
 	}
 	wire, err := c.dialect.ShapeResult(rt, c, res)
 	if err != nil {
-		return ErrorOutcome(c.Info.ID, rt.internal(c, "shaping result", err)), executed{err: err}
+		return errorOutcome(c.Info.ID, rt.internal(c, "shaping result", err)), executed{err: err}
 	}
 	frame, err := encodeResultFrame(c.Info.ID, wire)
 	if err != nil {
-		return ErrorOutcome(c.Info.ID, rt.internal(c, "encoding result", err)), executed{err: err}
+		return errorOutcome(c.Info.ID, rt.internal(c, "encoding result", err)), executed{err: err}
 	}
 	out := Outcome{Frame: frame}
 	if hr, ok := res.(handshakeResult); ok {
@@ -161,9 +162,9 @@ func (rt *Runtime) runOp(ctx context.Context, c *Call) (res any, err error) {
 // the details go to the logger only.
 var errInternal = jsonrpc.NewError(jsonrpc.CodeInternalError, "Internal error")
 
-// PanicError wraps a recovered panic from application code. It reaches the
+// panicError wraps a recovered panic from application code. It reaches the
 // logger, never the client.
-type PanicError struct {
+type panicError struct {
 	// Value is what the application code panicked with.
 	Value any
 	// Stack is the goroutine's stack at the panic.
@@ -171,12 +172,12 @@ type PanicError struct {
 }
 
 // Error describes the panic by its value; the stack is left out.
-func (p *PanicError) Error() string { return fmt.Sprintf("panic: %v", p.Value) }
+func (p *panicError) Error() string { return fmt.Sprintf("panic: %v", p.Value) }
 
 func (rt *Runtime) recovered(c *Call, r any, stack []byte) error {
 	rt.logger.Error("snodo: application callback panicked",
 		"method", c.Info.Method, "id", c.Info.ID.String(), "panic", fmt.Sprint(r), "stack", string(stack))
-	return &PanicError{Value: r, Stack: stack}
+	return &panicError{Value: r, Stack: stack}
 }
 
 func (rt *Runtime) internal(c *Call, what string, err error) *jsonrpc.Error {
@@ -187,7 +188,7 @@ func (rt *Runtime) internal(c *Call, what string, err error) *jsonrpc.Error {
 // toRPCError maps an operation error to the JSON-RPC error the client sees.
 func (rt *Runtime) toRPCError(c *Call, err error) *jsonrpc.Error {
 	var je *jsonrpc.Error
-	var pe *PanicError
+	var pe *panicError
 	switch {
 	case errors.As(err, &je):
 		return c.dialect.ShapeError(rt, c, je)

@@ -1,7 +1,7 @@
-package dispatch
-
 // Transport-author API: the initialize-era Session a transport keeps per
 // connection or HTTP session and passes with every message.
+
+package dispatch
 
 import (
 	"maps"
@@ -56,9 +56,9 @@ func (s *Session) ProtocolVersion() string {
 	return s.version
 }
 
-// ClientCapabilities returns the capabilities the client declared in
+// clientCapabilities returns the capabilities the client declared in
 // initialize. The maps inside are shared and must not be changed.
-func (s *Session) ClientCapabilities() mcp.ClientCapabilities {
+func (s *Session) clientCapabilities() mcp.ClientCapabilities {
 	if s == nil {
 		return mcp.ClientCapabilities{}
 	}
@@ -67,9 +67,9 @@ func (s *Session) ClientCapabilities() mcp.ClientCapabilities {
 	return s.caps
 }
 
-// ClientInfo returns a copy of the client's self-description from
+// clientInfo returns a copy of the client's self-description from
 // initialize, or nil. It is unverified.
-func (s *Session) ClientInfo() *mcp.Implementation {
+func (s *Session) clientInfo() *mcp.Implementation {
 	if s == nil {
 		return nil
 	}
@@ -82,9 +82,9 @@ func (s *Session) ClientInfo() *mcp.Implementation {
 	return &c
 }
 
-// Initialized reports whether the client has sent
+// isInitialized reports whether the client has sent
 // notifications/initialized after a successful initialize.
-func (s *Session) Initialized() bool {
+func (s *Session) isInitialized() bool {
 	if s == nil {
 		return false
 	}
@@ -93,9 +93,9 @@ func (s *Session) Initialized() bool {
 	return s.initialized
 }
 
-// LogLevel returns the level the client set with logging/setLevel, or ""
+// currentLogLevel returns the level the client set with logging/setLevel, or ""
 // when it set none (no log messages are sent then).
-func (s *Session) LogLevel() string {
+func (s *Session) currentLogLevel() string {
 	if s == nil {
 		return ""
 	}
@@ -143,9 +143,9 @@ func (s *Session) setLogLevel(level string) {
 type handshake struct {
 	// ProtocolVersion is the negotiated revision.
 	ProtocolVersion string
-	// ClientCapabilities are those the client declared.
+	// clientCapabilities are those the client declared.
 	ClientCapabilities mcp.ClientCapabilities
-	// ClientInfo is the client's self-description, when it sent one.
+	// clientInfo is the client's self-description, when it sent one.
 	ClientInfo *mcp.Implementation
 }
 

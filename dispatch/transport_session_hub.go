@@ -1,7 +1,7 @@
-package dispatch
-
 // Transport-author API: a Session's change notifications, which the
 // transport drains outside any request (SetWake, NextNotification).
+
+package dispatch
 
 import (
 	"github.com/snodo-go/snodo/jsonrpc"
@@ -118,8 +118,8 @@ func (s *Session) unsubscribe(uri string) {
 	s.listener.Unsubscribe(uri)
 }
 
-// Subscriptions returns the resource URIs the client subscribed to.
-func (s *Session) Subscriptions() []string {
+// subscriptions returns the resource URIs the client subscribed to.
+func (s *Session) subscriptions() []string {
 	if s == nil {
 		return nil
 	}

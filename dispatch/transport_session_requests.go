@@ -1,8 +1,8 @@
-package dispatch
-
 // Transport-author API: a Session's server-to-client requests (the
 // transport hands the client's answers to Deliver) and the handler-facing
 // PingClient built on them.
+
+package dispatch
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"errors"
 	"time"
 
+	"github.com/snodo-go/snodo/internal/jsonwire"
+	"github.com/snodo-go/snodo/internal/rpcwire"
 	"github.com/snodo-go/snodo/jsonrpc"
 )
 
@@ -35,7 +37,7 @@ var ErrNoClientChannel = errors.New("dispatch: the request cannot carry a server
 // serves, on that request's stream, and waits for its (empty) answer. It
 // fails with ErrNoClientChannel when the request cannot carry it, with
 // ctx's error when ctx ends first, with ErrSessionClosed when the session
-// ends first, and with a *ClientError when the client answers with an
+// ends first, and with a *clientError when the client answers with an
 // error.
 func PingClient(ctx context.Context) error {
 	s := stateFrom(ctx)
@@ -50,7 +52,7 @@ func PingClient(ctx context.Context) error {
 // requests: an initialize-era call in an initialized session, with a
 // stream to write them on.
 func canAskClient(c *Call) bool {
-	return c.dialect != nil && c.dialect.Era() == eraSession && c.Session != nil && c.Notifier != nil && c.Session.Initialized()
+	return c.dialect != nil && c.dialect.Era() == eraSession && c.Session != nil && c.Notifier != nil && c.Session.isInitialized()
 }
 
 // clientReply is a client's response to a server-to-client request.
@@ -59,9 +61,9 @@ type clientReply struct {
 	err    *jsonrpc.Error
 }
 
-// ClientError is a JSON-RPC error a client answered a server-to-client
+// clientError is a JSON-RPC error a client answered a server-to-client
 // request with.
-type ClientError struct {
+type clientError struct {
 	// Method is the server-to-client request's method.
 	Method string
 	// Err is the client's error.
@@ -69,17 +71,17 @@ type ClientError struct {
 }
 
 // Error names the method and the client's error.
-func (e *ClientError) Error() string {
+func (e *clientError) Error() string {
 	return "dispatch: the client answered " + e.Method + " with error " + e.Err.Error()
 }
 
 // Unwrap returns the client's error.
-func (e *ClientError) Unwrap() error { return e.Err }
+func (e *clientError) Unwrap() error { return e.Err }
 
 // request writes a server-to-client request through w and waits for the
 // client's result. It fails with ctx's error when ctx ends first (the
 // request being served was cancelled), with ErrSessionClosed when the
-// session ends first, and with a *ClientError when the client answers
+// session ends first, and with a *clientError when the client answers
 // with an error.
 func (s *Session) request(ctx context.Context, w Notifier, method string, params any) (json.RawMessage, error) {
 	s.mu.Lock()
@@ -103,7 +105,7 @@ func (s *Session) request(ctx context.Context, w Notifier, method string, params
 		s.mu.Unlock()
 	}()
 
-	frame, err := jsonrpc.EncodeRequest(jsonrpc.IntID(id), method, params)
+	frame, err := rpcwire.EncodeRequest(jsonrpc.IntID(id), method, params)
 	if err != nil {
 		return nil, err
 	}
@@ -113,7 +115,7 @@ func (s *Session) request(ctx context.Context, w Notifier, method string, params
 	select {
 	case r := <-reply:
 		if r.err != nil {
-			return nil, &ClientError{Method: method, Err: r.err}
+			return nil, &clientError{Method: method, Err: r.err}
 		}
 		return r.result, nil
 	case <-ctx.Done():
@@ -133,7 +135,7 @@ const abandonTimeout = time.Second
 // it can stop asking its user. The write is best effort: the stream of
 // the request that ended may be gone already.
 func cancelClientRequest(ctx context.Context, w Notifier, id int64) {
-	frame, err := jsonrpc.EncodeNotification("notifications/cancelled", map[string]any{
+	frame, err := rpcwire.EncodeNotification("notifications/cancelled", map[string]any{
 		"requestId": id,
 		"reason":    "The request that asked for this ended: " + ctx.Err().Error(),
 	})
@@ -170,7 +172,7 @@ func (s *Session) Deliver(msg *jsonrpc.Message) bool {
 	var r clientReply
 	if msg.Error != nil {
 		var e jsonrpc.Error
-		if jsonrpc.Unmarshal(msg.Error, &e) != nil {
+		if jsonwire.Unmarshal(msg.Error, &e) != nil {
 			e = jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "malformed error response"}
 		}
 		r.err = &e
@@ -204,9 +206,9 @@ func (s *Session) Close() {
 	}
 }
 
-// Outstanding returns the number of server-to-client requests waiting for
+// outstanding returns the number of server-to-client requests waiting for
 // the client.
-func (s *Session) Outstanding() int {
+func (s *Session) outstanding() int {
 	if s == nil {
 		return 0
 	}

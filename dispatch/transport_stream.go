@@ -1,3 +1,6 @@
+// Transport-author API: the Stream of a subscriptions/listen, pulled one
+// frame at a time.
+
 package dispatch
 
 // Transport-author API: one subscriptions/listen stream (OpenStream,
@@ -12,6 +15,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/snodo-go/snodo/internal/jsonwire"
+	"github.com/snodo-go/snodo/internal/rpcwire"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
 )
@@ -76,7 +81,7 @@ var errSourceOveraccepted = errors.New("the subscription source accepted notific
 func (rt *Runtime) OpenStream(ctx context.Context, c *Call, wake func()) (*Stream, Outcome) {
 	s, err := rt.openStream(withCall(ctx, rt, c), c, wake)
 	if err != nil {
-		return nil, ErrorOutcome(c.Info.ID, rt.toRPCError(c, err))
+		return nil, errorOutcome(c.Info.ID, rt.toRPCError(c, err))
 	}
 	return s, Outcome{}
 }
@@ -143,10 +148,6 @@ func dedupe(list []string) []string {
 	}
 	return out
 }
-
-// ID returns the listen request's id, which tags every notification of
-// the stream.
-func (s *Stream) ID() jsonrpc.ID { return s.call.Info.ID }
 
 // Accepted returns the filter the stream honours.
 func (s *Stream) Accepted() mcp.SubscriptionFilter { return s.accepted }
@@ -325,17 +326,17 @@ type listenResult struct{}
 // graceful end (err nil), the error otherwise.
 func (rt *Runtime) finalFrame(c *Call, err error) []byte {
 	if err != nil {
-		return ErrorOutcome(c.Info.ID, rt.toRPCError(c, err)).Frame
+		return errorOutcome(c.Info.ID, rt.toRPCError(c, err)).Frame
 	}
 	wire, err := c.dialect.ShapeResult(rt, c, &listenResult{})
 	if err != nil {
-		return ErrorOutcome(c.Info.ID, rt.internal(c, "shaping result", err)).Frame
+		return errorOutcome(c.Info.ID, rt.internal(c, "shaping result", err)).Frame
 	}
-	body, err := jsonrpc.Marshal(wire)
+	body, err := jsonwire.Marshal(wire)
 	if err != nil {
-		return ErrorOutcome(c.Info.ID, rt.internal(c, "encoding result", err)).Frame
+		return errorOutcome(c.Info.ID, rt.internal(c, "encoding result", err)).Frame
 	}
-	return jsonrpc.AppendResult(make([]byte, 0, len(body)+48), c.Info.ID, body)
+	return rpcwire.AppendResult(make([]byte, 0, len(body)+48), c.Info.ID, body)
 }
 
 // opListen serves subscriptions/listen through Execute, for transports
@@ -359,7 +360,7 @@ func opListen(ctx context.Context, rt *Runtime, c *Call) (any, error) {
 		return nil, err
 	}
 	defer s.Close()
-	drain := Draining(ctx)
+	drain := draining(ctx)
 	for {
 		frame, st, err := s.advance()
 		switch st {

@@ -1,3 +1,5 @@
+// x-mcp-header annotations on tool input schemas, checked in New.
+
 package dispatch
 
 import (

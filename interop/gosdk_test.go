@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/snodo-go/snodo/testkit"
 )
 
 // goSDK drives the official Go SDK's client (github.com/modelcontextprotocol/go-sdk).
@@ -20,7 +21,7 @@ type goSDK struct {
 	ev     *events
 	fr     *frames
 	cmd    *exec.Cmd // the stdio lane's fixture process
-	stderr *lockedBuffer
+	stderr *testkit.Buffer
 	token  atomic.Int64
 }
 
@@ -63,7 +64,7 @@ func connectGoSDK(t *testing.T, target serverTarget, version string) session {
 	var tr mcp.Transport
 	if target.command != nil {
 		s.cmd = target.command()
-		s.stderr = &lockedBuffer{}
+		s.stderr = &testkit.Buffer{}
 		s.cmd.Stderr = s.stderr
 		stdin, err := s.cmd.StdinPipe()
 		if err != nil {

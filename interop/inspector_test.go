@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/snodo-go/snodo/testkit"
 )
 
 // inspector runs the MCP Inspector's CLI (@modelcontextprotocol/inspector
@@ -24,7 +26,7 @@ func inspector(t *testing.T, target []string, out any, args ...string) {
 	// folder.
 	home := t.TempDir()
 	cmd.Env = append(cmd.Environ(), "HOME="+home, "MCP_CATALOG_PATH="+filepath.Join(home, "mcp.json"))
-	stderr := &lockedBuffer{}
+	stderr := &testkit.Buffer{}
 	cmd.Stderr = stderr
 	stdout, err := cmd.Output()
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	mcpclient "github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/snodo-go/snodo/testkit"
 )
 
 // mcpGo drives github.com/mark3labs/mcp-go's client.
@@ -23,7 +24,7 @@ type mcpGo struct {
 	ev         *events
 	fr         *frames
 	cmd        *exec.Cmd
-	stderr     *lockedBuffer
+	stderr     *testkit.Buffer
 	token      atomic.Int64
 	stopListen func() // the 2026-07-28 subscriptions/listen stream, once opened
 }
@@ -62,7 +63,7 @@ func connectMCPGo(t *testing.T, target serverTarget, version string) session {
 	var tr transport.Interface
 	if target.command != nil {
 		s.cmd = target.command()
-		s.stderr = &lockedBuffer{}
+		s.stderr = &testkit.Buffer{}
 		s.cmd.Stderr = s.stderr
 		stdin, err := s.cmd.StdinPipe()
 		if err != nil {

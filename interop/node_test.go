@@ -15,6 +15,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/snodo-go/snodo/testkit"
 )
 
 // The pinned Node.js packages live in node/ (package-lock.json); npm ci
@@ -59,7 +61,7 @@ func nodeBinary(dir string) string {
 type nodeClient struct {
 	cmd     *exec.Cmd
 	stdin   io.WriteCloser
-	stderr  *lockedBuffer
+	stderr  *testkit.Buffer
 	nextID  atomic.Int64
 	mu      sync.Mutex
 	waiting map[int64]chan nodeReply
@@ -84,7 +86,7 @@ func connectNode(lib string) func(*testing.T, serverTarget, string) session {
 		dir := nodeDir(t)
 		n := &nodeClient{
 			cmd:     exec.Command(nodeBinary(dir), filepath.Join(dir, "driver.mjs")),
-			stderr:  &lockedBuffer{},
+			stderr:  &testkit.Buffer{},
 			waiting: map[int64]chan nodeReply{},
 			ev:      newEvents(),
 			fr:      &frames{},

@@ -2,14 +2,14 @@ package interop
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"io"
 	"os/exec"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/snodo-go/snodo/testkit"
 )
 
 // Transports the fixture is served on.
@@ -28,24 +28,6 @@ const (
 	v20250618 = "2025-06-18"
 )
 
-// lockedBuffer collects a child's standard error.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // errorLines returns the lines of a slog text log at level ERROR.
 func errorLines(log string) []string {
 	var out []string
@@ -62,7 +44,7 @@ type httpServer struct {
 	URL    string
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
-	stderr *lockedBuffer
+	stderr *testkit.Buffer
 	exited chan struct{}
 }
 
@@ -83,7 +65,7 @@ func startHTTP(t *testing.T, lane string, sessions bool, extra ...string) *httpS
 	if sessions {
 		args = append(args, "-sessions")
 	}
-	s := &httpServer{cmd: exec.Command(bin.everything, args...), stderr: &lockedBuffer{}, exited: make(chan struct{})}
+	s := &httpServer{cmd: exec.Command(bin.everything, args...), stderr: &testkit.Buffer{}, exited: make(chan struct{})}
 	stdin, err := s.cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -32,7 +32,7 @@ func sdkServerHTTP(t *testing.T, stateful bool) string {
 		args = append(args, "-stateless=false")
 	}
 	cmd := exec.Command(bin.sdkServer, args...)
-	stderr := &lockedBuffer{}
+	stderr := &testkit.Buffer{}
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/snodo-go/snodo/testkit"
 )
 
 // serverTarget says how a client reaches the server under test: a command
@@ -50,7 +52,7 @@ func targetFor(t *testing.T, program string, lane string, sessions bool, args ..
 
 // waitProcess waits for a stdio fixture whose input has closed and
 // checks it exited with status 0 and logged no error.
-func waitProcess(cmd *exec.Cmd, stderr *lockedBuffer) error {
+func waitProcess(cmd *exec.Cmd, stderr *testkit.Buffer) error {
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	var err error

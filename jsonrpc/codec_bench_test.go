@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/snodo-go/snodo/internal/jsonwire"
+	"github.com/snodo-go/snodo/internal/rpcwire"
 	"github.com/snodo-go/snodo/jsonrpc"
 )
 
@@ -60,7 +62,7 @@ func BenchmarkEncodeResult(b *testing.B) {
 			id := jsonrpc.IntID(12345)
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := jsonrpc.EncodeResult(id, r); err != nil {
+				if _, err := rpcwire.EncodeResult(id, r); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -80,7 +82,7 @@ func BenchmarkEscapeNonASCII(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(in)))
 			for b.Loop() {
-				out := jsonrpc.EscapeNonASCII(in)
+				out := jsonwire.EscapeNonASCII(in)
 				if len(out) < len(in) {
 					b.Fatal("escaping shrank the body")
 				}

@@ -1,6 +1,10 @@
 package jsonrpc
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/snodo-go/snodo/internal/jsonwire"
+)
 
 // Kind says what a decoded message is.
 type Kind uint8
@@ -79,78 +83,48 @@ var (
 	errParamsObject = NewError(CodeInvalidRequest, "Invalid Request: params must be an object")
 )
 
-func reply(id ID, err *Error) *DecodeError  { return &DecodeError{ID: id, Err: err, Reply: true} }
-func silent(id ID, err *Error) *DecodeError { return &DecodeError{ID: id, Err: err} }
-func parseError(e scanErr) *DecodeError     { return reply(NullID, NewError(CodeParseError, e.message())) }
-func memberIs(key []byte, name string) bool { return keyEquals(key, name) }
-
-// keyEquals compares a raw key token with a plain ASCII name, decoding
-// escapes only when present.
-func keyEquals(key []byte, name string) bool {
-	if len(key) == len(name)+2 && string(key[1:len(key)-1]) == name {
-		return true
-	}
-	for _, c := range key {
-		if c == '\\' {
-			s, ok := unquote(key)
-			return ok && s == name
-		}
-	}
-	return false
-}
+func reply(id ID, err *Error) *DecodeError   { return &DecodeError{ID: id, Err: err, Reply: true} }
+func silent(id ID, err *Error) *DecodeError  { return &DecodeError{ID: id, Err: err} }
+func parseError(message string) *DecodeError { return reply(NullID, NewError(CodeParseError, message)) }
+func memberIs(key []byte, name string) bool  { return jsonwire.KeyEquals(key, name) }
 
 // Decode checks one message against the shared bounds and the JSON-RPC 2.0
 // envelope. It returns a *DecodeError when the message cannot be served.
 func Decode(data []byte) (*Message, error) {
-	s := scanner{data: data}
-	s.skipSpace()
-	if s.pos >= len(data) {
-		return nil, parseError(scanSyntax)
-	}
-	first := data[s.pos]
 	var (
 		version, id, method, params, result, errv []byte
 		hasID, dup                                bool
 	)
-	var ok bool
-	if first == '{' {
-		ok = s.object(func(key, value []byte) bool {
-			var slot *[]byte
-			switch {
-			case memberIs(key, "jsonrpc"):
-				slot = &version
-			case memberIs(key, "id"):
-				slot = &id
-				if hasID {
-					dup = true
-				}
-				hasID = true
-			case memberIs(key, "method"):
-				slot = &method
-			case memberIs(key, "params"):
-				slot = &params
-			case memberIs(key, "result"):
-				slot = &result
-			case memberIs(key, "error"):
-				slot = &errv
-			default:
-				return true
-			}
-			if *slot != nil {
+	first, problem := jsonwire.Scan(data, func(key, value []byte) bool {
+		var slot *[]byte
+		switch {
+		case memberIs(key, "jsonrpc"):
+			slot = &version
+		case memberIs(key, "id"):
+			slot = &id
+			if hasID {
 				dup = true
 			}
-			*slot = value
+			hasID = true
+		case memberIs(key, "method"):
+			slot = &method
+		case memberIs(key, "params"):
+			slot = &params
+		case memberIs(key, "result"):
+			slot = &result
+		case memberIs(key, "error"):
+			slot = &errv
+		default:
 			return true
-		})
-	} else {
-		ok = s.value()
-	}
-	if !ok {
-		return nil, parseError(s.err)
-	}
-	s.skipSpace()
-	if s.pos != len(data) {
-		return nil, parseError(scanSyntax)
+		}
+		if *slot != nil {
+			dup = true
+		}
+		*slot = value
+		return true
+	})
+	if problem != "" {
+		return nil, parseError(problem)
 	}
 	switch first {
 	case '{':
@@ -163,7 +137,7 @@ func Decode(data []byte) (*Message, error) {
 	if method == nil && (result != nil || errv != nil) {
 		// A response: never answered. An unreadable id leaves it unroutable.
 		m := &Message{Kind: KindResponse, Result: result, Error: errv}
-		if rid, err := ParseID(id); err == nil && !dup {
+		if rid, err := parseID(id); err == nil && !dup {
 			m.ID = rid
 		}
 		return m, nil
@@ -181,7 +155,7 @@ func Decode(data []byte) (*Message, error) {
 		return m, nil
 	}
 
-	rid, err := ParseID(id)
+	rid, err := parseID(id)
 	if err != nil || dup {
 		if dup {
 			return nil, reply(NullID, errDuplicate)
@@ -199,14 +173,14 @@ func Decode(data []byte) (*Message, error) {
 // params.
 func envelope(m *Message, version, method, params []byte) *Error {
 	if string(version) != `"2.0"` {
-		if v, ok := unquote(version); !ok || v != "2.0" {
+		if v, ok := jsonwire.Unquote(version); !ok || v != "2.0" {
 			return errVersion
 		}
 	}
 	if len(method) == 0 || method[0] != '"' {
 		return errMethod
 	}
-	name, ok := unquote(method)
+	name, ok := jsonwire.Unquote(method)
 	if !ok {
 		return errMethod
 	}

@@ -46,11 +46,6 @@ func NewError(code int64, message string) *Error {
 	return &Error{Code: code, Message: message}
 }
 
-// Errorf returns an *Error with the given code and a formatted message.
-func Errorf(code int64, format string, args ...any) *Error {
-	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
-}
-
 // WithData returns a copy of e carrying data.
 func (e *Error) WithData(data any) *Error {
 	c := *e

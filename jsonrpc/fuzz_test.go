@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/snodo-go/snodo/internal/jsonwire"
 )
 
 // longestDigitRun returns the longest run of ASCII digits in b (inside or
@@ -113,7 +115,7 @@ func FuzzDecode(f *testing.F) {
 		overBound := !utf8.Valid(data)
 		if json.Valid(data) {
 			depth, digits := tokenBounds(data)
-			overBound = overBound || depth > MaxDepth || digits > MaxNumberDigits
+			overBound = overBound || depth > jsonwire.MaxDepth || digits > jsonwire.MaxNumberDigits
 		}
 		if err != nil {
 			var de *DecodeError
@@ -123,13 +125,13 @@ func FuzzDecode(f *testing.F) {
 			if de.Reply && de.ID.IsValid() && de.Err.Code == CodeParseError {
 				t.Fatal("a parse error carries an id")
 			}
-			if !Valid(data) && de.Err.Code != CodeParseError {
+			if !jsonwire.Valid(data) && de.Err.Code != CodeParseError {
 				t.Fatalf("invalid input answered with %d, want -32700", de.Err.Code)
 			}
 			if overBound && (de.Err.Code != CodeParseError || !de.Reply) {
 				t.Fatalf("input over a bound answered with %d (reply=%t), want -32700", de.Err.Code, de.Reply)
 			}
-			if s, ok := de.ID.Str(); ok && len(s) > MaxIDBytes {
+			if s, ok := de.ID.Str(); ok && len(s) > 256 {
 				t.Fatalf("an error echoes a %d-byte id", len(s))
 			}
 			return
@@ -148,7 +150,7 @@ func FuzzDecode(f *testing.F) {
 			if !m.ID.IsValid() {
 				t.Fatal("a request without a valid id")
 			}
-			if s, ok := m.ID.Str(); ok && len(s) > MaxIDBytes {
+			if s, ok := m.ID.Str(); ok && len(s) > 256 {
 				t.Fatalf("accepted a %d-byte id", len(s))
 			}
 		}
@@ -157,8 +159,8 @@ func FuzzDecode(f *testing.F) {
 		}
 		// The id round-trips through the encoder.
 		if m.ID.IsValid() {
-			back, err := ParseID(m.ID.AppendJSON(nil))
-			if err != nil || back != m.ID {
+			var back ID
+			if err := back.UnmarshalJSON(m.ID.AppendJSON(nil)); err != nil || back != m.ID {
 				t.Fatalf("id %s does not round-trip: %v", m.ID, err)
 			}
 		}
@@ -172,21 +174,21 @@ func FuzzValid(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		got := Valid(data)
-		if longestDigitRun(data) > MaxNumberDigits && got {
+		got := jsonwire.Valid(data)
+		if longestDigitRun(data) > jsonwire.MaxNumberDigits && got {
 			// Only possible when the run is inside a string.
 			if !strings.Contains(string(data), `"`) {
 				t.Fatalf("accepted a number over the digit bound: %q", data)
 			}
 		}
-		if !utf8.Valid(data) || maxNesting(data) > MaxDepth || longestDigitRun(data) > MaxNumberDigits {
+		if !utf8.Valid(data) || maxNesting(data) > jsonwire.MaxDepth || longestDigitRun(data) > jsonwire.MaxNumberDigits {
 			if got && !json.Valid(data) {
 				t.Fatalf("Valid accepted %q, which encoding/json refuses", data)
 			}
 			return
 		}
 		if want := json.Valid(data); got != want {
-			t.Fatalf("Valid(%q) = %t, encoding/json says %t", data, got, want)
+			t.Fatalf("jsonwire.Valid(%q) = %t, encoding/json says %t", data, got, want)
 		}
 	})
 }

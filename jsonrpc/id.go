@@ -3,11 +3,13 @@ package jsonrpc
 import (
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/snodo-go/snodo/internal/jsonwire"
 )
 
-// MaxIDBytes is the longest string id (and progress token) accepted, in
+// maxIDBytes is the longest string id (and progress token) accepted, in
 // bytes of its decoded value.
-const MaxIDBytes = 256
+const maxIDBytes = 256
 
 type idKind uint8
 
@@ -44,11 +46,8 @@ func StringID(s string) ID { return ID{str: s, kind: idString} }
 // IsValid reports whether the id is a string or an integer.
 func (id ID) IsValid() bool { return id.kind == idInt || id.kind == idString }
 
-// IsNull reports whether the id stands for one that could not be read.
-func (id ID) IsNull() bool { return id.kind == idNull }
-
-// IsZero reports whether the id is absent.
-func (id ID) IsZero() bool { return id.kind == idNone }
+// isNull reports whether the id stands for one that could not be read.
+func (id ID) isNull() bool { return id.kind == idNull }
 
 // Int returns the integer value and true for an integer id.
 func (id ID) Int() (int64, bool) { return id.num, id.kind == idInt }
@@ -69,9 +68,6 @@ func (id ID) String() string {
 	return ""
 }
 
-// Key returns a value usable as a map key that distinguishes 1 from "1".
-func (id ID) Key() ID { return id }
-
 // AppendJSON appends the id as JSON (ASCII only). An absent id is written as
 // null.
 func (id ID) AppendJSON(b []byte) []byte {
@@ -79,7 +75,7 @@ func (id ID) AppendJSON(b []byte) []byte {
 	case idInt:
 		return strconv.AppendInt(b, id.num, 10)
 	case idString:
-		return appendString(b, id.str)
+		return jsonwire.AppendString(b, id.str)
 	}
 	return append(b, "null"...)
 }
@@ -87,10 +83,11 @@ func (id ID) AppendJSON(b []byte) []byte {
 // MarshalJSON implements json.Marshaler.
 func (id ID) MarshalJSON() ([]byte, error) { return id.AppendJSON(nil), nil }
 
-// UnmarshalJSON implements json.Unmarshaler with the same bounds as
-// [ParseID].
+// UnmarshalJSON implements json.Unmarshaler with the bounds [Decode]
+// applies to ids: a string of at most 256 bytes or an integer in the int64
+// range; anything else is a -32600 *Error.
 func (id *ID) UnmarshalJSON(b []byte) error {
-	v, err := ParseID(b)
+	v, err := parseID(b)
 	if err != nil {
 		return err
 	}
@@ -98,18 +95,18 @@ func (id *ID) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// ParseID parses a raw JSON token as a request id under the shared bounds: a
-// string of at most MaxIDBytes bytes or an integer in the int64 range. Any
+// parseID parses a raw JSON token as a request id under the shared bounds: a
+// string of at most maxIDBytes bytes or an integer in the int64 range. Any
 // other value (null, a fraction, an exponent, a bool, an object) is an
 // error.
-func ParseID(raw []byte) (ID, error) {
+func parseID(raw []byte) (ID, error) {
 	if len(raw) == 0 {
 		return ID{}, errBadID
 	}
 	switch c := raw[0]; {
 	case c == '"':
-		s, ok := unquote(raw)
-		if !ok || len(s) > MaxIDBytes || !utf8.ValidString(s) {
+		s, ok := jsonwire.Unquote(raw)
+		if !ok || len(s) > maxIDBytes || !utf8.ValidString(s) {
 			return ID{}, errBadID
 		}
 		return StringID(s), nil

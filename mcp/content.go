@@ -7,7 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/internal/jsonwire"
 )
 
 // Content is one content block: *TextContent, *ImageContent,
@@ -132,13 +132,13 @@ func (c *EmbeddedResource) MarshalJSON() ([]byte, error) {
 // marshalTyped encodes v (a struct without a type field) and puts
 // "type":typ first.
 func marshalTyped(typ string, v any) ([]byte, error) {
-	b, err := jsonrpc.API.Marshal(v)
+	b, err := jsonwire.API.Marshal(v)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]byte, 0, len(b)+len(typ)+12)
 	out = append(out, `{"type":`...)
-	out = jsonrpc.AppendString(out, typ)
+	out = jsonwire.AppendString(out, typ)
 	if len(b) > 2 {
 		out = append(out, ',')
 	}
@@ -153,7 +153,7 @@ func decodeContent(raw []byte) (Content, error) {
 	var head struct {
 		Type string `json:"type"`
 	}
-	if err := jsonrpc.Unmarshal(raw, &head); err != nil {
+	if err := jsonwire.Unmarshal(raw, &head); err != nil {
 		return nil, err
 	}
 	var c Content
@@ -171,7 +171,7 @@ func decodeContent(raw []byte) (Content, error) {
 	default:
 		return nil, fmt.Errorf("mcp: unknown content type %q", head.Type)
 	}
-	if err := jsonrpc.Unmarshal(raw, c); err != nil {
+	if err := jsonwire.Unmarshal(raw, c); err != nil {
 		return nil, fmt.Errorf("mcp: %s content: %w", head.Type, err)
 	}
 	return c, nil
@@ -207,7 +207,7 @@ func decodeOneOrMany(raw json.RawMessage) ([]Content, error) {
 		return []Content{c}, nil
 	}
 	var list []json.RawMessage
-	if err := jsonrpc.Unmarshal(raw, &list); err != nil {
+	if err := jsonwire.Unmarshal(raw, &list); err != nil {
 		return nil, err
 	}
 	return decodeContentList(list)

@@ -1,11 +1,9 @@
-// The MCP error codes, beyond JSON-RPC's own, and constructors for the
-// errors that carry data.
+// The MCP error codes, beyond JSON-RPC's own, and the constructor of the
+// -32021 error, which merges the capabilities it asks for.
 
 package mcp
 
 import (
-	"slices"
-
 	"github.com/snodo-go/snodo/jsonrpc"
 )
 
@@ -28,29 +26,6 @@ const (
 	// first (2025-11-25).
 	CodeURLElicitationRequired = -32042
 )
-
-// NewHeaderMismatchError returns the -32020 error, its message "Header
-// mismatch: " followed by detail, and data when it is not nil.
-func NewHeaderMismatchError(detail string, data any) *jsonrpc.Error {
-	e := jsonrpc.NewError(CodeHeaderMismatch, "Header mismatch: "+detail)
-	if data != nil {
-		e.Data = data
-	}
-	return e
-}
-
-// NewUnsupportedVersionError returns the -32022 error for a request
-// naming a revision that is not served. Its data lists the served
-// revisions ("supported") and the one asked for ("requested"); detail,
-// when not empty, is added to the message.
-func NewUnsupportedVersionError(requested string, supported []string, detail string) *jsonrpc.Error {
-	msg := "Unsupported protocol version: " + requested
-	if detail != "" {
-		msg += " " + detail
-	}
-	return jsonrpc.NewError(CodeUnsupportedProtocolVersion, msg).
-		WithData(map[string]any{"supported": slices.Clone(supported), "requested": requested})
-}
 
 // NewMissingCapabilityError returns the -32021 error whose
 // data.requiredCapabilities is what every one of required declares,

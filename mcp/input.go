@@ -9,7 +9,7 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/internal/jsonwire"
 )
 
 // InputRequest is one request for client input: *ElicitRequest,
@@ -119,7 +119,7 @@ type SamplingMessage struct {
 
 // MarshalJSON writes content as one block or an array.
 func (m SamplingMessage) MarshalJSON() ([]byte, error) {
-	return jsonrpc.API.Marshal(struct {
+	return jsonwire.API.Marshal(struct {
 		Role    Role `json:"role"`
 		Content any  `json:"content"`
 	}{m.Role, oneOrMany(m.Content)})
@@ -131,7 +131,7 @@ func (m *SamplingMessage) UnmarshalJSON(b []byte) error {
 		Role    Role            `json:"role"`
 		Content json.RawMessage `json:"content"`
 	}
-	if err := jsonrpc.Unmarshal(b, &w); err != nil {
+	if err := jsonwire.Unmarshal(b, &w); err != nil {
 		return err
 	}
 	c, err := decodeOneOrMany(w.Content)
@@ -216,7 +216,7 @@ func DecodeInputRequest(method string, params json.RawMessage) (InputRequest, er
 		return nil, fmt.Errorf("mcp: unknown input request method %q", method)
 	}
 	if len(params) > 0 && string(params) != "null" {
-		if err := jsonrpc.Unmarshal(params, r); err != nil {
+		if err := jsonwire.Unmarshal(params, r); err != nil {
 			return nil, fmt.Errorf("mcp: %s params: %w", method, err)
 		}
 	}
@@ -247,7 +247,7 @@ type CreateMessageResult struct {
 // MarshalJSON writes content as one block or an array.
 func (r CreateMessageResult) MarshalJSON() ([]byte, error) {
 	type plain CreateMessageResult
-	return jsonrpc.API.Marshal(struct {
+	return jsonwire.API.Marshal(struct {
 		plain
 		Content any `json:"content"`
 	}{plain(r), oneOrMany(r.Content)})
@@ -261,7 +261,7 @@ func (r *CreateMessageResult) UnmarshalJSON(b []byte) error {
 		Content json.RawMessage `json:"content"`
 	}
 	w.plain = (*plain)(r)
-	if err := jsonrpc.Unmarshal(b, &w); err != nil {
+	if err := jsonwire.Unmarshal(b, &w); err != nil {
 		return err
 	}
 	c, err := decodeOneOrMany(w.Content)
@@ -318,7 +318,7 @@ func (r *InputRequiredResult) MarshalJSON() ([]byte, error) {
 			w.InputRequests[k] = wireInputRequest{Method: ir.Method(), Params: ir}
 		}
 	}
-	return jsonrpc.API.Marshal(w)
+	return jsonwire.API.Marshal(w)
 }
 
 // UnmarshalJSON decodes each input request by its method.
@@ -332,7 +332,7 @@ func (r *InputRequiredResult) UnmarshalJSON(b []byte) error {
 		} `json:"inputRequests"`
 	}
 	w.plain = (*plain)(r)
-	if err := jsonrpc.Unmarshal(b, &w); err != nil {
+	if err := jsonwire.Unmarshal(b, &w); err != nil {
 		return err
 	}
 	r.InputRequests = nil

@@ -5,7 +5,7 @@ package mcp
 import (
 	"encoding/json"
 
-	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/internal/jsonwire"
 )
 
 // Prompt describes a prompt template listed by prompts/list.
@@ -62,7 +62,7 @@ func (m *PromptMessage) UnmarshalJSON(b []byte) error {
 		Role    Role            `json:"role"`
 		Content json.RawMessage `json:"content"`
 	}
-	if err := jsonrpc.Unmarshal(b, &w); err != nil {
+	if err := jsonwire.Unmarshal(b, &w); err != nil {
 		return err
 	}
 	m.Role, m.Content = w.Role, nil

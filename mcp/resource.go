@@ -5,7 +5,7 @@ package mcp
 import (
 	"encoding/base64"
 
-	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/internal/jsonwire"
 )
 
 // Resource describes a resource with a fixed URI, listed by
@@ -71,12 +71,12 @@ type ResourceContents struct {
 func (r *ResourceContents) MarshalJSON() ([]byte, error) {
 	type plain ResourceContents
 	if r.Blob != "" {
-		return jsonrpc.API.Marshal(struct {
+		return jsonwire.API.Marshal(struct {
 			*plain
 			Blob string `json:"blob"`
 		}{(*plain)(r), r.Blob})
 	}
-	return jsonrpc.API.Marshal(struct {
+	return jsonwire.API.Marshal(struct {
 		*plain
 		Text string `json:"text"`
 	}{(*plain)(r), r.Text})
@@ -91,7 +91,7 @@ func (r *ResourceContents) UnmarshalJSON(b []byte) error {
 		Blob string `json:"blob"`
 	}
 	w.plain = (*plain)(r)
-	if err := jsonrpc.Unmarshal(b, &w); err != nil {
+	if err := jsonwire.Unmarshal(b, &w); err != nil {
 		return err
 	}
 	r.Text, r.Blob = w.Text, w.Blob
@@ -111,7 +111,7 @@ func BlobContents(uri, mimeType string, data []byte) *ResourceContents {
 // JSONContents returns v encoded as JSON text with the media type
 // application/json.
 func JSONContents(uri string, v any) (*ResourceContents, error) {
-	b, err := jsonrpc.Marshal(v)
+	b, err := jsonwire.Marshal(v)
 	if err != nil {
 		return nil, err
 	}

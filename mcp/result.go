@@ -6,7 +6,7 @@ package mcp
 import (
 	"encoding/json"
 
-	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/internal/jsonwire"
 )
 
 // Result is what every result carries besides its body: on 2026-07-28
@@ -147,7 +147,7 @@ func (r *CallToolResult) UnmarshalJSON(b []byte) error {
 		StructuredContent json.RawMessage   `json:"structuredContent"`
 		IsError           bool              `json:"isError"`
 	}
-	if err := jsonrpc.Unmarshal(b, &w); err != nil {
+	if err := jsonwire.Unmarshal(b, &w); err != nil {
 		return err
 	}
 	content, err := decodeContentList(w.Content)

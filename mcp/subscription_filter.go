@@ -8,7 +8,7 @@ import (
 	"encoding/json"
 	"slices"
 
-	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/internal/jsonwire"
 )
 
 // coreFilterMembers are the members of a filter the core protocol names;
@@ -41,7 +41,7 @@ func (f SubscriptionFilter) MarshalJSON() ([]byte, error) {
 		if len(b) > 1 {
 			b = append(b, ',')
 		}
-		b = jsonrpc.AppendString(b, n)
+		b = jsonwire.AppendString(b, n)
 		b = append(b, ':')
 		list, err := json.Marshal(f.Keys[n])
 		if err != nil {

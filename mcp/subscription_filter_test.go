@@ -5,7 +5,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/internal/jsonwire"
 	"github.com/snodo-go/snodo/mcp"
 )
 
@@ -13,7 +13,7 @@ func TestSubscriptionFilterCarriesExtensionMembers(t *testing.T) {
 	f := mcp.SubscriptionFilter{ToolsListChanged: true, Keys: map[string][]string{
 		mcp.FilterTaskIDs: {"T1", "T2"}, "empty": nil, "resourceSubscriptions": {"not a core member's place"},
 	}}
-	for name, marshal := range map[string]func(any) ([]byte, error){"encoding/json": json.Marshal, "jsonrpc": jsonrpc.Marshal} {
+	for name, marshal := range map[string]func(any) ([]byte, error){"encoding/json": json.Marshal, "jsonwire": jsonwire.Marshal} {
 		b, err := marshal(f)
 		if err != nil || string(b) != `{"toolsListChanged":true,"taskIds":["T1","T2"]}` {
 			t.Fatalf("%s: %s %v", name, b, err)
@@ -33,7 +33,7 @@ func TestSubscriptionFilterCarriesExtensionMembers(t *testing.T) {
 		t.Fatalf("decoded %+v, want %+v", got, want)
 	}
 	var viaAPI mcp.SubscriptionFilter
-	if err := jsonrpc.Unmarshal([]byte(in), &viaAPI); err != nil || !reflect.DeepEqual(viaAPI, want) {
+	if err := jsonwire.Unmarshal([]byte(in), &viaAPI); err != nil || !reflect.DeepEqual(viaAPI, want) {
 		t.Fatalf("decoded with jsonrpc: %+v %v", viaAPI, err)
 	}
 }

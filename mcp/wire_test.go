@@ -6,18 +6,18 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/internal/jsonwire"
 )
 
 // roundTrip encodes v and decodes the bytes into a new value of v's type.
 func roundTrip[T any](t *testing.T, v *T) (*T, string) {
 	t.Helper()
-	b, err := jsonrpc.Marshal(v)
+	b, err := jsonwire.Marshal(v)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var out T
-	if err := jsonrpc.Unmarshal(b, &out); err != nil {
+	if err := jsonwire.Unmarshal(b, &out); err != nil {
 		t.Fatalf("decoding %s: %v", b, err)
 	}
 	return &out, string(b)
@@ -59,7 +59,7 @@ func TestCallToolResultRoundTrip(t *testing.T) {
 
 func TestUnknownContentTypeIsAnError(t *testing.T) {
 	var r CallToolResult
-	err := jsonrpc.Unmarshal([]byte(`{"content":[{"type":"hologram"}]}`), &r)
+	err := jsonwire.Unmarshal([]byte(`{"content":[{"type":"hologram"}]}`), &r)
 	if err == nil || !strings.Contains(err.Error(), `unknown content type "hologram"`) {
 		t.Fatalf("err = %v", err)
 	}
@@ -129,7 +129,7 @@ func TestMissingAndTheMissingCapabilityError(t *testing.T) {
 		t.Fatalf("missing: %+v %+v %+v", url, roots, tools)
 	}
 	e := NewMissingCapabilityError(url, nil, roots, tools)
-	b, _ := jsonrpc.Marshal(e.Data)
+	b, _ := jsonwire.Marshal(e.Data)
 	if e.Code != CodeMissingRequiredClientCapability || string(b) != `{"requiredCapabilities":{"elicitation":{"url":{}},"sampling":{"tools":{}},"roots":{}}}` {
 		t.Fatalf("%d %s", e.Code, b)
 	}

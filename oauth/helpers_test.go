@@ -178,31 +178,13 @@ func (c *clock) advance(d time.Duration) {
 	c.mu.Unlock()
 }
 
-// lockedBuffer collects log output.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // protected is the MCP server under test, on the native listener or as a
 // Handler in a mux, with a ScopePolicy and everything logged at Debug.
 type protected struct {
 	url, base string
 	mw        *oauth.Middleware
 	ran       atomic.Int32 // tool, prompt and resource handlers that ran
-	logs      *lockedBuffer
+	logs      *testkit.Buffer
 	events    *testfixture.Events
 }
 
@@ -221,7 +203,7 @@ func testPolicy() *oauth.ScopePolicy {
 // listener.
 func startProtected(t *testing.T, handler bool, v func(resource string) oauth.Verifier, authServers []string, opts ...oauth.Option) *protected {
 	t.Helper()
-	p := &protected{logs: &lockedBuffer{}, events: &testfixture.Events{}}
+	p := &protected{logs: &testkit.Buffer{}, events: &testfixture.Events{}}
 	logger := slog.New(slog.NewTextHandler(p.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	ran := func() { p.ran.Add(1) }
 	text := func(s string) dispatch.ToolHandler {

@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
@@ -15,10 +14,10 @@ import (
 	"github.com/snodo-go/snodo/supervisor"
 )
 
-// Render writes a snapshot of the live tree; with transports running,
-// their connections, writers and in-flight requests appear under the
-// root beside the executor.
-func ExampleSupervisor_Render() {
+// Tree takes a snapshot of the live tree; its String is the indented text
+// an operator reads. With transports running, their connections, writers
+// and in-flight requests appear under the root beside the executor.
+func ExampleSupervisor_Tree() {
 	rt, err := dispatch.New(mcp.Implementation{Name: "example", Version: "1.0.0"})
 	if err != nil {
 		panic(err)
@@ -28,9 +27,7 @@ func ExampleSupervisor_Render() {
 		panic(err)
 	}
 	defer sup.Close(context.Background())
-	if err := sup.Render(os.Stdout, supervisor.FormatText); err != nil {
-		panic(err)
-	}
+	fmt.Print(sup.Tree())
 	// Output:
 	// supervisor snodo
 	// └── executor snodo/executor cancelled=0 max_concurrency=32 max_queue=256 queued=0 rejected=0 running=0 submitted=0 subscriptions=0 timed_out=0 waiting=0

@@ -12,9 +12,9 @@ import (
 	"github.com/snodo-go/snodo/taskstore"
 )
 
-// ShutdownMessage is the status message of a task that was running when
+// shutdownMessage is the status message of a task that was running when
 // its server shut down and that cannot resume.
-const ShutdownMessage = "the server shut down while the task was running"
+const shutdownMessage = "the server shut down while the task was running"
 
 // start recovers the tasks the store's previous users left unfinished
 // (taskstore.Recover), takes charge of them, and starts the expiry sweep.
@@ -85,7 +85,7 @@ func (e *engine) refuse() {
 }
 
 // close stops the engine: it refuses new tasks, cancels every running
-// round, marks each task that was running failed with ShutdownMessage
+// round, marks each task that was running failed with shutdownMessage
 // unless it can resume (then it stays working for the next process's
 // Recover), leaves tasks waiting for input as they are, and waits for the
 // rounds' goroutines until ctx ends.
@@ -107,7 +107,7 @@ func (e *engine) close(ctx context.Context) error {
 		if !t.ended {
 			rec, err := e.cfg.store.Get(context.Background(), t.id)
 			if err == nil && rec.Status == taskstore.StatusWorking && !(t.resumable && rec.Resumable) {
-				e.failLocked(t, rec, internalError(ShutdownMessage))
+				e.failLocked(t, rec, internalError(shutdownMessage))
 			}
 			e.endLocked(t)
 		}

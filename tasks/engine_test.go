@@ -422,7 +422,7 @@ func TestShutdownSettlesTasks(t *testing.T) {
 			t.Fatalf("task %s after shutdown: %s %s, %v", id, r.Status, r.Error, err)
 		}
 	}
-	check(plain.ID, taskstore.StatusFailed, ShutdownMessage)
+	check(plain.ID, taskstore.StatusFailed, shutdownMessage)
 	check(res.ID, taskstore.StatusWorking, "")
 	check(waiting.ID, taskstore.StatusInputRequired, "")
 	if _, err := h.e.create(bg, call{principal: "alice", method: "tools/call", name: "x", run: block}); !errors.Is(err, errClosed) {

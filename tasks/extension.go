@@ -12,6 +12,7 @@ import (
 	"fmt"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/internal/jsonwire"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/supervisor"
@@ -98,7 +99,7 @@ func (r *Runner) toolCall(ctx context.Context, tc *dispatch.ToolCall) (json.RawM
 	// The final round of a multi round-trip exchange carries the
 	// requestState of the round before it: retrying that round (a lost
 	// answer) must find the task it created, not start a second one.
-	if rs, ok := jsonrpc.Member(tc.Params, "requestState"); ok {
+	if rs, ok := jsonwire.Member(tc.Params, "requestState"); ok {
 		sum := sha256.Sum256(rs)
 		c.idempotencyKey = "requestState:" + base64.RawURLEncoding.EncodeToString(sum[:])
 	}

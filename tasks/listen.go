@@ -10,7 +10,7 @@ import (
 	"log/slog"
 
 	"github.com/snodo-go/snodo/dispatch"
-	"github.com/snodo-go/snodo/jsonrpc"
+	"github.com/snodo-go/snodo/internal/jsonwire"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/taskstore"
 )
@@ -77,7 +77,7 @@ func (o listenObserver) changed(rec *taskstore.Record, from taskstore.Status) {
 
 // statusEvent is the hub event of a task's state.
 func statusEvent(rec *taskstore.Record) (dispatch.Event, error) {
-	params, err := jsonrpc.Marshal(view(rec, ""))
+	params, err := jsonwire.Marshal(view(rec, ""))
 	if err != nil {
 		return dispatch.Event{}, err
 	}

@@ -72,7 +72,7 @@ func TestBadInputGetsItsErrorAndChangesNothing(t *testing.T) {
 	if jerr != nil {
 		t.Fatal(jerr)
 	}
-	if created.ResultType != mcp.ResultTypeTask || created.Status != mcp.TaskWorking || created.TTLMs == nil || *created.TTLMs != DefaultTTL.Milliseconds() || created.PollIntervalMs != 500 {
+	if created.ResultType != mcp.ResultTypeTask || created.Status != mcp.TaskWorking || created.TTLMs == nil || *created.TTLMs != defaultTTL.Milliseconds() || created.PollIntervalMs != 500 {
 		t.Fatalf("CreateTaskResult: %+v", created)
 	}
 	id := created.TaskID

@@ -82,13 +82,13 @@ type Limits struct {
 	PollInterval time.Duration
 }
 
-// Defaults of Limits.
+// The defaults of Limits, stated on its fields.
 const (
-	DefaultMaxTasks     = 1024
-	DefaultMaxRunning   = 16
-	DefaultTimeout      = 10 * time.Minute
-	DefaultTTL          = time.Hour
-	DefaultPollInterval = 500 * time.Millisecond
+	defaultMaxTasks     = 1024
+	defaultMaxRunning   = 16
+	defaultTimeout      = 10 * time.Minute
+	defaultTTL          = time.Hour
+	defaultPollInterval = 500 * time.Millisecond
 )
 
 // Option configures [New]. An invalid option makes New fail, naming it.
@@ -206,11 +206,11 @@ func New(opts ...Option) (*Runner, error) {
 			*v = d
 		}
 	}
-	def(&l.MaxTasks, DefaultMaxTasks)
-	def(&l.MaxRunning, DefaultMaxRunning)
-	defd(&l.Timeout, DefaultTimeout)
-	defd(&l.TTL, DefaultTTL)
-	defd(&l.PollInterval, DefaultPollInterval)
+	def(&l.MaxTasks, defaultMaxTasks)
+	def(&l.MaxRunning, defaultMaxRunning)
+	defd(&l.Timeout, defaultTimeout)
+	defd(&l.TTL, defaultTTL)
+	defd(&l.PollInterval, defaultPollInterval)
 	if l.TTL <= l.Timeout {
 		return nil, fmt.Errorf("tasks: WithLimits: the TTL (%v) must exceed the task timeout (%v), or a task could expire before its outcome is read", l.TTL, l.Timeout)
 	}
@@ -279,7 +279,7 @@ func (r *Runner) start(ctx context.Context, sup *supervisor.Supervisor, pub Publ
 }
 
 // Close stops the Runner: no new task is accepted, every task still
-// working is cancelled and marked failed with ShutdownMessage (unless its
+// working is cancelled and marked failed with shutdownMessage (unless its
 // tool is resumable: it stays working for the next process on the same
 // store), tasks waiting for input stay as they are, and Close waits for
 // the tasks' work to return until ctx ends. The store is not closed.

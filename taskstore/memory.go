@@ -12,9 +12,9 @@ import (
 	"sync"
 )
 
-// Memory is a Store that keeps records in memory, lost when the process
+// memoryStore is a Store that keeps records in memory, lost when the process
 // ends. Create it with [NewMemory].
-type Memory struct {
+type memoryStore struct {
 	opts Options
 
 	mu      sync.Mutex
@@ -25,15 +25,16 @@ type Memory struct {
 
 type idempotencyKey struct{ principal, key string }
 
-// NewMemory returns an empty in-memory store.
-func NewMemory(o Options) *Memory {
-	return &Memory{opts: o.WithDefaults(), records: map[string]*Record{}, keys: map[idempotencyKey]string{}}
+// NewMemory returns an empty store that keeps records in memory, lost
+// when the process ends.
+func NewMemory(o Options) Store {
+	return &memoryStore{opts: o.WithDefaults(), records: map[string]*Record{}, keys: map[idempotencyKey]string{}}
 }
 
-var _ Store = (*Memory)(nil)
+var _ Store = (*memoryStore)(nil)
 
 // Create implements [Store].
-func (m *Memory) Create(ctx context.Context, rec Record) (Record, bool, error) {
+func (m *memoryStore) Create(ctx context.Context, rec Record) (Record, bool, error) {
 	if err := ctx.Err(); err != nil {
 		return Record{}, false, err
 	}
@@ -72,7 +73,7 @@ func (m *Memory) Create(ctx context.Context, rec Record) (Record, bool, error) {
 }
 
 // Get implements [Store].
-func (m *Memory) Get(ctx context.Context, id string) (Record, error) {
+func (m *memoryStore) Get(ctx context.Context, id string) (Record, error) {
 	if err := ctx.Err(); err != nil {
 		return Record{}, err
 	}
@@ -92,7 +93,7 @@ func (m *Memory) Get(ctx context.Context, id string) (Record, error) {
 }
 
 // Update implements [Store].
-func (m *Memory) Update(ctx context.Context, next Record) (Record, error) {
+func (m *memoryStore) Update(ctx context.Context, next Record) (Record, error) {
 	if err := ctx.Err(); err != nil {
 		return Record{}, err
 	}
@@ -118,7 +119,7 @@ func (m *Memory) Update(ctx context.Context, next Record) (Record, error) {
 }
 
 // Unfinished implements [Store].
-func (m *Memory) Unfinished(ctx context.Context) ([]Record, error) {
+func (m *memoryStore) Unfinished(ctx context.Context) ([]Record, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -139,7 +140,7 @@ func (m *Memory) Unfinished(ctx context.Context) ([]Record, error) {
 }
 
 // Expire implements [Store].
-func (m *Memory) Expire(ctx context.Context) (int, error) {
+func (m *memoryStore) Expire(ctx context.Context) (int, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
@@ -160,7 +161,7 @@ func (m *Memory) Expire(ctx context.Context) (int, error) {
 }
 
 // Close implements [Store].
-func (m *Memory) Close() error {
+func (m *memoryStore) Close() error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.closed = true
@@ -169,7 +170,7 @@ func (m *Memory) Close() error {
 }
 
 // remove deletes r and its idempotency key; m.mu is held.
-func (m *Memory) remove(r *Record) {
+func (m *memoryStore) remove(r *Record) {
 	delete(m.records, r.ID)
 	k := idempotencyKey{r.Principal, r.IdempotencyKey}
 	if r.IdempotencyKey != "" && m.keys[k] == r.ID {

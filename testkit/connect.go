@@ -14,6 +14,7 @@ import (
 
 	"github.com/snodo-go/snodo/client"
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/internal/jsonwire"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/supervisor"
@@ -84,16 +85,16 @@ func (fc *frameChecker) trace(sent bool, frame []byte) {
 // the version an initialize asks for.
 func requestVersion(msg *jsonrpc.Message) string {
 	if msg.Method == "initialize" {
-		raw, _ := jsonrpc.Member(msg.Params, "protocolVersion")
-		v, _ := jsonrpc.Unquote(raw)
+		raw, _ := jsonwire.Member(msg.Params, "protocolVersion")
+		v, _ := jsonwire.Unquote(raw)
 		return v
 	}
-	meta, ok := jsonrpc.Member(msg.Params, "_meta")
+	meta, ok := jsonwire.Member(msg.Params, "_meta")
 	if !ok {
 		return ""
 	}
-	raw, _ := jsonrpc.Member(meta, mcp.MetaProtocolVersion)
-	v, _ := jsonrpc.Unquote(raw)
+	raw, _ := jsonwire.Member(meta, mcp.MetaProtocolVersion)
+	v, _ := jsonwire.Unquote(raw)
 	return v
 }
 

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/internal/rpcwire"
 	"github.com/snodo-go/snodo/jsonrpc"
 )
 
@@ -40,7 +41,7 @@ func DispatchVersion(t testing.TB, rt *dispatch.Runtime, version string, raw []b
 		if !de.Reply {
 			return nil
 		}
-		out = jsonrpc.EncodeError(de.ID, de.Err)
+		out = rpcwire.EncodeError(de.ID, de.Err)
 	} else {
 		method = msg.Method
 		req := &dispatch.Request{Message: msg}

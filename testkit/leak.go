@@ -12,9 +12,3 @@ import (
 // outlives them. It uses no ignore options: a goroutine that outlives its
 // owner is a bug.
 func VerifyTestMain(m *testing.M) { goleak.VerifyTestMain(m) }
-
-// VerifyNone fails t if goroutines other than the test's own are running.
-func VerifyNone(t testing.TB) {
-	t.Helper()
-	goleak.VerifyNone(t)
-}

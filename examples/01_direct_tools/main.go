@@ -92,7 +92,14 @@ func dispatchLine(ctx context.Context, rt *dispatch.Runtime, line string) []byte
 	if err != nil {
 		var de *jsonrpc.DecodeError
 		if errors.As(err, &de) && de.Reply {
-			return jsonrpc.EncodeError(de.ID, de.Err)
+			// The answer to a message that cannot be served: its id when
+			// it was readable, and the error.
+			frame := map[string]any{"jsonrpc": "2.0", "error": de.Err}
+			if de.ID.IsValid() {
+				frame["id"] = de.ID
+			}
+			b, _ := json.Marshal(frame)
+			return b
 		}
 		return nil
 	}

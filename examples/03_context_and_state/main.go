@@ -19,7 +19,6 @@ import (
 
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/examples/internal/excheck"
-	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
 )
 
@@ -83,12 +82,12 @@ func tenant(ctx context.Context) string {
 	if info == nil || info.Meta == nil {
 		return "default"
 	}
-	raw, ok := jsonrpc.Member(info.Meta, tenantKey)
-	if !ok {
+	var meta map[string]json.RawMessage
+	if json.Unmarshal(info.Meta, &meta) != nil {
 		return "default"
 	}
 	var s string
-	if json.Unmarshal(raw, &s) != nil || s == "" {
+	if json.Unmarshal(meta[tenantKey], &s) != nil || s == "" {
 		return "default"
 	}
 	return s

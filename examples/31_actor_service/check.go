@@ -94,9 +94,7 @@ func scenario(rt *dispatch.Runtime) error {
 		return err
 	}
 	fmt.Println("tree while a wait call is in flight:")
-	if err := sup.Render(os.Stdout, supervisor.FormatText); err != nil {
-		return err
-	}
+	fmt.Print(sup.Tree())
 	app := testkit.Find(tree, supervisor.KindApplication)
 	call := testkit.Find(app, supervisor.KindCall)
 	if call == nil || call.Attrs["name"] != "wait" || call.Attrs["id"] != `"w1"` || !strings.HasSuffix(call.Attrs["target"], "/app/rooms") {

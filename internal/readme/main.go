@@ -181,9 +181,7 @@ func observe(ctx context.Context) error {
 	}
 	defer sup.Close(ctx)
 	http.Handle("/debug/tree", sup.Handler())
-	if err := sup.Render(os.Stderr, supervisor.FormatText); err != nil {
-		return err
-	}
+	fmt.Fprint(os.Stderr, sup.Tree())
 	return stdio.Serve(ctx, rt, stdio.WithSupervisor(sup))
 }
 

@@ -3,7 +3,6 @@
 package testfixture
 
 import (
-	"bytes"
 	"errors"
 	"io"
 	"os/exec"
@@ -54,7 +53,7 @@ type Process struct {
 
 	in      *lockedWriter // the process's standard input, shared with Client
 	outDone chan struct{} // closed when the process's output has ended
-	stderr  lockedBuffer
+	stderr  testkit.Buffer
 	waitMu  sync.Mutex
 	waited  bool
 	exitErr error
@@ -154,24 +153,6 @@ func (p *Process) wait(timeout time.Duration) (int, error) {
 		return ee.ExitCode(), nil
 	}
 	return -1, p.exitErr
-}
-
-// lockedBuffer is a bytes.Buffer safe for one writer and many readers.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // lockedWriter serializes the writes of the Client and of SendRaw, so a

@@ -26,9 +26,9 @@ import (
 	"github.com/snodo-go/snodo/taskstore"
 )
 
-// LockTimeout is how long Open waits for another process to release the
+// lockTimeout is how long Open waits for another process to release the
 // file before it fails.
-const LockTimeout = time.Second
+const lockTimeout = time.Second
 
 var (
 	bucketTasks      = []byte("tasks")
@@ -37,22 +37,22 @@ var (
 	bucketExpiry     = []byte("expiry")
 )
 
-// Store is a taskstore.Store in a bbolt file. Create it with [Open].
-type Store struct {
+// store is a taskstore.Store in a bbolt file.
+type store struct {
 	db     *bbolt.DB
 	opts   taskstore.Options
 	closed atomic.Bool
 }
 
-var _ taskstore.Store = (*Store)(nil)
+var _ taskstore.Store = (*store)(nil)
 
-// Open opens the store file at path, creating it (mode 0600) when it does
-// not exist. A file another process holds is an error once LockTimeout has
+// Open opens the store file at path, a taskstore.Store in one bbolt
+// file, creating it (mode 0600) when it does not exist. A file another process holds is an error once one second has
 // passed.
-func Open(path string, o taskstore.Options) (*Store, error) {
-	db, err := bbolt.Open(path, 0o600, &bbolt.Options{Timeout: LockTimeout})
+func Open(path string, o taskstore.Options) (taskstore.Store, error) {
+	db, err := bbolt.Open(path, 0o600, &bbolt.Options{Timeout: lockTimeout})
 	if errors.Is(err, bolterrors.ErrTimeout) {
-		return nil, fmt.Errorf("boltstore: %s is in use by another process (its lock was not released within %v)", path, LockTimeout)
+		return nil, fmt.Errorf("boltstore: %s is in use by another process (its lock was not released within %v)", path, lockTimeout)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("boltstore: opening %s: %w", path, err)
@@ -69,11 +69,11 @@ func Open(path string, o taskstore.Options) (*Store, error) {
 		_ = db.Close()
 		return nil, fmt.Errorf("boltstore: preparing %s: %w", path, err)
 	}
-	return &Store{db: db, opts: o.WithDefaults()}, nil
+	return &store{db: db, opts: o.WithDefaults()}, nil
 }
 
 // Create implements taskstore.Store.
-func (s *Store) Create(ctx context.Context, rec taskstore.Record) (stored taskstore.Record, created bool, err error) {
+func (s *store) Create(ctx context.Context, rec taskstore.Record) (stored taskstore.Record, created bool, err error) {
 	err = s.update(ctx, func(tx *bbolt.Tx) error {
 		now := s.opts.Now()
 		if rec.IdempotencyKey != "" {
@@ -119,7 +119,7 @@ func (s *Store) Create(ctx context.Context, rec taskstore.Record) (stored taskst
 }
 
 // Get implements taskstore.Store.
-func (s *Store) Get(ctx context.Context, id string) (taskstore.Record, error) {
+func (s *store) Get(ctx context.Context, id string) (taskstore.Record, error) {
 	var r *taskstore.Record
 	err := s.view(ctx, func(tx *bbolt.Tx) (err error) {
 		r, err = read(tx, id)
@@ -137,7 +137,7 @@ func (s *Store) Get(ctx context.Context, id string) (taskstore.Record, error) {
 }
 
 // Update implements taskstore.Store.
-func (s *Store) Update(ctx context.Context, next taskstore.Record) (taskstore.Record, error) {
+func (s *store) Update(ctx context.Context, next taskstore.Record) (taskstore.Record, error) {
 	err := s.update(ctx, func(tx *bbolt.Tx) error {
 		cur, err := read(tx, next.ID)
 		switch {
@@ -160,7 +160,7 @@ func (s *Store) Update(ctx context.Context, next taskstore.Record) (taskstore.Re
 }
 
 // Unfinished implements taskstore.Store.
-func (s *Store) Unfinished(ctx context.Context) ([]taskstore.Record, error) {
+func (s *store) Unfinished(ctx context.Context) ([]taskstore.Record, error) {
 	var out []taskstore.Record
 	now := s.opts.Now()
 	err := s.view(ctx, func(tx *bbolt.Tx) error {
@@ -183,7 +183,7 @@ func (s *Store) Unfinished(ctx context.Context) ([]taskstore.Record, error) {
 }
 
 // Expire implements taskstore.Store.
-func (s *Store) Expire(ctx context.Context) (int, error) {
+func (s *store) Expire(ctx context.Context) (int, error) {
 	n := 0
 	now := s.opts.Now()
 	limit := expiryPrefix(now)
@@ -217,35 +217,35 @@ func (s *Store) Expire(ctx context.Context) (int, error) {
 }
 
 // Close implements taskstore.Store.
-func (s *Store) Close() error {
+func (s *store) Close() error {
 	if s.closed.Swap(true) {
 		return nil
 	}
 	return s.db.Close()
 }
 
-func (s *Store) update(ctx context.Context, fn func(*bbolt.Tx) error) error {
+func (s *store) update(ctx context.Context, fn func(*bbolt.Tx) error) error {
 	if err := s.ready(ctx); err != nil {
 		return err
 	}
 	return s.mapErr(s.db.Update(fn))
 }
 
-func (s *Store) view(ctx context.Context, fn func(*bbolt.Tx) error) error {
+func (s *store) view(ctx context.Context, fn func(*bbolt.Tx) error) error {
 	if err := s.ready(ctx); err != nil {
 		return err
 	}
 	return s.mapErr(s.db.View(fn))
 }
 
-func (s *Store) ready(ctx context.Context) error {
+func (s *store) ready(ctx context.Context) error {
 	if s.closed.Load() {
 		return taskstore.ErrClosed
 	}
 	return ctx.Err()
 }
 
-func (s *Store) mapErr(err error) error {
+func (s *store) mapErr(err error) error {
 	if errors.Is(err, bolterrors.ErrDatabaseNotOpen) {
 		return taskstore.ErrClosed
 	}

@@ -20,7 +20,7 @@ func TestMain(m *testing.M) {
 	testkit.VerifyTestMain(m)
 }
 
-func open(t *testing.T, path string, o taskstore.Options) *boltstore.Store {
+func open(t *testing.T, path string, o taskstore.Options) taskstore.Store {
 	t.Helper()
 	s, err := boltstore.Open(path, o)
 	if err != nil {

@@ -16,19 +16,20 @@ import (
 	"github.com/snodo-go/snodo/client"
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/internal/clientconn"
+	"github.com/snodo-go/snodo/internal/rpcwire"
 	"github.com/snodo-go/snodo/jsonrpc"
 )
 
-// Transport runs requests on a Runtime in the same process.
-type Transport struct {
+// transport runs requests on a Runtime in the same process.
+type transport struct {
 	rt *dispatch.Runtime
 }
 
 // New returns a transport to rt.
-func New(rt *dispatch.Runtime) *Transport { return &Transport{rt: rt} }
+func New(rt *dispatch.Runtime) client.Transport { return &transport{rt: rt} }
 
 // Connect implements client.Transport.
-func (t *Transport) Connect(_ context.Context, peer clientconn.Peer) (clientconn.Conn, error) {
+func (t *transport) Connect(_ context.Context, peer clientconn.Peer) (clientconn.Conn, error) {
 	if t.rt == nil {
 		return nil, fmt.Errorf("inprocess: nil Runtime")
 	}
@@ -93,7 +94,7 @@ func (c *conn) Call(_ context.Context, out *clientconn.Outbound) (clientconn.Exc
 			return
 		}
 		if outcome.Frame == nil {
-			outcome.Frame = jsonrpc.EncodeError(msg.ID, jsonrpc.NewError(jsonrpc.CodeInternalError, "the server sent no response"))
+			outcome.Frame = rpcwire.EncodeError(msg.ID, jsonrpc.NewError(jsonrpc.CodeInternalError, "the server sent no response"))
 		}
 		ex.push(rctx, outcome.Frame, true)
 	}()

@@ -15,6 +15,7 @@ import (
 	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/testkit"
 	"github.com/snodo-go/snodo/transports/stdio"
+	"go.uber.org/goleak"
 )
 
 func TestFastRequestOvertakesSlowOne(t *testing.T) {
@@ -137,7 +138,7 @@ func TestNonASCIIOutputIsEscaped(t *testing.T) {
 }
 
 func TestBlockedOutputEndsTheConnectionWithinTheWriteTimeout(t *testing.T) {
-	t.Cleanup(func() { testkit.VerifyNone(t) })
+	t.Cleanup(func() { goleak.VerifyNone(t) })
 	w := newBlockingWriter()
 	c, in := startPiped(t, context.Background(), testRuntime(t, newGate()), w, stdio.WithLimits(stdio.Limits{WriteTimeout: 100 * time.Millisecond}))
 	writeLine(t, in, testkit.Request(1, "tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"text": "x"}}))
@@ -212,7 +213,7 @@ func TestDuplicateInFlightID(t *testing.T) {
 }
 
 func TestEOFDoesNotWaitPastGraceForACancelledStubbornHandler(t *testing.T) {
-	t.Cleanup(func() { testkit.VerifyNone(t) })
+	t.Cleanup(func() { goleak.VerifyNone(t) })
 	g := newGate()
 	logs := newLogRecorder()
 	out := newFailingWriter(nil, 1<<30)
@@ -256,7 +257,7 @@ func TestSuppliedStreamsAreNeverClosed(t *testing.T) {
 }
 
 func TestCancelledContextEndsWithinGraceDespiteStubbornHandler(t *testing.T) {
-	t.Cleanup(func() { testkit.VerifyNone(t) })
+	t.Cleanup(func() { goleak.VerifyNone(t) })
 	g := newGate()
 	logs := newLogRecorder()
 	ctx, cancel := context.WithCancel(context.Background())

@@ -18,6 +18,7 @@ import (
 	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/testkit"
 	"github.com/snodo-go/snodo/transports/stdio"
+	"go.uber.org/goleak"
 )
 
 func probeRuntime(t testing.TB, p *testfixture.Probe) *dispatch.Runtime {
@@ -70,7 +71,7 @@ func waitEmpty(t *testing.T, sup *supervisor.Supervisor) {
 // itself stays blocked until the device returns (the test then releases
 // it).
 func TestChaosOutputBlockedForeverUnderLoad(t *testing.T) {
-	t.Cleanup(func() { testkit.VerifyNone(t) })
+	t.Cleanup(func() { goleak.VerifyNone(t) })
 	probe := testfixture.NewProbe()
 	t.Cleanup(probe.ReleaseAll)
 	rt := probeRuntime(t, probe)
@@ -214,7 +215,7 @@ func TestChaosPanicsUnderLoad(t *testing.T) {
 // cancellation, nothing more is written for it, and the executor is free
 // for the other connection, which is served meanwhile and afterwards.
 func TestChaosOwnerDiesWithQueuedWork(t *testing.T) {
-	t.Cleanup(func() { testkit.VerifyNone(t) })
+	t.Cleanup(func() { goleak.VerifyNone(t) })
 	probe := testfixture.NewProbe()
 	t.Cleanup(probe.ReleaseAll)
 	rt := probeRuntime(t, probe)

@@ -7,8 +7,9 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/snodo-go/snodo/internal/jsonwire"
+	"github.com/snodo-go/snodo/internal/rpcwire"
 	"github.com/snodo-go/snodo/internal/tree"
-	"github.com/snodo-go/snodo/jsonrpc"
 )
 
 // The kinds of failure [Conn.Notify] reports. Each is distinct: test with
@@ -112,11 +113,11 @@ func (c *Conn) encodeNotification(method string, params any) ([]byte, error) {
 	if params == nil {
 		params = struct{}{}
 	}
-	frame, err := jsonrpc.EncodeNotification(method, params)
+	frame, err := rpcwire.EncodeNotification(method, params)
 	if err != nil {
 		return nil, fmt.Errorf("params cannot be encoded: %w", err)
 	}
-	if p, ok := jsonrpc.Member(frame, "params"); !ok || len(p) == 0 || p[0] != '{' {
+	if p, ok := jsonwire.Member(frame, "params"); !ok || len(p) == 0 || p[0] != '{' {
 		return nil, errors.New("params must encode to a JSON object")
 	}
 	return frame, nil

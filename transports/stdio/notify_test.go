@@ -13,6 +13,7 @@ import (
 	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/testkit"
 	"github.com/snodo-go/snodo/transports/stdio"
+	"go.uber.org/goleak"
 )
 
 const hint = "notifications/app/hint"
@@ -123,7 +124,7 @@ func TestNotifySendsAllowedNotificationsThroughTheWriter(t *testing.T) {
 }
 
 func TestNotifyErrorsWhileOutputIsBlocked(t *testing.T) {
-	t.Cleanup(func() { testkit.VerifyNone(t) })
+	t.Cleanup(func() { goleak.VerifyNone(t) })
 	w := newBlockingWriter()
 	c, in := startPiped(t, context.Background(), testRuntime(t, newGate()), w,
 		stdio.WithLimits(stdio.Limits{WriteTimeout: time.Second}), stdio.WithNotificationMethods(hint))
@@ -169,7 +170,7 @@ func TestNotifyOwnWriteFailing(t *testing.T) {
 		}
 	})
 	t.Run("timeout", func(t *testing.T) {
-		t.Cleanup(func() { testkit.VerifyNone(t) })
+		t.Cleanup(func() { goleak.VerifyNone(t) })
 		w := newBlockingWriter()
 		c, _ := startPiped(t, context.Background(), testRuntime(t, newGate()), w,
 			stdio.WithLimits(stdio.Limits{WriteTimeout: 50 * time.Millisecond}), stdio.WithNotificationMethods(hint))
@@ -185,7 +186,7 @@ func TestNotifyOwnWriteFailing(t *testing.T) {
 }
 
 func TestNotifyWaitingWhenTheTransportIsStopped(t *testing.T) {
-	t.Cleanup(func() { testkit.VerifyNone(t) })
+	t.Cleanup(func() { goleak.VerifyNone(t) })
 	rt := testRuntime(t, newGate())
 	sup, err := supervisor.New(rt)
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/testkit"
+	"go.uber.org/goleak"
 )
 
 // sent is one request the property test sent.
@@ -242,7 +243,7 @@ func TestPropertyStdioNothingLost(t *testing.T) {
 	testfixture.RunSeeded(t, testfixture.Seeds(t, 6), func(t *testing.T, seed uint64) {
 		runStdioProperty(t, seed)
 	})
-	testkit.VerifyNone(t)
+	goleak.VerifyNone(t)
 }
 
 func runStdioProperty(t *testing.T, seed uint64) {

@@ -170,17 +170,9 @@ func (c *Conn) start(rt *dispatch.Runtime, o options) error {
 	return nil
 }
 
-// Name returns the name given with [WithName], or "".
-func (c *Conn) Name() string { return c.name }
-
 // ID returns the connection's path in the supervision tree, such as
 // "snodo/stdio$1".
 func (c *Conn) ID() string { return c.ac.ID() }
-
-// ProtocolVersion returns the version a successful initialize negotiated
-// on the connection, or "" (always "" for 2026-07-28 clients, which do not
-// initialize).
-func (c *Conn) ProtocolVersion() string { return c.ac.ProtocolVersion() }
 
 // Done is closed once the transport has ended: every actor of the
 // connection has stopped, handlers have returned or been abandoned after

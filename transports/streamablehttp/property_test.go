@@ -21,6 +21,7 @@ import (
 	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/testkit"
 	"github.com/snodo-go/snodo/transports/streamablehttp"
+	"go.uber.org/goleak"
 )
 
 // lateWrites records, per probe tag, writes a handler made to a
@@ -306,7 +307,7 @@ func TestPropertyHTTPNothingLost(t *testing.T) {
 			runHTTPProperty(t, tg, seed)
 		})
 	})
-	testkit.VerifyNone(t)
+	goleak.VerifyNone(t)
 }
 
 func runHTTPProperty(t *testing.T, tg target, seed uint64) {

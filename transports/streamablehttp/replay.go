@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/snodo-go/snodo/internal/rpcwire"
 	"github.com/snodo-go/snodo/jsonrpc"
 )
 
@@ -167,7 +168,7 @@ func parseEventID(id string) (stream, seq uint64, ok bool) {
 // lostNotice is the notification that tells a reconnecting client that
 // events of its stream were dropped before it came back.
 func lostNotice(lastEventID string, maxEvents, maxBytes int) []byte {
-	frame, _ := jsonrpc.EncodeNotification("notifications/message", map[string]any{
+	frame, _ := rpcwire.EncodeNotification("notifications/message", map[string]any{
 		"level":  "warning",
 		"logger": "snodo",
 		"data": fmt.Sprintf("Events after %s were lost: the session keeps its last %d events (%d bytes) for replay, and more were sent before the client reconnected.",

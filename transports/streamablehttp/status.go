@@ -9,6 +9,7 @@ import (
 
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/internal/executor"
+	"github.com/snodo-go/snodo/internal/rpcwire"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
 )
@@ -110,7 +111,7 @@ var (
 
 // encodeError encodes an error response; an id that could not be read
 // leaves the id member out, as 2026-07-28 requires.
-func encodeError(id jsonrpc.ID, e *jsonrpc.Error) []byte { return jsonrpc.EncodeError(id, e) }
+func encodeError(id jsonrpc.ID, e *jsonrpc.Error) []byte { return rpcwire.EncodeError(id, e) }
 
 // errorResponse is a JSON-RPC error with its HTTP status.
 func errorResponse(status int, id jsonrpc.ID, e *jsonrpc.Error) *Response {

@@ -1,7 +1,9 @@
-package jsonrpc
+// This file writes JSON strings and values with every non-ASCII character
+// escaped.
+
+package jsonwire
 
 import (
-	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -95,83 +97,3 @@ func appendString(b []byte, s string) []byte {
 
 // AppendString appends s as a JSON string whose bytes are all ASCII.
 func AppendString(b []byte, s string) []byte { return appendString(b, s) }
-
-// AppendResult appends a complete response frame for id carrying an
-// already-encoded (ASCII) result value.
-func AppendResult(b []byte, id ID, result []byte) []byte {
-	b = append(b, `{"jsonrpc":"2.0","id":`...)
-	b = id.AppendJSON(b)
-	b = append(b, `,"result":`...)
-	b = append(b, result...)
-	return append(b, '}')
-}
-
-// EncodeResult encodes a response frame carrying result.
-func EncodeResult(id ID, result any) ([]byte, error) {
-	r, err := Marshal(result)
-	if err != nil {
-		return nil, err
-	}
-	return AppendResult(make([]byte, 0, len(r)+48), id, r), nil
-}
-
-// EncodeError encodes an error response frame. An unreadable id ([NullID])
-// leaves the id member out, as the MCP schema requires. If e.Data cannot be
-// encoded the frame is sent without it, so an error always reaches the
-// client.
-func EncodeError(id ID, e *Error) []byte {
-	b := make([]byte, 0, 96+len(e.Message))
-	b = append(b, `{"jsonrpc":"2.0",`...)
-	if id.IsValid() {
-		b = append(b, `"id":`...)
-		b = id.AppendJSON(b)
-		b = append(b, ',')
-	}
-	b = append(b, `"error":{"code":`...)
-	b = strconv.AppendInt(b, e.Code, 10)
-	b = append(b, `,"message":`...)
-	b = appendString(b, e.Message)
-	if e.Data != nil {
-		if d, err := Marshal(e.Data); err == nil {
-			b = append(b, `,"data":`...)
-			b = append(b, d...)
-		}
-	}
-	return append(b, '}', '}')
-}
-
-// EncodeNotification encodes {"jsonrpc","method","params"} with no id.
-// A nil params is left out.
-func EncodeNotification(method string, params any) ([]byte, error) {
-	b := make([]byte, 0, 64)
-	b = append(b, `{"jsonrpc":"2.0","method":`...)
-	b = appendString(b, method)
-	if params != nil {
-		p, err := Marshal(params)
-		if err != nil {
-			return nil, err
-		}
-		b = append(b, `,"params":`...)
-		b = append(b, p...)
-	}
-	return append(b, '}'), nil
-}
-
-// EncodeRequest encodes a request frame (used by initialize-era
-// server-to-client requests and by clients).
-func EncodeRequest(id ID, method string, params any) ([]byte, error) {
-	b := make([]byte, 0, 64)
-	b = append(b, `{"jsonrpc":"2.0","id":`...)
-	b = id.AppendJSON(b)
-	b = append(b, `,"method":`...)
-	b = appendString(b, method)
-	if params != nil {
-		p, err := Marshal(params)
-		if err != nil {
-			return nil, err
-		}
-		b = append(b, `,"params":`...)
-		b = append(b, p...)
-	}
-	return append(b, '}'), nil
-}

@@ -1,4 +1,7 @@
-package jsonrpc
+// This file is the json-iterator configuration and the Marshal and
+// Unmarshal every package uses.
+
+package jsonwire
 
 import (
 	"bytes"
@@ -42,13 +45,13 @@ func Marshal(v any) ([]byte, error) {
 }
 
 // Unmarshal decodes data into v with [API]. It does not apply the shared
-// bounds; messages reach handlers only after [Decode] has checked them.
+// bounds; messages reach handlers only after the decoder has checked them.
 func Unmarshal(data []byte, v any) error {
 	return API.Unmarshal(data, v)
 }
 
-// unquote decodes a raw JSON string token (quotes included).
-func unquote(raw []byte) (string, bool) {
+// Unquote decodes a raw JSON string token, quotes included.
+func Unquote(raw []byte) (string, bool) {
 	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
 		return "", false
 	}
@@ -62,6 +65,3 @@ func unquote(raw []byte) (string, bool) {
 	}
 	return s, true
 }
-
-// Unquote decodes a raw JSON string token, quotes included.
-func Unquote(raw []byte) (string, bool) { return unquote(raw) }

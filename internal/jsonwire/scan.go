@@ -1,4 +1,7 @@
-package jsonrpc
+// This file is the bounded scanner: syntax, UTF-8, nesting and digit runs
+// checked in one pass that builds no values.
+
+package jsonwire
 
 import "unicode/utf8"
 
@@ -320,4 +323,33 @@ func Valid(data []byte) bool {
 	}
 	s.skipSpace()
 	return s.pos == len(data)
+}
+
+// Scan checks that data is exactly one JSON value within the bounds, with
+// nothing but whitespace around it. When the value is an object, member
+// sees each of its members (raw key with quotes, raw value) in order. It
+// returns the first byte of the value (0 for empty input) and, when data
+// fails the check, the message of the JSON-RPC parse error that describes
+// why ("" when it passes).
+func Scan(data []byte, member func(key, value []byte) bool) (first byte, problem string) {
+	s := scanner{data: data}
+	s.skipSpace()
+	if s.pos >= len(data) {
+		return 0, scanSyntax.message()
+	}
+	first = data[s.pos]
+	var ok bool
+	if first == '{' {
+		ok = s.object(member)
+	} else {
+		ok = s.value()
+	}
+	if !ok {
+		return first, s.err.message()
+	}
+	s.skipSpace()
+	if s.pos != len(data) {
+		return first, scanSyntax.message()
+	}
+	return first, ""
 }

@@ -1,4 +1,4 @@
-package jsonrpc
+package jsonwire
 
 import (
 	"encoding/json"
@@ -42,36 +42,6 @@ func TestAppendStringIsASCIIAndRoundTrips(t *testing.T) {
 		if err := json.Unmarshal(b, &back); err != nil || back != s {
 			t.Fatalf("AppendString(%q) = %s does not round-trip (%q, %v)", s, b, back, err)
 		}
-	}
-}
-
-func TestEncoders(t *testing.T) {
-	f, err := EncodeResult(IntID(9223372036854775807), map[string]any{"text": "é"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, want := string(f), `{"jsonrpc":"2.0","id":9223372036854775807,"result":{"text":"\u00e9"}}`; got != want {
-		t.Fatalf("EncodeResult = %s, want %s", got, want)
-	}
-	e := EncodeError(NullID, Errorf(CodeInvalidParams, "bad %s", "x").WithData(map[string]any{"k": 1}))
-	if got, want := string(e), `{"jsonrpc":"2.0","error":{"code":-32602,"message":"bad x","data":{"k":1}}}`; got != want {
-		t.Fatalf("EncodeError = %s, want %s", got, want)
-	}
-	// Unencodable data is dropped, never the error itself.
-	e = EncodeError(StringID("s"), NewError(CodeInternalError, "x").WithData(make(chan int)))
-	if got, want := string(e), `{"jsonrpc":"2.0","id":"s","error":{"code":-32603,"message":"x"}}`; got != want {
-		t.Fatalf("EncodeError with bad data = %s", got)
-	}
-	n, err := EncodeNotification("notifications/progress", map[string]any{"progress": 1})
-	if err != nil || string(n) != `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}` {
-		t.Fatalf("EncodeNotification = %s, %v", n, err)
-	}
-}
-
-func TestErrorIsAndAs(t *testing.T) {
-	var err error = Errorf(CodeInvalidParams, "x")
-	if !errorsIs(err, &Error{Code: CodeInvalidParams}) || errorsIs(err, &Error{Code: CodeInternalError}) {
-		t.Fatal("Error.Is does not compare codes")
 	}
 }
 
