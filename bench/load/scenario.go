@@ -53,8 +53,12 @@ func (s Scenario) ServerArgs(server string) []string {
 }
 
 // Run measures one server in the scenario: it starts the server, runs the
-// scenario, reads the peak RSS and stops the server.
+// scenario, reads the peak RSS and stops the server. A server that does
+// not serve the scenario's kind is not started: the result is unsupported.
 func (s Scenario) Run(ctx context.Context, spec ServerSpec) Result {
+	if !spec.Serves(s.Kind) {
+		return Result{Server: spec.Name, Scenario: s.Kind, Param: s.Param, Unsupported: true}
+	}
 	p, err := Start(spec, s.Kind == "http", s.ServerArgs(spec.Name)...)
 	if err != nil {
 		r := Result{Server: spec.Name, Scenario: s.Kind, Param: s.Param}

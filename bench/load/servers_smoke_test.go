@@ -12,10 +12,15 @@ import (
 
 // benchServers are the servers the benchmark measures, as benchrun builds
 // them.
-var benchServers = []struct{ name, pkg string }{
-	{"snodo", "./cmd/server-snodo"},
-	{"go-sdk", "./cmd/server-gosdk"},
-	{"mcp-go", "./cmd/server-mcpgo"},
+var benchServers = []struct {
+	name, pkg string
+	kinds     []string
+}{
+	{"snodo", "./cmd/server-snodo", nil},
+	{"go-sdk", "./cmd/server-gosdk", nil},
+	{"mcp-go", "./cmd/server-mcpgo", nil},
+	{"floor-stdio", "./cmd/server-floor-stdio", []string{"stdio"}},
+	{"floor-http", "./cmd/server-floor-http", []string{"http"}},
 }
 
 // TestSmokeEveryServer builds each benchmark server and runs a tiny load
@@ -24,6 +29,8 @@ var benchServers = []struct{ name, pkg string }{
 // must succeed with no JSON-RPC error. snodo-go must also serve every
 // subscriptions/listen stream and stop every cancelled call of the
 // storm without a late response; the peers' figures are only measured.
+// A floor must serve its one kind and be recorded as unsupported in every
+// other, both when started in the other transport and by Scenario.Run.
 func TestSmokeEveryServer(t *testing.T) {
 	bin := t.TempDir()
 	ctx := context.Background()
@@ -35,8 +42,12 @@ func TestSmokeEveryServer(t *testing.T) {
 			if out, err := cmd.CombinedOutput(); err != nil {
 				t.Fatalf("building %s: %v\n%s", srv.pkg, err, out)
 			}
-			spec := load.ServerSpec{Name: srv.name, Path: path}
+			spec := load.ServerSpec{Name: srv.name, Path: path, Kinds: srv.kinds}
 			ours := srv.name == "snodo"
+			if srv.kinds != nil {
+				testFloor(t, spec)
+				return
+			}
 			run := func(t *testing.T, http bool, scenario load.Scenario, measure func(*load.Target) (load.Result, error)) load.Result {
 				t.Helper()
 				p, err := load.Start(spec, http, scenario.ServerArgs(srv.name)...)
@@ -90,6 +101,48 @@ func TestSmokeEveryServer(t *testing.T) {
 					t.Fatalf("listen: %+v", r)
 				}
 			})
+		})
+	}
+}
+
+// testFloor runs a floor's own kind as TestSmokeEveryServer runs a
+// server's, and checks it is unsupported in every other kind.
+func testFloor(t *testing.T, spec load.ServerSpec) {
+	ctx := context.Background()
+	for _, kind := range []string{"stdio", "http", "storm", "listen", "bigline"} {
+		t.Run(kind, func(t *testing.T) {
+			if !spec.Serves(kind) {
+				if r := (load.Scenario{Kind: kind, Param: 1}).Run(ctx, spec); !r.Unsupported || r.Err != "" {
+					t.Fatalf("%s in %s: %+v, want unsupported", spec.Name, kind, r)
+				}
+				if kind == "stdio" || kind == "http" {
+					// Started in the other transport, the binary itself says so.
+					if p, err := load.Start(spec, kind == "http"); !load.IsUnsupported(err) {
+						if p != nil {
+							p.Kill()
+						}
+						t.Fatalf("%s started for %s: %v", spec.Name, kind, err)
+					}
+				}
+				return
+			}
+			p, err := load.Start(spec, kind == "http")
+			if err != nil {
+				t.Fatalf("starting: %v", err)
+			}
+			defer p.Kill()
+			var r load.Result
+			if kind == "stdio" {
+				r, err = load.RunStdio(ctx, &p.Target, load.StdioLoad{Concurrency: 4, Warmup: 20 * time.Millisecond, Duration: 200 * time.Millisecond, MinRequests: 20})
+			} else {
+				r, err = load.RunHTTP(ctx, &p.Target, load.HTTPLoad{Clients: 2, Warmup: 20 * time.Millisecond, Duration: 300 * time.Millisecond})
+			}
+			if err != nil {
+				t.Fatalf("%v (stderr: %s)", err, p.StderrTail())
+			}
+			if r.Errors != 0 || r.Requests == 0 || r.P99us < r.P50us {
+				t.Fatalf("implausible result: %+v", r)
+			}
 		})
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -38,12 +39,22 @@ type Target struct {
 
 // ServerSpec names a server binary.
 type ServerSpec struct {
-	// Name labels results ("snodo", "go-sdk", "mcp-go").
+	// Name labels results ("snodo", "go-sdk", "mcp-go", "floor-stdio",
+	// "floor-http").
 	Name string
 	// Path is the built binary.
 	Path string
 	// Args are passed to every start.
 	Args []string
+	// Kinds are the scenario kinds the server serves ("stdio", "http",
+	// ...); a scenario of another kind is recorded as unsupported without
+	// starting it. Empty means every kind.
+	Kinds []string
+}
+
+// Serves reports whether the server serves scenarios of kind.
+func (s ServerSpec) Serves(kind string) bool {
+	return len(s.Kinds) == 0 || slices.Contains(s.Kinds, kind)
 }
 
 // Proc is a server process started by Start.

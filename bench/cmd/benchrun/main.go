@@ -1,6 +1,7 @@
-// Command benchrun builds the three benchmark servers, runs every scenario
-// against each of them in alternation for several rounds, and writes the
-// medians and the snodo-to-peer ratios into docs/PERFORMANCE.md (between
+// Command benchrun builds the benchmark servers (snodo-go, the two peers
+// and the stdio and HTTP floors), runs every scenario against each of them
+// in alternation for several rounds, and writes the medians, the
+// snodo-to-peer ratios and every server's ratios to the floor into docs/PERFORMANCE.md (between
 // its results markers), the raw results next to it as JSON, and SVG plots
 // of them beside it (perf-*.svg). While it runs it says on stderr which
 // round and scenario it is measuring and about how long is left.
@@ -28,12 +29,39 @@ import (
 )
 
 // servers are the measured implementations; snodo comes first so every
-// ratio is snodo / peer.
-var servers = []struct{ name, pkg string }{
-	{"snodo", "./cmd/server-snodo"},
-	{"go-sdk", "./cmd/server-gosdk"},
-	{"mcp-go", "./cmd/server-mcpgo"},
+// ratio is snodo / peer. The two floors come last: each serves one kind
+// of load scenario (kinds; nil: every kind) and is the denominator of the
+// floor ratios.
+var servers = []struct {
+	name, pkg string
+	kinds     []string
+}{
+	{"snodo", "./cmd/server-snodo", nil},
+	{"go-sdk", "./cmd/server-gosdk", nil},
+	{"mcp-go", "./cmd/server-mcpgo", nil},
+	{floorStdio, "./cmd/server-floor-stdio", []string{"stdio"}},
+	{floorHTTP, "./cmd/server-floor-http", []string{"http"}},
 }
+
+// The floor servers' names; floorFor gives the one for a scenario kind.
+const (
+	floorStdio = "floor-stdio"
+	floorHTTP  = "floor-http"
+)
+
+// floorFor is the floor server of a load scenario kind ("" for others).
+func floorFor(kind string) string {
+	switch kind {
+	case "stdio":
+		return floorStdio
+	case "http":
+		return floorHTTP
+	}
+	return ""
+}
+
+// isFloor reports whether server is one of the floors.
+func isFloor(server string) bool { return server == floorStdio || server == floorHTTP }
 
 // Record is one result with the round it was measured in.
 type Record struct {
@@ -88,14 +116,22 @@ func main() {
 		if err := cmd.Run(); err != nil {
 			fatal(fmt.Errorf("building %s: %w", s.name, err))
 		}
-		specs = append(specs, load.ServerSpec{Name: s.name, Path: path})
+		specs = append(specs, load.ServerSpec{Name: s.name, Path: path, Kinds: s.kinds})
 	}
 
 	ctx := context.Background()
 	measured := commit() // what the servers were built from, before anything else changes
 	started, loadBefore := time.Now(), loadAverage()
 	var records []Record
-	prog := newProgress(os.Stderr, scenarios, *rounds, len(specs))
+	prog := newProgress(os.Stderr, scenarios, *rounds, func(kind string) int {
+		n := 0
+		for _, s := range specs {
+			if s.Serves(kind) {
+				n++
+			}
+		}
+		return n
+	})
 	for round := range *rounds {
 		for _, sc := range scenarios {
 			if sc.Once && round > 0 {
@@ -105,12 +141,17 @@ func main() {
 			// machine in the same state.
 			for i := range specs {
 				spec := specs[(i+round)%len(specs)]
+				if !spec.Serves(sc.Kind) {
+					// A floor outside its kind: recorded, not measured.
+					records = append(records, Record{Round: round + 1, Result: load.Result{Server: spec.Name, Scenario: sc.Name(), Param: sc.Param, Unsupported: true}})
+					continue
+				}
 				prog.begin(round+1, sc, spec.Name)
 				r := sc.Run(ctx, spec)
 				prog.end(sc)
 				r.Scenario = sc.Name()
 				records = append(records, Record{Round: round + 1, Result: r})
-				fmt.Fprintf(os.Stderr, "round %d  %-14s %-7s %s\n", round+1, sc.Name(), spec.Name, summary(r))
+				fmt.Fprintf(os.Stderr, "round %d  %-14s %-11s %s\n", round+1, sc.Name(), spec.Name, summary(r))
 			}
 		}
 	}

@@ -5,6 +5,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,14 +43,21 @@ func scenarioNames(recs []Record, prefixes ...string) []string {
 }
 
 // medianSeries is one series per server: the median of f over its good
-// results in each scenario, NaN where it has none.
+// results in each scenario, NaN where it has none. A floor with no value
+// in any of the scenarios (a chart of scenarios it does not serve) has no
+// series.
 func medianSeries(t table, scenarios []string, f func(load.Result) float64) []svgplot.Series {
 	var out []svgplot.Series
 	for _, srv := range servers {
 		s := svgplot.Series{Name: srv.name}
+		some := false
 		for _, sc := range scenarios {
 			v, _ := med(t.get(sc, srv.name), f)
 			s.Values = append(s.Values, v)
+			some = some || !math.IsNaN(v)
+		}
+		if isFloor(srv.name) && !some {
+			continue
 		}
 		out = append(out, s)
 	}
@@ -114,7 +122,7 @@ func renderPlots(files []string) string {
 		return ""
 	}
 	var b strings.Builder
-	b.WriteString("### Plots\n\nDrawn by `benchrun` from this run's results (`docs/performance-results.json`): medians over the rounds, snodo-go against the two peers.\n\n")
+	b.WriteString("### Plots\n\nDrawn by `benchrun` from this run's results (`docs/performance-results.json`): medians over the rounds, snodo-go against the two peers and the floors (each floor only in its own transport's cases).\n\n")
 	for _, f := range files {
 		for _, p := range plotFiles {
 			if p.file == f {

@@ -32,10 +32,13 @@ type progress struct {
 // starting the server, connecting, draining.
 const setupOverhead = 2 * time.Second
 
-func newProgress(w io.Writer, scenarios []load.Scenario, rounds, servers int) *progress {
+// newProgress plans the measurements: serving says how many servers
+// serve a scenario kind (the others are not measured in it).
+func newProgress(w io.Writer, scenarios []load.Scenario, rounds int, serving func(kind string) int) *progress {
 	p := &progress{w: w, now: time.Now, scenarios: scenarios, rounds: rounds,
 		left: map[string]int{}, took: map[string]time.Duration{}, taken: map[string]int{}}
 	for _, sc := range scenarios {
+		servers := serving(sc.Kind)
 		n := servers * rounds
 		if sc.Once {
 			n = servers

@@ -20,7 +20,7 @@ func TestProgressEstimatesTimeLeft(t *testing.T) {
 		{Kind: "storm", Param: 1000},
 		{Kind: "bigline", Param: 1, Once: true},
 	}
-	p := newProgress(&out, scenarios, 2, 3)
+	p := newProgress(&out, scenarios, 2, func(string) int { return 3 })
 	p.now = func() time.Time { return clock }
 	if p.total != 3*2+3*2+3 {
 		t.Fatalf("%d measurements planned", p.total)

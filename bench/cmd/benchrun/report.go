@@ -127,6 +127,16 @@ func status(rs []load.Result) string {
 	return ""
 }
 
+// statusFor is status as server's row says it: a floor outside the one
+// kind of scenario it serves is "n/a", not a feature still to come.
+func statusFor(server string, rs []load.Result) string {
+	st := status(rs)
+	if st == "not supported yet" && isFloor(server) {
+		return "n/a"
+	}
+	return st
+}
+
 func num(x float64, prec int) string {
 	if math.IsNaN(x) {
 		return "–"
@@ -145,9 +155,14 @@ func ratio(x float64) string {
 // the same round; peer "faster" takes the better of the two peers that
 // round (higher when higherBetter, else lower).
 func (t table) ratioMedian(scenario, peer string, rounds int, f func(load.Result) float64, higherBetter bool) float64 {
+	return t.ratioMedianOf(scenario, "snodo", peer, rounds, f, higherBetter)
+}
+
+// ratioMedianOf is ratioMedian with server in snodo's place.
+func (t table) ratioMedianOf(scenario, server, peer string, rounds int, f func(load.Result) float64, higherBetter bool) float64 {
 	var xs []float64
 	for round := 1; round <= rounds; round++ {
-		s, ok := t.inRound(scenario, "snodo", round)
+		s, ok := t.inRound(scenario, server, round)
 		if !ok {
 			continue
 		}
@@ -195,6 +210,8 @@ func render(recs []Record, scenarios []load.Scenario, info runInfo) string {
 		runtime.Version(), runtime.NumCPU(), cpuModel(), info.Commit, describeLoad(info.LoadBefore, info.LoadAfter))
 	w("Medians over rounds. Ratios are snodo-go ÷ peer computed within each round, then the median of those; ")
 	w("for throughput higher is better for snodo-go, for latency, CPU and memory lower is better. ")
+	w("Ratios to the floor (%s for stdio, %s for HTTP: decode, echo, encode, nothing else) are computed the same way for every server: ", floorStdio, floorHTTP)
+	w("req/s ÷ floor is the share of the floor's throughput a server reaches (at most about 1), CPU/req ÷ floor how many times the floor's CPU per request it spends (at least about 1). ")
 	w("A measurement in which any response was a JSON-RPC error (or a tool result with isError) has failed: ")
 	w("its figures are left out, and it is listed under \"Failed measurements\".\n\n")
 	b.WriteString(renderPlots(info.Plots))
@@ -220,7 +237,7 @@ func render(recs []Record, scenarios []load.Scenario, info runInfo) string {
 		for _, name := range names {
 			for _, srv := range servers {
 				rs := t.get(name, srv.name)
-				if st := status(rs); st != "" {
+				if st := statusFor(srv.name, rs); st != "" {
 					w("| %s | %s | %s | | | | | 0/%d |\n", name, srv.name, st, len(rs))
 					continue
 				}
@@ -247,6 +264,18 @@ func render(recs []Record, scenarios []load.Scenario, info runInfo) string {
 				ratio(t.ratioMedian(name, "go-sdk", info.Rounds, cpu, false)),
 				ratio(t.ratioMedian(name, "mcp-go", info.Rounds, cpu, false)))
 		}
+		fl := floorFor(kind)
+		w("\n| case | server | req/s ÷ %s | CPU/req ÷ %s |\n|---|---|---:|---:|\n", fl, fl)
+		for _, name := range names {
+			for _, srv := range servers {
+				if isFloor(srv.name) {
+					continue
+				}
+				w("| %s | %s | %s | %s |\n", name, srv.name,
+					ratio(t.ratioMedianOf(name, srv.name, fl, info.Rounds, thr, true)),
+					ratio(t.ratioMedianOf(name, srv.name, fl, info.Rounds, cpu, false)))
+			}
+		}
 		w("\n")
 	}
 
@@ -261,7 +290,7 @@ func render(recs []Record, scenarios []load.Scenario, info runInfo) string {
 		w("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 		for _, srv := range servers {
 			rs := t.get(name, srv.name)
-			if st := status(rs); st != "" {
+			if st := statusFor(srv.name, rs); st != "" {
 				w("| %s | %s | | | | | | | |\n", srv.name, st)
 				continue
 			}
@@ -302,7 +331,7 @@ func render(recs []Record, scenarios []load.Scenario, info runInfo) string {
 		for _, name := range listens {
 			for _, srv := range servers {
 				rs := t.get(name, srv.name)
-				if st := status(rs); st != "" {
+				if st := statusFor(srv.name, rs); st != "" {
 					w("| %s | %s | %s | | | | |\n", name, srv.name, st)
 					continue
 				}
@@ -328,6 +357,10 @@ func render(recs []Record, scenarios []load.Scenario, info runInfo) string {
 		for _, srv := range servers {
 			rs := t.get(name, srv.name)
 			if len(rs) == 0 {
+				continue
+			}
+			if st := statusFor(srv.name, rs); st == "n/a" || st == "not supported yet" {
+				w("| %s | %s | | | | |\n", srv.name, st)
 				continue
 			}
 			refused, answered, ended, none := 0, 0, 0, 0

@@ -56,3 +56,48 @@ func TestReportStatesTheLoad(t *testing.T) {
 		t.Fatalf("an unknown load is not said:\n%s", out)
 	}
 }
+
+// Every server's figures are divided by the floor of the scenario's
+// transport measured in the same round, and a floor outside its
+// transport is shown as n/a.
+func TestFloorRatios(t *testing.T) {
+	rec := func(server, scenario string, round int, thr, cpu float64) Record {
+		return Record{Round: round, Result: load.Result{Server: server, Scenario: scenario, Requests: 100, Throughput: thr, CPUPerReq: cpu, P50us: 10, P99us: 20}}
+	}
+	unsup := func(server, scenario string, round int) Record {
+		return Record{Round: round, Result: load.Result{Server: server, Scenario: scenario, Unsupported: true}}
+	}
+	stdio := load.Scenario{Kind: "stdio", Param: 16}
+	storm := load.Scenario{Kind: "storm", Param: 10}
+	var recs []Record
+	for round := 1; round <= 2; round++ {
+		// The floor is twice as fast in round 1 and four times in round 2,
+		// so the medians of the per-round ratios are 0.375 and 3.00.
+		f := float64(round * 2)
+		recs = append(recs,
+			rec("snodo", stdio.Name(), round, 1000, 10),
+			rec("go-sdk", stdio.Name(), round, 500, 20),
+			rec("mcp-go", stdio.Name(), round, 250, 40),
+			rec(floorStdio, stdio.Name(), round, 1000*f, 10/f),
+			unsup(floorHTTP, stdio.Name(), round),
+			unsup(floorStdio, storm.Name(), round),
+		)
+	}
+	tb := table{recs: recs}
+	thr := func(r load.Result) float64 { return r.Throughput }
+	if x := tb.ratioMedianOf(stdio.Name(), "go-sdk", floorStdio, 2, thr, true); x != 0.1875 {
+		t.Fatalf("go-sdk req/s ÷ floor %v, want 0.1875", x)
+	}
+	out := render(recs, []load.Scenario{stdio, storm}, runInfo{Rounds: 2, Date: time.Unix(0, 0)})
+	for _, want := range []string{
+		"| case | server | req/s ÷ floor-stdio | CPU/req ÷ floor-stdio |",
+		"| stdio C=16 | snodo | 0.38× | 3.00× |",
+		"| stdio C=16 | mcp-go | 0.09× | 12.00× |",
+		"| stdio C=16 | floor-http | n/a |",
+		"| floor-stdio | n/a |",
+	} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("no %q in:\n%s", want, out)
+		}
+	}
+}
