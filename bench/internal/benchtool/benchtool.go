@@ -1,6 +1,7 @@
-// Package benchtool holds what the three benchmark servers share: the
-// semantics of the echo and sleep tools, the counters the load driver reads
-// out of band, and the start-up protocol on standard error.
+// Package benchtool holds what the three library benchmark servers share:
+// the semantics of the echo and sleep tools, the counters the load driver
+// reads out of band, and the start-up protocol on standard error (which
+// the floor servers follow too).
 //
 // Every server runs the same tool bodies, so differences in the measurements
 // come from the libraries, not from the tools.
