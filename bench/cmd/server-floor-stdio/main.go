@@ -7,6 +7,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -32,8 +33,9 @@ func main() {
 }
 
 // serve answers every line of in on out until in ends. Answers are
-// buffered and written out whenever no further input is already read, so
-// a pipelined burst costs one write, as it would the cheapest server.
+// buffered and written out whenever no further complete line is already
+// read, so a pipelined burst costs one write, as it would the cheapest
+// server, and no answer waits for input still to come.
 func serve(in io.Reader, out io.Writer) error {
 	r := bufio.NewReaderSize(in, 64<<10)
 	w := bufio.NewWriterSize(out, 64<<10)
@@ -50,7 +52,7 @@ func serve(in io.Reader, out io.Writer) error {
 				}
 			}
 		}
-		if r.Buffered() == 0 || err != nil {
+		if err != nil || !lineBuffered(r) {
 			if ferr := w.Flush(); ferr != nil {
 				return ferr
 			}
@@ -62,4 +64,10 @@ func serve(in io.Reader, out io.Writer) error {
 			return err
 		}
 	}
+}
+
+// lineBuffered reports whether r already holds a complete line.
+func lineBuffered(r *bufio.Reader) bool {
+	b, _ := r.Peek(r.Buffered())
+	return bytes.IndexByte(b, '\n') >= 0
 }
