@@ -141,17 +141,7 @@ func main() {
 			// machine in the same state.
 			for i := range specs {
 				spec := specs[(i+round)%len(specs)]
-				if !spec.Serves(sc.Kind) {
-					// A floor outside its kind: recorded, not measured.
-					records = append(records, Record{Round: round + 1, Result: load.Result{Server: spec.Name, Scenario: sc.Name(), Param: sc.Param, Unsupported: true}})
-					continue
-				}
-				prog.begin(round+1, sc, spec.Name)
-				r := sc.Run(ctx, spec)
-				prog.end(sc)
-				r.Scenario = sc.Name()
-				records = append(records, Record{Round: round + 1, Result: r})
-				fmt.Fprintf(os.Stderr, "round %d  %-14s %-11s %s\n", round+1, sc.Name(), spec.Name, summary(r))
+				records = append(records, measure(ctx, prog, round+1, sc, spec))
 			}
 		}
 	}
@@ -177,6 +167,22 @@ func main() {
 		fatal(err)
 	}
 	fmt.Fprintf(os.Stderr, "wrote %s, %s and %d plots in %s in %s\n", *out, *raw, len(info.Plots), *plotDir, elapsed.Round(time.Second))
+}
+
+// measure runs sc against spec in round and reports it on prog's writer.
+// A server that does not serve sc's kind (a floor outside its transport)
+// is recorded as unsupported, not measured: the progress and its time
+// estimate count only real measurements.
+func measure(ctx context.Context, prog *progress, round int, sc load.Scenario, spec load.ServerSpec) Record {
+	if !spec.Serves(sc.Kind) {
+		return Record{Round: round, Result: load.Result{Server: spec.Name, Scenario: sc.Name(), Param: sc.Param, Unsupported: true}}
+	}
+	prog.begin(round, sc, spec.Name)
+	r := sc.Run(ctx, spec)
+	prog.end(sc)
+	r.Scenario = sc.Name()
+	fmt.Fprintf(prog.w, "round %d  %-14s %-11s %s\n", round, sc.Name(), spec.Name, summary(r))
+	return Record{Round: round, Result: r}
 }
 
 // redraw draws the plots of a saved results file; run says which run it

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -43,5 +44,22 @@ func TestProgressEstimatesTimeLeft(t *testing.T) {
 	p.end(scenarios[1])
 	if d, ok := p.estimate(); !ok || d != 5*10*time.Second+5*30*time.Second+3*20*time.Second {
 		t.Fatalf("estimate %v %v", d, ok)
+	}
+}
+
+// A floor outside its transport is recorded as unsupported under the
+// scenario's name without being measured: no progress line, no
+// measurement counted.
+func TestMeasureSkipsAFloorOutsideItsKind(t *testing.T) {
+	var out bytes.Buffer
+	sc := load.Scenario{Kind: "storm", Param: 10}
+	p := newProgress(&out, []load.Scenario{sc}, 1, func(string) int { return 0 })
+	spec := load.ServerSpec{Name: floorStdio, Path: "/nonexistent/server-floor-stdio", Kinds: []string{"stdio"}}
+	r := measure(context.Background(), p, 1, sc, spec)
+	if !r.Unsupported || r.Scenario != sc.Name() || r.Server != floorStdio || r.Round != 1 {
+		t.Fatalf("record: %+v", r)
+	}
+	if p.done != 0 || out.Len() != 0 {
+		t.Fatalf("measured: %d done, output %q", p.done, out.String())
 	}
 }
