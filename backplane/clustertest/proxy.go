@@ -36,8 +36,8 @@ func newProxy(targets []*Instance) *proxy {
 // instance after the one the previous request went to; when dialling it
 // fails, nothing of the request was sent, and it goes to the one after,
 // until every instance has been tried. Any other failure (a connection
-// that breaks once the request is on it) is returned: the request may
-// have run.
+// that breaks once the request is on it: the request may have run), or
+// any failure once the request's context has ended, is returned.
 func (p *proxy) RoundTrip(req *http.Request) (*http.Response, error) {
 	var body []byte
 	if req.Body != nil && req.Body != http.NoBody {
@@ -68,7 +68,7 @@ func (p *proxy) RoundTrip(req *http.Request) (*http.Response, error) {
 			return resp, nil
 		}
 		var op *net.OpError
-		if !errors.As(err, &op) || op.Op != "dial" {
+		if !errors.As(err, &op) || op.Op != "dial" || req.Context().Err() != nil {
 			return nil, err
 		}
 		p.skipped.Add(1)
