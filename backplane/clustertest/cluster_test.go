@@ -272,3 +272,28 @@ func TestListenAcrossNATSRestart(t *testing.T) {
 		t.Fatalf("after the restart the stream on %s got %v from %s, want %v", holder.Name, got, other.Name, want)
 	}
 }
+
+// TestStopEndsTheInstancesStreams stops the instance holding a listen
+// stream: the stream ends with an error, and the next call through the
+// proxy succeeds on another instance.
+func TestStopEndsTheInstancesStreams(t *testing.T) {
+	cl := start(t)
+	c := connect(t, cl)
+	sub, holder := listen(t, cl, c)
+	holder.Stop(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for {
+		ev, err := sub.Next(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				t.Fatal("the stream on the stopped instance did not end in 10 s")
+			}
+			break
+		}
+		t.Logf("event before the end: %s", label(ev))
+	}
+	if name := whoami(t, c); name == holder.Name {
+		t.Fatalf("the stopped instance %s ran a call", name)
+	}
+}
