@@ -9,6 +9,10 @@
 //     through any other, and compare-and-set on the record's revision
 //     keeps two instances from both taking it.
 //
+// Package clustertest, in this module, runs several instances in a test:
+// one embedded NATS server, N Runtimes sharing it through Events, each on
+// its own listener, behind a round-robin proxy.
+//
 // The package lives in its own module so that the server core never
 // depends on NATS. docs/DEPLOYMENT.md describes a deployment of several
 // instances: what they must share and what needs no affinity.

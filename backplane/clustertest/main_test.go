@@ -1,0 +1,9 @@
+package clustertest_test
+
+import (
+	"testing"
+
+	"github.com/snodo-go/snodo/testkit"
+)
+
+func TestMain(m *testing.M) { testkit.VerifyTestMain(m) }
