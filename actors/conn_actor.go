@@ -192,6 +192,7 @@ func (c *connActor) Receive(ac actor.Context) {
 			return
 		}
 		delete(c.dying, m.Who.Id)
+		c.s.stopHandled(m.Who.Id)
 		c.release(ac)
 	case *actor.Stopping:
 		// Stopped by the parent: after finish, or because the tree is
@@ -248,6 +249,7 @@ func (c *connActor) stopChild(ac actor.Context, pid *actor.PID) {
 		return
 	}
 	c.dying[pid.Id] = true
+	c.s.stopRequested(pid.Id)
 	ac.Stop(pid)
 }
 

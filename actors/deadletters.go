@@ -84,9 +84,25 @@ func (s *system) countDeadLetter(evt any) {
 	if !ok || !s.ours(dl.PID) || lateMessage(dl.Message) {
 		return
 	}
+	if _, stop := dl.Message.(*actor.Stop); stop {
+		if _, told := s.stopping.Load(dl.PID.Id); told {
+			return
+		}
+	}
 	if _, ok := s.hooks.Late[reflect.TypeOf(dl.Message)]; ok {
 		return
 	}
 	s.deadLetters.Add(1)
 	s.logger.Warn("snodo: message reached a stopped actor", "to", dl.PID.String(), "message", reflect.TypeOf(dl.Message).String())
 }
+
+// stopRequested records that a parent told the child id to stop. Until
+// the parent handles the child's Terminated (stopHandled), the child is
+// still among the parent's children, so a parent that is itself stopped
+// in between (the tree closing) sends it a second Stop, which reaches a
+// child already gone: that dead letter is expected, any other Stop dead
+// letter is not.
+func (s *system) stopRequested(id string) { s.stopping.Store(id, struct{}{}) }
+
+// stopHandled forgets id once its parent has handled its Terminated.
+func (s *system) stopHandled(id string) { s.stopping.Delete(id) }

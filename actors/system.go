@@ -38,6 +38,9 @@ type system struct {
 
 	deadLetters atomic.Int64 // dead letters that were not expected
 	deadSub     *eventstream.Subscription
+	// stopping holds the ids of children their parent told to stop whose
+	// Terminated the parent has not handled yet (see stopRequested).
+	stopping sync.Map
 
 	mu      sync.Mutex
 	closed  bool           // no more children: Close was called, or the root is closing by itself
