@@ -10,8 +10,10 @@ import (
 
 // lateMessages lists every message type that may legitimately reach an
 // actor after it stopped, with the reason: a dead letter of one of these
-// is expected and dropped. A dead letter of any other type (protoactor's
-// own Stop, Watch and Terminated included) is a lifecycle bug: it is
+// is expected and dropped, and so is protoactor's Stop to a child its
+// parent had already told to stop (stopRequested). A dead letter of any
+// other type (protoactor's own Stop otherwise, Watch and Terminated
+// included) is a lifecycle bug: it is
 // logged and counted (System.UnexpectedDeadLetters), and the tests assert
 // the count is zero, so a new message type cannot vanish unnoticed.
 //
