@@ -147,6 +147,15 @@ func TestAgainstASubprocess(t *testing.T) {
 			t.Fatalf("crash: %s", r.Raw)
 		}
 		p.Send(t, call("c", "slow", nil))
+		// Cancel once the handler runs (it logs as it starts): a call
+		// cancelled while still queued never runs, so it logs nothing.
+		started := time.Now()
+		for !strings.Contains(p.Stderr(), "slow call waiting") {
+			if time.Since(started) > testkit.DefaultTimeout {
+				t.Fatalf("the slow call did not start within %v:\n%s", testkit.DefaultTimeout, p.Stderr())
+			}
+			time.Sleep(5 * time.Millisecond) // polling stderr, bounded by the deadline above
+		}
 		p.Send(t, testkit.Notification("notifications/cancelled", map[string]any{"requestId": "c"}))
 		p.Client.Call(t, "tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"text": "x"}})
 		p.CloseInput()
