@@ -3,12 +3,14 @@
 package testfixture
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"os/exec"
 	"path"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -53,7 +55,7 @@ type Process struct {
 
 	in      *lockedWriter // the process's standard input, shared with Client
 	outDone chan struct{} // closed when the process's output has ended
-	stderr  testkit.Buffer
+	stderr  watchedBuffer
 	waitMu  sync.Mutex
 	waited  bool
 	exitErr error
@@ -114,6 +116,26 @@ func (p *Process) CloseInput() { _ = p.in.Close() }
 // Stderr returns what the process has written to standard error so far.
 func (p *Process) Stderr() string { return p.stderr.String() }
 
+// WaitStderr waits until the process's standard error contains substr,
+// woken by each write, and fails the test if it does not within
+// testkit.DefaultTimeout.
+func (p *Process) WaitStderr(t testing.TB, substr string) {
+	t.Helper()
+	deadline := time.NewTimer(testkit.DefaultTimeout)
+	defer deadline.Stop()
+	for {
+		text, changed := p.stderr.snapshot()
+		if strings.Contains(text, substr) {
+			return
+		}
+		select {
+		case <-changed:
+		case <-deadline.C:
+			t.Fatalf("testfixture: standard error did not show %q within %v:\n%s", substr, testkit.DefaultTimeout, p.Stderr())
+		}
+	}
+}
+
 // Wait waits (at most testkit.DefaultTimeout) until the process has
 // exited and its output has been read, and returns its exit status.
 func (p *Process) Wait(t testing.TB) int {
@@ -153,6 +175,41 @@ func (p *Process) wait(timeout time.Duration) (int, error) {
 		return ee.ExitCode(), nil
 	}
 	return -1, p.exitErr
+}
+
+// watchedBuffer is a process's standard error: a buffer whose every write
+// closes the channel handed out by snapshot, so a reader waits for the next
+// write instead of polling.
+type watchedBuffer struct {
+	mu      sync.Mutex
+	b       bytes.Buffer
+	changed chan struct{}
+}
+
+func (w *watchedBuffer) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.changed != nil {
+		close(w.changed)
+		w.changed = nil
+	}
+	return w.b.Write(p)
+}
+
+func (w *watchedBuffer) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.String()
+}
+
+// snapshot returns the text so far and a channel closed by the next write.
+func (w *watchedBuffer) snapshot() (string, <-chan struct{}) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.changed == nil {
+		w.changed = make(chan struct{})
+	}
+	return w.b.String(), w.changed
 }
 
 // lockedWriter serializes the writes of the Client and of SendRaw, so a

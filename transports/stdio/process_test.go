@@ -54,17 +54,17 @@ func TestAgainstASubprocess(t *testing.T) {
 
 	t.Run("cancelled call gets no late response", func(t *testing.T) {
 		t.Parallel()
-		p := testfixture.StartProcess(t, bin, "-serve")
+		p := testfixture.StartProcess(t, bin, "-serve", "-log-level", "debug")
 		p.Send(t, call("doomed", "slow", nil))
+		// Cancel once the handler runs (it logs as it starts): a call
+		// cancelled while still queued never runs at all.
+		p.WaitStderr(t, "slow call waiting")
 		p.Send(t, testkit.Notification("notifications/cancelled", map[string]any{"requestId": "doomed"}))
-		// The handler sees its cancellation (and returns a result, which
-		// must not be written).
-		for {
-			r := p.Client.Call(t, "tools/call", map[string]any{"name": "cancellations"})
-			if strings.Contains(string(r.Raw), `"text":"1"`) {
-				break
-			}
-			time.Sleep(5 * time.Millisecond) // polling a count the server exposes; nothing else signals it
+		// The handler sees its cancellation (it logs it, then returns a
+		// result, which must not be written).
+		p.WaitStderr(t, "slow call cancelled")
+		if r := p.Client.Call(t, "tools/call", map[string]any{"name": "cancellations"}); !strings.Contains(string(r.Raw), `"text":"1"`) {
+			t.Fatalf("cancellations: %s, want 1", r.Raw)
 		}
 		p.Client.Call(t, "tools/call", map[string]any{"name": "release"})
 		p.CloseInput()
@@ -149,13 +149,7 @@ func TestAgainstASubprocess(t *testing.T) {
 		p.Send(t, call("c", "slow", nil))
 		// Cancel once the handler runs (it logs as it starts): a call
 		// cancelled while still queued never runs, so it logs nothing.
-		started := time.Now()
-		for !strings.Contains(p.Stderr(), "slow call waiting") {
-			if time.Since(started) > testkit.DefaultTimeout {
-				t.Fatalf("the slow call did not start within %v:\n%s", testkit.DefaultTimeout, p.Stderr())
-			}
-			time.Sleep(5 * time.Millisecond) // polling stderr, bounded by the deadline above
-		}
+		p.WaitStderr(t, "slow call waiting")
 		p.Send(t, testkit.Notification("notifications/cancelled", map[string]any{"requestId": "c"}))
 		p.Client.Call(t, "tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"text": "x"}})
 		p.CloseInput()
