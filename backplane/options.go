@@ -5,10 +5,12 @@ package backplane
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"regexp"
 )
 
-// Option configures [NewTaskStore].
+// Option configures [NewTaskStore], [NewEvents], [NewCatalog] and
+// [NewClusterView].
 type Option interface{ apply(*config) error }
 
 // DefaultName is the name given with [WithName] unless another is.
@@ -16,11 +18,13 @@ const DefaultName = "snodo"
 
 // config is what the options set.
 type config struct {
-	name string
+	name      string
+	logger    *slog.Logger
+	localOnly bool
 }
 
 func newConfig(opts []Option) (config, error) {
-	c := config{name: DefaultName}
+	c := config{name: DefaultName, logger: slog.Default()}
 	for _, o := range opts {
 		if o == nil {
 			return config{}, errors.New("backplane: nil option")
@@ -49,6 +53,19 @@ func WithName(name string) Option {
 			return fmt.Errorf("backplane: WithName: %q is not 1 to 64 letters, digits, '-' or '_'", name)
 		}
 		c.name = name
+		return nil
+	})
+}
+
+// WithLogger is where a constructor's values log what they cannot do
+// (a catalog change naming a component this instance does not know).
+// Default slog.Default().
+func WithLogger(l *slog.Logger) Option {
+	return optionFunc(func(c *config) error {
+		if l == nil {
+			return errors.New("backplane: WithLogger: nil logger")
+		}
+		c.logger = l
 		return nil
 	})
 }
