@@ -65,7 +65,7 @@ const watchRetry = 500 * time.Millisecond
 // for concurrent use; Close it before closing the NATS connection.
 type Catalog struct {
 	nc   *nats.Conn
-	kv   jetstream.KeyValue
+	name string // the bucket's
 	reg  *dispatch.Registry
 	defs map[Component]definition
 	log  *slog.Logger
@@ -77,6 +77,7 @@ type Catalog struct {
 	once   sync.Once
 
 	mu      sync.Mutex
+	kv      jetstream.KeyValue // nil until open, see WithLocalOnlyStart
 	version uint64
 	present map[Component]bool // applied here
 	applied chan struct{}      // closed and replaced at each version
@@ -99,7 +100,8 @@ type CatalogStats struct {
 	// Invalid counts entries of the bucket that were not catalog entries.
 	Invalid int64
 	// Rewatches counts the times the catalog watched the bucket again,
-	// from the version after its last, after the connection came back.
+	// from the version after its last, after the connection came back (or
+	// came up, for a catalog started with WithLocalOnlyStart).
 	Rewatches int64
 }
 
@@ -114,7 +116,9 @@ type entry struct {
 // dispatch.WithRegistry(c.Registry()) and, for listen streams, an Events
 // on the same hub. It fails, wrapping [ErrUnavailable], when nc cannot
 // carry JetStream; and when the first read of the catalog does not end
-// before ctx (within 10 s when ctx has no deadline).
+// before ctx (within 10 s when ctx has no deadline). With
+// [WithLocalOnlyStart] it starts instead, and reads the catalog once NATS
+// is reachable.
 func NewCatalog(ctx context.Context, nc *nats.Conn, hub *dispatch.Hub, defs *Definitions, opts ...Option) (*Catalog, error) {
 	cfg, err := newConfig(opts)
 	if err != nil {
@@ -128,44 +132,73 @@ func NewCatalog(ctx context.Context, nc *nats.Conn, hub *dispatch.Hub, defs *Def
 		ctx, cancel = context.WithTimeout(ctx, startTimeout)
 		defer cancel()
 	}
-	js, err := openJetStream(ctx, nc)
-	if err != nil {
-		return nil, err
-	}
-	bucket := cfg.name + "-catalog"
-	kv, err := js.CreateKeyValue(ctx, jetstream.KeyValueConfig{
-		Bucket: bucket, Description: "catalog of the MCP server " + cfg.name, History: 1, Storage: jetstream.FileStorage,
-	})
-	if errors.Is(err, jetstream.ErrBucketExists) {
-		kv, err = js.KeyValue(ctx, bucket)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("backplane: opening the bucket %s: %w", bucket, err)
-	}
 	c := &Catalog{
-		nc: nc, kv: kv, reg: dispatch.NewRegistry(hub), defs: map[Component]definition{}, log: cfg.logger,
+		nc: nc, name: cfg.name + "-catalog", reg: dispatch.NewRegistry(hub), defs: map[Component]definition{}, log: cfg.logger,
 		present: map[Component]bool{}, applied: make(chan struct{}),
 	}
 	for k, d := range defs.m {
 		c.defs[k] = d
 	}
-	c.ctx, c.cancel = context.WithCancel(context.Background())
-	c.status = nc.StatusChanged(nats.CONNECTED, nats.DISCONNECTED, nats.RECONNECTING)
-	w, err := kv.WatchAll(ctx)
+	kv, err := c.open(ctx)
+	var w jetstream.KeyWatcher
 	if err == nil {
-		err = c.initial(ctx, w)
+		w, err = kv.WatchAll(ctx)
+		if err == nil {
+			err = c.initial(ctx, w)
+		}
+		if err != nil {
+			err = fmt.Errorf("%w: reading the catalog %s: %w", ErrUnavailable, c.name, err)
+		}
 	}
 	if err != nil {
 		if w != nil {
 			_ = w.Stop()
 		}
-		nc.RemoveStatusListener(c.status)
-		c.cancel()
-		return nil, fmt.Errorf("%w: reading the catalog %s: %w", ErrUnavailable, bucket, err)
+		if !errors.Is(err, ErrUnavailable) || !cfg.mayStartLocal(nc) {
+			return nil, err
+		}
+		// WithLocalOnlyStart: run gets the catalog when NATS is reachable.
+		c.mu.Lock()
+		c.kv = nil
+		c.mu.Unlock()
+		w = nil
 	}
+	c.ctx, c.cancel = context.WithCancel(context.Background())
+	c.status = nc.StatusChanged(nats.CONNECTED, nats.DISCONNECTED, nats.RECONNECTING)
 	c.wg.Add(1)
 	go c.run(w)
 	return c, nil
+}
+
+// open opens (or creates) the catalog's bucket and keeps it.
+func (c *Catalog) open(ctx context.Context) (jetstream.KeyValue, error) {
+	js, err := openJetStream(ctx, c.nc)
+	if err != nil {
+		return nil, err
+	}
+	kv, err := js.CreateKeyValue(ctx, jetstream.KeyValueConfig{
+		Bucket: c.name, Description: "catalog of an MCP server", History: 1, Storage: jetstream.FileStorage,
+	})
+	if errors.Is(err, jetstream.ErrBucketExists) {
+		kv, err = js.KeyValue(ctx, c.name)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: opening the bucket %s: %w", ErrUnavailable, c.name, err)
+	}
+	c.mu.Lock()
+	c.kv = kv
+	c.mu.Unlock()
+	return kv, nil
+}
+
+// bucket returns the bucket, or ErrUnavailable before it is open.
+func (c *Catalog) bucket() (jetstream.KeyValue, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.kv == nil {
+		return nil, fmt.Errorf("%w: the catalog has not reached NATS yet (started with WithLocalOnlyStart)", ErrUnavailable)
+	}
+	return c.kv, nil
 }
 
 // initial applies the bucket's current entries, up to the watcher's
@@ -216,15 +249,19 @@ func (c *Catalog) set(ctx context.Context, comp Component, present bool) (uint64
 	if err != nil {
 		return 0, err
 	}
+	kv, err := c.bucket()
+	if err != nil {
+		return 0, err
+	}
 	val, _ := json.Marshal(entry{Present: present})
 	for {
-		cur, err := c.kv.Get(ctx, key)
+		cur, err := kv.Get(ctx, key)
 		switch {
 		case errors.Is(err, jetstream.ErrKeyNotFound):
 			if !present {
 				return 0, nil
 			}
-			rev, err := c.kv.Create(ctx, key, val)
+			rev, err := kv.Create(ctx, key, val)
 			if errors.Is(err, jetstream.ErrKeyExists) {
 				continue // created meanwhile by another instance
 			}
@@ -236,7 +273,7 @@ func (c *Catalog) set(ctx context.Context, comp Component, present bool) (uint64
 		if json.Unmarshal(cur.Value(), &have) == nil && have.Present == present {
 			return cur.Revision(), nil
 		}
-		rev, err := c.kv.Update(ctx, key, val, cur.Revision())
+		rev, err := kv.Update(ctx, key, val, cur.Revision())
 		if errors.Is(err, jetstream.ErrKeyExists) {
 			continue // changed meanwhile by another instance
 		}
@@ -301,7 +338,7 @@ func (c *Catalog) Close() error {
 // the next version after the connection comes back.
 func (c *Catalog) run(w jetstream.KeyWatcher) {
 	defer c.wg.Done()
-	lost := false
+	lost := w == nil
 	for {
 		var updates <-chan jetstream.KeyValueEntry
 		if w != nil {
@@ -356,7 +393,16 @@ func (c *Catalog) run(w jetstream.KeyWatcher) {
 func (c *Catalog) rewatch() jetstream.KeyWatcher {
 	ctx, cancel := context.WithTimeout(c.ctx, startTimeout)
 	defer cancel()
-	w, err := c.kv.WatchAll(ctx, jetstream.ResumeFromRevision(c.Version()+1))
+	kv, err := c.bucket()
+	if err != nil {
+		if c.nc.Status() != nats.CONNECTED {
+			return nil
+		}
+		if kv, err = c.open(ctx); err != nil {
+			return nil
+		}
+	}
+	w, err := kv.WatchAll(ctx, jetstream.ResumeFromRevision(c.Version()+1))
 	if err != nil {
 		return nil
 	}

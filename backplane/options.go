@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"log/slog"
 	"regexp"
+
+	"github.com/nats-io/nats.go"
 )
 
 // Option configures [NewTaskStore], [NewEvents], [NewCatalog] and
@@ -68,4 +70,37 @@ func WithLogger(l *slog.Logger) Option {
 		c.logger = l
 		return nil
 	})
+}
+
+// WithLocalOnlyStart lets a constructor start while its NATS connection
+// is not connected yet (dialled with nats.RetryOnFailedConnect(true), the
+// server unreachable), instead of failing with [ErrUnavailable]; a nil or
+// closed connection still fails. The instance serves on its own and joins
+// the others once the connection comes up:
+//
+//   - [NewEvents]: events reach this instance's listeners only (the NATS
+//     client buffers what it sends, up to nats.ReconnectBufSize); at the
+//     first connection the listeners are resynchronised as after a
+//     reconnection, and from then on events cross instances.
+//   - [NewCatalog]: the registry holds only the Runtime's static
+//     components, [Catalog.Add] and [Catalog.Remove] fail with
+//     ErrUnavailable; at the first connection the catalog reads the
+//     bucket and applies every present component, in order.
+//   - [NewTaskStore]: there is no local task store, since a task kept on
+//     one instance could not be read through the others behind a load
+//     balancer: every call fails, wrapping ErrUnavailable, until the
+//     connection is up; the first call after that opens the bucket.
+//
+// Default: off, the constructors fail at once.
+func WithLocalOnlyStart() Option {
+	return optionFunc(func(c *config) error {
+		c.localOnly = true
+		return nil
+	})
+}
+
+// mayStartLocal reports whether a constructor given this config may start
+// without NATS on nc: the option is set and nc may still connect.
+func (c config) mayStartLocal(nc *nats.Conn) bool {
+	return c.localOnly && nc != nil && !nc.IsClosed()
 }
