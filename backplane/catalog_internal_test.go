@@ -55,7 +55,9 @@ func TestCatalogApplyInOrderAtMostOnce(t *testing.T) {
 	defer l.Close()
 	var defs Definitions
 	defs.DefineTool(mcp.Tool{Name: "a", InputSchema: json.RawMessage(`{"type":"object"}`)},
-		func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) { return mcp.TextResult("a"), nil })
+		func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.TextResult("a"), nil
+		})
 	c := &Catalog{reg: dispatch.NewRegistry(hub), defs: defs.m, log: slog.New(slog.DiscardHandler),
 		present: map[Component]bool{}, applied: make(chan struct{})}
 
