@@ -33,6 +33,11 @@ const startTimeout = 10 * time.Second
 // JetStream not yet).
 const watchRetry = 500 * time.Millisecond
 
+// watchAttempt bounds one attempt to watch the bucket again: a server
+// still starting JetStream may not answer at all, and the next attempt
+// follows watchRetry later.
+const watchAttempt = 2 * time.Second
+
 // Catalog replicates which components are present in the catalog of
 // every instance of a server. Handlers are Go code and cannot travel, so
 // every instance gives [NewCatalog] the same [Definitions]; the shared
@@ -391,7 +396,7 @@ func (c *Catalog) run(w jetstream.KeyWatcher) {
 // rewatch watches the bucket from the version after the last applied; nil
 // when it cannot now.
 func (c *Catalog) rewatch() jetstream.KeyWatcher {
-	ctx, cancel := context.WithTimeout(c.ctx, startTimeout)
+	ctx, cancel := context.WithTimeout(c.ctx, watchAttempt)
 	defer cancel()
 	kv, err := c.bucket()
 	if err != nil {

@@ -340,12 +340,16 @@ func TestCatalogCatchesUpAfterNATSRestart(t *testing.T) {
 	var v uint64
 	var err error
 	// The first request may meet JetStream still starting.
+	t0 := time.Now()
 	for v, err = cc.cats[0].Add(ctx, backplane.Tool("late")); err != nil; v, err = cc.cats[0].Add(ctx, backplane.Tool("late")) {
+		t.Logf("%v %v", time.Since(t0), err)
 		if ctx.Err() != nil {
 			t.Fatalf("adding after the restart: %v", err)
 		}
 	}
+	t.Logf("added at %v", time.Since(t0))
 	cc.waitAll(t, v)
+	t.Logf("applied at %v", time.Since(t0))
 	for i, c := range cc.clients {
 		if names := toolNamesOf(t, c); !slices.Equal(names, []string{"late"}) {
 			t.Errorf("i%d lists %v", i, names)
