@@ -141,7 +141,13 @@ func (v *ClusterView) hello(m *nats.Msg) {
 		v.known[h.Instance] = true
 	}
 	v.mu.Unlock()
-	if !h.Bye && !h.Answer {
+	switch {
+	case h.Bye && m.Reply != "":
+		// The closing view waits for this: once it has it, this view no
+		// longer counts it.
+		b, _ := json.Marshal(viewMsg{Instance: v.instance})
+		_ = m.Respond(b)
+	case !h.Bye && !h.Answer:
 		_ = v.announce(true)
 	}
 }
@@ -232,15 +238,44 @@ func allIn(want map[string]bool, got map[string]*supervisor.Node) bool {
 	return true
 }
 
-// Close stops answering, and tells the other instances this one is gone
-// (so that they do not list it as missing). The NATS connection, which
-// the application owns, stays open. It is idempotent.
+// byeTimeout bounds Close's wait for the other instances to acknowledge
+// that this one is gone.
+const byeTimeout = time.Second
+
+// Close stops answering, and tells the other instances this one is gone,
+// so that they do not list it as missing: it returns once every instance
+// it knows has acknowledged that, or after 1 s. The NATS connection,
+// which the application owns, stays open. It is idempotent.
 func (v *ClusterView) Close() error {
 	v.once.Do(func() {
 		v.unsubscribe()
+		v.mu.Lock()
+		waiting := len(v.known)
+		v.mu.Unlock()
+		inbox := v.nc.NewInbox()
+		acks := make(chan *nats.Msg, 64)
+		sub, err := v.nc.ChanSubscribe(inbox, acks)
+		if err != nil {
+			return
+		}
+		defer func() { _ = sub.Unsubscribe() }()
 		b, _ := json.Marshal(viewMsg{Instance: v.instance, Bye: true})
-		if v.nc.Publish(v.subject+".hello", b) == nil {
-			_ = v.nc.FlushTimeout(resyncFlushTimeout)
+		if v.nc.PublishRequest(v.subject+".hello", inbox, b) != nil {
+			return
+		}
+		_ = v.nc.FlushTimeout(byeTimeout)
+		timeout := time.NewTimer(byeTimeout)
+		defer timeout.Stop()
+		for seen := map[string]bool{}; len(seen) < waiting; {
+			select {
+			case m := <-acks:
+				var a viewMsg
+				if json.Unmarshal(m.Data, &a) == nil && a.Instance != "" {
+					seen[a.Instance] = true
+				}
+			case <-timeout.C:
+				return
+			}
 		}
 	})
 	return nil

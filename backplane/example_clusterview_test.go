@@ -39,7 +39,7 @@ func ExampleClusterView() {
 
 	// b announced itself when it started; once a has heard it, a waits
 	// for b's answer (each request within DefaultTreesTimeout).
-	for try := 0; try < 50; try++ {
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
 		trees, _ := a.Trees(ctx)
 		if len(trees.Trees) == 2 {
 			fmt.Println(trees.Trees[0].Instance, trees.Trees[1].Instance, trees.Missing)
