@@ -11,6 +11,7 @@ import (
 	"github.com/snodo-go/snodo/backplane"
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/mcp"
+	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/taskstore"
 )
 
@@ -81,6 +82,20 @@ func TestLocalOnlyStart(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = store.Close() })
+	tree := func(id string) func() *supervisor.Node {
+		return func() *supervisor.Node { return &supervisor.Node{Kind: supervisor.KindSupervisor, ID: id} }
+	}
+	if _, err := backplane.NewClusterView(ctx, nc, "a", tree("a"), name); !errors.Is(err, backplane.ErrUnavailable) {
+		t.Errorf("NewClusterView without the option: %v", err)
+	}
+	view, err := backplane.NewClusterView(ctx, nc, "a", tree("a"), name, local)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = view.Close() })
+	if trees, _ := view.Trees(ctx); len(trees.Trees) != 1 || trees.Trees[0].Instance != "a" {
+		t.Errorf("the local view's trees: %+v", trees)
+	}
 
 	wake := make(chan struct{}, 1)
 	l := hub.Attach(mcp.SubscriptionFilter{ToolsListChanged: true, ResourceSubscriptions: []string{"file:///a"}}, func() {
@@ -156,5 +171,24 @@ func TestLocalOnlyStart(t *testing.T) {
 	}
 	if got, err := store2.Get(ctx, rec.ID); err != nil || got.ID != rec.ID {
 		t.Fatalf("the other instance reads %+v, %v", got, err)
+	}
+	// The view subscribed while local answers the other instance's
+	// requests once connected.
+	view2, err := backplane.NewClusterView(ctx, nc2, "b", tree("b"), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = view2.Close() })
+	for {
+		trees, err := view2.Trees(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(trees.Trees) == 2 {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("the other instance's view never got the joined one's tree: %+v", trees)
+		}
 	}
 }

@@ -90,6 +90,8 @@ func WithLogger(l *slog.Logger) Option {
 //     one instance could not be read through the others behind a load
 //     balancer: every call fails, wrapping ErrUnavailable, until the
 //     connection is up; the first call after that opens the bucket.
+//   - [NewClusterView]: [ClusterView.Trees] returns this instance's tree
+//     only; the view answers and announces itself once connected.
 //
 // Default: off, the constructors fail at once.
 func WithLocalOnlyStart() Option {
