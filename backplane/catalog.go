@@ -344,6 +344,7 @@ func (c *Catalog) Close() error {
 func (c *Catalog) run(w jetstream.KeyWatcher) {
 	defer c.wg.Done()
 	lost := w == nil
+	status := c.status
 	for {
 		var updates <-chan jetstream.KeyValueEntry
 		if w != nil {
@@ -365,13 +366,13 @@ func (c *Catalog) run(w jetstream.KeyWatcher) {
 				t.Stop()
 			}
 			return
-		case st, ok := <-c.status:
-			if !ok {
-				c.status = nil
-				continue
+		case st, ok := <-status:
+			if ok {
+				rewatch = st == nats.CONNECTED && lost
+				lost = st != nats.CONNECTED
+			} else {
+				status = nil
 			}
-			rewatch = st == nats.CONNECTED && lost
-			lost = st != nats.CONNECTED
 		case e, ok := <-updates:
 			if !ok {
 				rewatch = true
