@@ -62,8 +62,10 @@ const watchAttempt = 2 * time.Second
 // different build) is not applied here: it is logged at level Warn (see
 // [WithLogger]) and counted in [CatalogStats].Undefined, and the instance
 // keeps serving the rest. When the NATS connection is lost the registry
-// stays as it is; once it is back the catalog reads every revision it
-// missed, in order.
+// stays as it is; once it is back the catalog reads, in order, every
+// entry written since its last version (the bucket keeps each
+// component's latest entry, so a component changed twice meanwhile is
+// read once, at its latest version).
 //
 // Components given to dispatch.New (WithTool...) stay static on each
 // instance: a name is either static or replicated. Its methods are safe
