@@ -8,6 +8,11 @@
 //     a task created through one instance is read, updated and cancelled
 //     through any other, and compare-and-set on the record's revision
 //     keeps two instances from both taking it.
+//   - [NewCatalog] replicates run-time catalog changes: every instance
+//     defines the same components, a JetStream key-value bucket says which
+//     are present, and every instance applies its revisions in order.
+//   - [NewClusterView] gathers the supervision trees of every live
+//     instance, listing those that do not answer in time as missing.
 //
 // Package clustertest, in this module, runs several instances in a test:
 // one embedded NATS server, N Runtimes sharing it through Events, each on

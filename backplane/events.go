@@ -104,15 +104,17 @@ type EventStats struct {
 	// Lost counts events the NATS client dropped because the hub had not
 	// taken the previous ones yet (a slow consumer).
 	Lost int64
-	// Resyncs counts reconnections after which the listeners were
+	// Resyncs counts reconnections (and the first connection of an Events
+	// started with WithLocalOnlyStart) after which the listeners were
 	// resynchronised.
 	Resyncs int64
 }
 
 // NewEvents starts fanning hub's events out over nc and the other
 // instances' events in. It fails, wrapping [ErrUnavailable], when nc is
-// not connected, or when the server does not confirm the subscription
-// before ctx ends (within 10 s when ctx has no deadline).
+// not connected (unless [WithLocalOnlyStart] is given), or when the
+// server does not confirm the subscription before ctx ends (within 10 s
+// when ctx has no deadline).
 func NewEvents(ctx context.Context, nc *nats.Conn, hub *dispatch.Hub, opts ...Option) (*Events, error) {
 	c, err := newConfig(opts)
 	if err != nil {
@@ -121,8 +123,12 @@ func NewEvents(ctx context.Context, nc *nats.Conn, hub *dispatch.Hub, opts ...Op
 	if hub == nil {
 		return nil, errors.New("backplane: NewEvents: nil hub")
 	}
+	local := false
 	if err := checkConn(nc); err != nil {
-		return nil, err
+		if !c.mayStartLocal(nc) {
+			return nil, err
+		}
+		local = true // see WithLocalOnlyStart
 	}
 	e := &Events{
 		nc: nc, hub: hub, subject: c.name + ".events", origin: rand.Text(),
@@ -131,7 +137,12 @@ func NewEvents(ctx context.Context, nc *nats.Conn, hub *dispatch.Hub, opts ...Op
 	}
 	e.status = nc.StatusChanged(nats.CONNECTED, nats.DISCONNECTED, nats.RECONNECTING)
 	e.sub, err = nc.ChanSubscribe(e.subject, e.inbox)
-	if err == nil {
+	if err == nil && local {
+		// The client sends the subscription when it connects; the first
+		// connection then resynchronises the listeners.
+		_ = e.sub.SetPendingLimits(inboxSize, -1)
+		e.lost = true
+	} else if err == nil {
 		_ = e.sub.SetPendingLimits(inboxSize, -1)
 		// The subscription is in place on the server before NewEvents
 		// returns, so no event published after it is missed.

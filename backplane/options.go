@@ -5,10 +5,14 @@ package backplane
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"regexp"
+
+	"github.com/nats-io/nats.go"
 )
 
-// Option configures [NewTaskStore].
+// Option configures [NewTaskStore], [NewEvents], [NewCatalog] and
+// [NewClusterView].
 type Option interface{ apply(*config) error }
 
 // DefaultName is the name given with [WithName] unless another is.
@@ -16,11 +20,13 @@ const DefaultName = "snodo"
 
 // config is what the options set.
 type config struct {
-	name string
+	name      string
+	logger    *slog.Logger
+	localOnly bool
 }
 
 func newConfig(opts []Option) (config, error) {
-	c := config{name: DefaultName}
+	c := config{name: DefaultName, logger: slog.Default()}
 	for _, o := range opts {
 		if o == nil {
 			return config{}, errors.New("backplane: nil option")
@@ -51,4 +57,52 @@ func WithName(name string) Option {
 		c.name = name
 		return nil
 	})
+}
+
+// WithLogger is where a constructor's values log what they cannot do
+// (a catalog change naming a component this instance does not know).
+// Default slog.Default().
+func WithLogger(l *slog.Logger) Option {
+	return optionFunc(func(c *config) error {
+		if l == nil {
+			return errors.New("backplane: WithLogger: nil logger")
+		}
+		c.logger = l
+		return nil
+	})
+}
+
+// WithLocalOnlyStart lets a constructor start while its NATS connection
+// is not connected yet (dialled with nats.RetryOnFailedConnect(true), the
+// server unreachable), instead of failing with [ErrUnavailable]; a nil or
+// closed connection still fails. The instance serves on its own and joins
+// the others once the connection comes up:
+//
+//   - [NewEvents]: events reach this instance's listeners only (the NATS
+//     client buffers what it sends, up to nats.ReconnectBufSize); at the
+//     first connection the listeners are resynchronised as after a
+//     reconnection, and from then on events cross instances.
+//   - [NewCatalog]: the registry holds only the Runtime's static
+//     components, [Catalog.Add] and [Catalog.Remove] fail with
+//     ErrUnavailable; at the first connection the catalog reads the
+//     bucket and applies every present component, in order.
+//   - [NewTaskStore]: there is no local task store, since a task kept on
+//     one instance could not be read through the others behind a load
+//     balancer: every call fails, wrapping ErrUnavailable, until the
+//     connection is up; the first call after that opens the bucket.
+//   - [NewClusterView]: [ClusterView.Trees] returns this instance's tree
+//     only; the view answers and announces itself once connected.
+//
+// Default: off, the constructors fail at once.
+func WithLocalOnlyStart() Option {
+	return optionFunc(func(c *config) error {
+		c.localOnly = true
+		return nil
+	})
+}
+
+// mayStartLocal reports whether a constructor given this config may start
+// without NATS on nc: the option is set and nc may still connect.
+func (c config) mayStartLocal(nc *nats.Conn) bool {
+	return c.localOnly && nc != nil && !nc.IsClosed()
 }

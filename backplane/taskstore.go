@@ -68,7 +68,8 @@ var _ taskstore.Store = (*TaskStore)(nil)
 // storage, one replica) when it does not exist. A bucket created
 // beforehand, with more replicas for example, is used as it is if it
 // allows per-key TTLs. It fails, wrapping [ErrUnavailable], when nc is
-// not connected or its server has no JetStream.
+// not connected (unless [WithLocalOnlyStart] is given) or its server has
+// no JetStream.
 func NewTaskStore(ctx context.Context, nc *nats.Conn, o taskstore.Options, opts ...Option) (*TaskStore, error) {
 	c, err := newConfig(opts)
 	if err != nil {
@@ -76,12 +77,25 @@ func NewTaskStore(ctx context.Context, nc *nats.Conn, o taskstore.Options, opts 
 	}
 	js, err := openJetStream(ctx, nc)
 	if err != nil {
+		if !c.mayStartLocal(nc) {
+			return nil, err
+		}
+		return newLocalStartTaskStore(nc, c.name, o)
+	}
+	kv, err := openTaskBucket(ctx, js, c.name)
+	if err != nil {
 		return nil, err
 	}
-	bucket := c.name + "-tasks"
+	return &TaskStore{nc: nc, js: js, kv: kv, opts: o.WithDefaults()}, nil
+}
+
+// openTaskBucket opens the bucket KV_<name>-tasks, creating it when it
+// does not exist, and checks that it allows per-key TTLs.
+func openTaskBucket(ctx context.Context, js jetstream.JetStream, name string) (jetstream.KeyValue, error) {
+	bucket := name + "-tasks"
 	kv, err := js.CreateKeyValue(ctx, jetstream.KeyValueConfig{
 		Bucket:         bucket,
-		Description:    "tasks of the MCP server " + c.name,
+		Description:    "tasks of the MCP server " + name,
 		History:        1,
 		Storage:        jetstream.FileStorage,
 		LimitMarkerTTL: markerTTL,
@@ -99,7 +113,7 @@ func NewTaskStore(ctx context.Context, nc *nats.Conn, o taskstore.Options, opts 
 	if st.LimitMarkerTTL() <= 0 {
 		return nil, fmt.Errorf("backplane: the bucket %s does not allow per-key TTLs (create it with a limit marker TTL)", bucket)
 	}
-	return &TaskStore{nc: nc, js: js, kv: kv, opts: o.WithDefaults()}, nil
+	return kv, nil
 }
 
 // Create implements taskstore.Store.

@@ -81,6 +81,9 @@ type Instance struct {
 	Runtime *dispatch.Runtime
 	// Server is the instance's listener on 127.0.0.1.
 	Server *streamablehttp.Server
+	// View answers the other instances' requests for this instance's
+	// supervision tree, and gathers theirs (backplane.ClusterView).
+	View *backplane.ClusterView
 
 	served  atomic.Int64
 	stop    sync.Once
@@ -163,6 +166,11 @@ func startInstance(t testing.TB, cl *Cluster, cfg Config, i int) *Instance {
 			t.Errorf("clustertest: instance %s: %d unexpected dead letters", in.Name, n)
 		}
 	})
+	in.View, err = backplane.NewClusterView(context.Background(), in.Conn, in.Name, sup.Tree, backplane.WithName(cfg.Name))
+	if err != nil {
+		t.Fatalf("clustertest: instance %s: %v", in.Name, err)
+	}
+	t.Cleanup(func() { _ = in.View.Close() })
 	count := streamablehttp.WithHTTPMiddleware(func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			in.served.Add(1)
@@ -195,8 +203,9 @@ func (c *Cluster) Skipped() int64 { return c.proxy.skipped.Load() }
 func (in *Instance) Served() int64 { return in.served.Load() }
 
 // Stop stops the instance as a crashed process would: its listener is
-// closed at once (requests in flight are cancelled, open streams end) and
-// its Events stops fanning events in and out. The proxy's idle
+// closed at once (requests in flight are cancelled, open streams end),
+// its Events stops fanning events in and out, and its View stops
+// answering (it says so, and the others no longer count it). The proxy's idle
 // connections are dropped, so that it must dial again, and from then on
 // the proxy skips the instance, whose port refuses connections. Stop is
 // idempotent; the Runtime and the NATS connection stay until cleanup.
@@ -206,6 +215,7 @@ func (in *Instance) Stop(t testing.TB) {
 		t.Fatalf("clustertest: stopping instance %s: %v", in.Name, err)
 	}
 	_ = in.Events.Close()
+	_ = in.View.Close()
 	in.cluster.proxy.tr.CloseIdleConnections()
 }
 
