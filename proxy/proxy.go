@@ -35,6 +35,14 @@ type Backend struct {
 	streams  atomic.Int64 // change streams opened
 	failures atomic.Int64 // requests failed with the backend's error
 
+	// The calls to an initialize-era remote, held while the downstream
+	// client answers its input requests (relay.go).
+	heldMu       sync.Mutex
+	held         map[string]*heldCall
+	waitingCalls int  // held calls waiting for the downstream client
+	closed       bool // no call is held any more
+	heldWG       sync.WaitGroup
+
 	// The downstream clients' resource subscriptions, followed upstream.
 	resubMu      sync.Mutex
 	resubPending bool               // the subscribed URIs changed since the stream opened
@@ -71,14 +79,23 @@ func (b *Backend) Health() Health {
 // listeners. Remote lists and reads are cached by the client within
 // their ttlMs.
 //
-// Input is relayed as multi round-trip requests: the downstream
-// client's capabilities are declared to the remote, and the remote's
-// input requests go back to the downstream client (as an input_required
-// result, or as real requests to an initialize-era client), its answers
-// to the remote. An initialize-era remote asks for input with requests
-// of its own instead, which the proxy cannot relay: it declares no
-// capabilities to such a remote and refuses them. The remote's
-// extensions (tasks) are not relayed.
+// Input is relayed whatever revision either side speaks. To a
+// 2026-07-28 remote the downstream client's capabilities are declared
+// on each request, and the remote's input requests go back to the
+// downstream client (as an input_required result, or as real requests to
+// an initialize-era client) with the remote's requestState sealed, the
+// answers to the remote: the proxy keeps nothing between rounds. An
+// initialize-era remote asks with server-to-client requests while its
+// handler waits: the proxy declares every input capability to it, holds
+// the call open upstream, and relays each request to the downstream
+// client the same two ways, the retry's answer back to the remote. Such
+// a call is held by this Backend (a retry reaching another proxy process
+// finds nothing) for at most Limits.InputWait between rounds, and at
+// most Limits.MaxHeldCalls wait at once. Over stdio, which relates no
+// server-to-client request to a call, a request is relayed only while
+// exactly one call of the backend is in flight; otherwise it is refused.
+// A request the downstream client did not declare the capability for is
+// answered -32601 to the remote.
 //
 // Resource subscriptions are followed upstream: when the set of URIs the
 // proxy's clients subscribe to changes (Hub's OnSubscriptionsChanged),
@@ -95,13 +112,14 @@ func Dial(ctx context.Context, t client.Transport, opts ...Option) (*Backend, er
 		}
 	}
 	cfg.limits = cfg.limits.withDefaults()
-	clientOpts := append([]client.Option{client.WithLogger(cfg.logger)}, cfg.clientOpt...)
+	b := &Backend{name: cfg.name, cfg: cfg, logger: cfg.logger, done: make(chan struct{}), held: map[string]*heldCall{}}
+	clientOpts := append(append([]client.Option{client.WithLogger(cfg.logger)}, b.relayOptions()...), cfg.clientOpt...)
 	c, err := client.New(ctx, t, clientOpts...)
 	if err != nil {
 		return nil, fmt.Errorf("proxy: connecting: %w", err)
 	}
+	b.client = c
 	srv := c.Server()
-	b := &Backend{name: cfg.name, cfg: cfg, client: c, logger: cfg.logger, done: make(chan struct{})}
 	if b.name == "" {
 		b.name = srv.Implementation.Name
 	}
@@ -165,6 +183,7 @@ func (b *Backend) Server() client.ServerInfo { return b.client.Server() }
 func (b *Backend) Close() error {
 	b.stop()
 	<-b.done
+	b.closeHeld()
 	b.hub.Complete()
 	return b.client.Close()
 }
