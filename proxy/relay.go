@@ -37,9 +37,9 @@ import (
 // remote's input requests, and the downstream round it serves.
 type heldCall struct {
 	key    string
-	asks   chan *ask         // the remote's requests, from the client's handlers
-	done   chan heldOutcome  // the call's end; buffered
-	ctx    context.Context   // the upstream call's; ends with it
+	asks   chan *ask        // the remote's requests, from the client's handlers
+	done   chan heldOutcome // the call's end; buffered
+	ctx    context.Context  // the upstream call's; ends with it
 	cancel context.CancelFunc
 
 	mu      sync.Mutex
