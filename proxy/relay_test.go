@@ -146,7 +146,7 @@ func TestProxyRefusesInputTheClientCannotServe(t *testing.T) {
 			if !errors.As(err, &je) {
 				t.Fatalf("a call whose input the client cannot serve: %v", err)
 			}
-			if remote != mcp.Version20260728 && !strings.Contains(je.Message, "sampling/createMessage") {
+			if remote != mcp.Version20260728 && !strings.Contains(je.Message, "sampling/createMessage (the proxy's client does not serve it)") {
 				t.Fatalf("the error does not name what was refused: %v", je)
 			}
 		})
@@ -190,5 +190,24 @@ func TestProxyHeldCallExpires(t *testing.T) {
 				t.Fatalf("a retry after the call expired: %v", err)
 			}
 		})
+	}
+}
+
+// At most MaxHeldCalls calls wait for their downstream client at once:
+// the remote's input request of one more is refused, naming the bound.
+func TestProxyBoundsHeldCalls(t *testing.T) {
+	rt := surveyRemote(t, nil)
+	b := dial(t, serve(t, rt, mcp.Version20251125), proxy.WithClientOptions(client.WithProtocolVersions(mcp.Version20251125)),
+		proxy.WithLimits(proxy.Limits{MaxHeldCalls: 1}))
+	c := testkit.ConnectDirect(t, b.Runtime())
+	caps := client.WithCapabilities(mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapability{}})
+	var ir *client.InputRequiredError
+	if _, err := c.CallTool(context.Background(), "survey", nil, caps); !errors.As(err, &ir) {
+		t.Fatalf("the first call: %v", err)
+	}
+	_, err := c.CallTool(context.Background(), "survey", nil, caps)
+	var je *jsonrpc.Error
+	if !errors.As(err, &je) || !strings.Contains(je.Message, "MaxHeldCalls 1") {
+		t.Fatalf("a second call while one is held: %v", err)
 	}
 }
