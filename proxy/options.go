@@ -28,6 +28,11 @@ type Limits struct {
 	// client's retry with the answer before it is cancelled upstream.
 	// Default 1 minute.
 	InputWait time.Duration
+	// MaxFollowedTasks is the most tasks, created through the proxy,
+	// whose status notifications are relayed at once (each on a listen
+	// stream of its own upstream); the status of the tasks past it is
+	// read with tasks/get. Default 100.
+	MaxFollowedTasks int
 }
 
 func (l Limits) withDefaults() Limits {
@@ -39,6 +44,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.InputWait <= 0 {
 		l.InputWait = time.Minute
+	}
+	if l.MaxFollowedTasks <= 0 {
+		l.MaxFollowedTasks = 100
 	}
 	return l
 }
@@ -87,7 +95,7 @@ func WithInfo(info mcp.Implementation) Option {
 // WithLimits bounds the backend's catalog.
 func WithLimits(l Limits) Option {
 	return optionFunc(func(c *config) error {
-		if l.MaxItems < 0 || l.MaxHeldCalls < 0 || l.InputWait < 0 {
+		if l.MaxItems < 0 || l.MaxHeldCalls < 0 || l.InputWait < 0 || l.MaxFollowedTasks < 0 {
 			return errors.New("a bound must not be negative")
 		}
 		c.limits = l

@@ -39,8 +39,10 @@ type Backend struct {
 	// client answers its input requests (relay.go).
 	heldMu       sync.Mutex
 	held         map[string]*heldCall
-	waitingCalls int  // held calls waiting for the downstream client
-	closed       bool // no call is held any more
+	waitingCalls int             // held calls waiting for the downstream client
+	closed       bool            // no call is held any more
+	followed     int             // tasks whose status is relayed (tasks.go)
+	life         context.Context // ends with Close
 	heldWG       sync.WaitGroup
 
 	// The downstream clients' resource subscriptions, followed upstream.
@@ -97,6 +99,10 @@ func (b *Backend) Health() Health {
 // A request the downstream client did not declare the capability for is
 // answered -32601 to the remote.
 //
+// A remote that offers the tasks extension (2026-07-28) is reached
+// through the proxy as directly: see tasks.go's comment; the proxy
+// forwards, and the remote's task store stays authoritative.
+//
 // Resource subscriptions are followed upstream: when the set of URIs the
 // proxy's clients subscribe to changes (Hub's OnSubscriptionsChanged),
 // the watcher opens its stream again naming them (at most 1,000), and
@@ -129,7 +135,7 @@ func Dial(ctx context.Context, t client.Transport, opts ...Option) (*Backend, er
 	// The change stream opens before the first listing, so no change
 	// falls between the two.
 	wctx, cancel := context.WithCancel(context.Background())
-	b.stop = cancel
+	b.stop, b.life = cancel, wctx
 	sub := b.subscribe(ctx, wctx)
 	fail := func(err error) (*Backend, error) {
 		cancel()
@@ -155,6 +161,9 @@ func Dial(ctx context.Context, t client.Transport, opts ...Option) (*Backend, er
 	}
 	if srv.Capabilities.Logging != nil {
 		rtOpts = append(rtOpts, dispatch.WithClientLogging())
+	}
+	if ext := b.tasksExtension(); ext != nil {
+		rtOpts = append(rtOpts, ext)
 	}
 	if b.rt, err = dispatch.New(info, append(rtOpts, cfg.rtOpt...)...); err != nil {
 		return fail(fmt.Errorf("proxy: %w", err))
