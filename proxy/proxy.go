@@ -65,11 +65,21 @@ type Health struct {
 	// (its connection failed or ended), not because the remote refused
 	// them.
 	Failures int64
+	// HeldCalls counts the calls to an initialize-era remote held now
+	// while the downstream client answers their input.
+	HeldCalls int
+	// FollowedTasks counts the tasks whose status is relayed now.
+	FollowedTasks int
 }
 
-// Health reports the backend's reconnections and change streams.
+// Health reports the backend's reconnections, change streams, failures,
+// held calls and followed tasks.
 func (b *Backend) Health() Health {
-	return Health{Reconnects: b.client.Reconnects(), Streams: b.streams.Load(), Failures: b.failures.Load()}
+	b.heldMu.Lock()
+	held, followed := b.waitingCalls, b.followed
+	b.heldMu.Unlock()
+	return Health{Reconnects: b.client.Reconnects(), Streams: b.streams.Load(), Failures: b.failures.Load(),
+		HeldCalls: held, FollowedTasks: followed}
 }
 
 // Dial connects to the remote server t reaches, lists its catalog and

@@ -205,6 +205,9 @@ func TestProxyBoundsHeldCalls(t *testing.T) {
 	if _, err := c.CallTool(context.Background(), "survey", nil, caps); !errors.As(err, &ir) {
 		t.Fatalf("the first call: %v", err)
 	}
+	if h := b.Health(); h.HeldCalls != 1 {
+		t.Fatalf("health while one call is held: %+v", h)
+	}
 	_, err := c.CallTool(context.Background(), "survey", nil, caps)
 	var je *jsonrpc.Error
 	if !errors.As(err, &je) || !strings.Contains(je.Message, "MaxHeldCalls 1") {

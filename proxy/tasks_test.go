@@ -7,6 +7,7 @@ import (
 	"github.com/snodo-go/snodo/client"
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/mcp"
+	"github.com/snodo-go/snodo/proxy"
 	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/tasks"
 	"github.com/snodo-go/snodo/testkit"
@@ -114,5 +115,34 @@ func TestProxyRelaysTasks(t *testing.T) {
 				t.Fatalf("an ordinary call: %+v %v", plain, err)
 			}
 		})
+	}
+}
+
+// At most MaxFollowedTasks tasks have their status relayed at once; the
+// others are still reached with tasks/get.
+func TestProxyBoundsFollowedTasks(t *testing.T) {
+	rt, _ := tasksRemote(t)
+	b := dial(t, inprocess.New(rt), proxy.WithLimits(proxy.Limits{MaxFollowedTasks: 1}))
+	c := testkit.ConnectDirect(t, b.Runtime())
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.DefaultTimeout)
+	defer cancel()
+	var ids []string
+	for range 2 {
+		task, _, err := c.StartTool(ctx, "watch", nil)
+		if err != nil || task == nil {
+			t.Fatalf("StartTool: %v", err)
+		}
+		ids = append(ids, task.TaskID)
+	}
+	if h := b.Health(); h.FollowedTasks != 1 {
+		t.Fatalf("health with two tasks and a bound of one: %+v", h)
+	}
+	for _, id := range ids {
+		if err := c.CancelTask(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+		if final, err := c.WaitTask(ctx, id); err != nil || final.Status != mcp.TaskCancelled {
+			t.Fatalf("task %s: %+v %v", id, final, err)
+		}
 	}
 }
