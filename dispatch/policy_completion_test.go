@@ -113,3 +113,20 @@ func TestCompletionsFollowTimeoutAndConcurrency(t *testing.T) {
 		t.Fatalf("the first completion: %v", e)
 	}
 }
+
+// A mounted prompt's completions run under the part's policies.
+func TestMountedCompletionsFollowThePartsPolicies(t *testing.T) {
+	clock := &fakeClock{now: time.Unix(1_000_000, 0)}
+	part := mustNew(t, dispatch.WithPrompt(mcp.Prompt{Name: "p", Arguments: []mcp.PromptArgument{{Name: "lang"}}}, promptHandler,
+		dispatch.WithCompletion("lang", suggest),
+		dispatch.WithRateLimit(dispatch.RateLimit{Rate: rate.Every(time.Hour), Burst: 1}), dispatch.WithPolicyClock(clock.Now)))
+	outer := mustNew(t, dispatch.WithMount("docs", part))
+	ctx := context.Background()
+	name := dispatch.MountedName("docs", "p")
+	if e := frameError(t, outer.Dispatch(ctx, completeRequest(t, 1, mcp.RefPrompt, name, "lang"))); e != nil {
+		t.Fatalf("the first completion: %v", e)
+	}
+	if e := frameError(t, outer.Dispatch(ctx, completeRequest(t, 2, mcp.RefPrompt, name, "lang"))); e == nil || e.Code != dispatch.CodeRateLimited {
+		t.Fatalf("the second completion under the part's rate limit: %v", e)
+	}
+}
