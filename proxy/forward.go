@@ -42,8 +42,16 @@ func callOptions(ctx context.Context, info *dispatch.RequestInfo, in *dispatch.I
 	}
 	// The remote may ask for what the downstream client can give; the
 	// proxy answers nothing itself, so the requests come back to relay.
+	// Of the extensions, only tasks is declared upstream (tasks.go).
 	caps := info.ClientCapabilities
+	tasks, declared := caps.Extensions[mcp.ExtensionTasks]
 	caps.Extensions, caps.Experimental = nil, nil
+	if declared {
+		if tasks == nil {
+			tasks = map[string]any{}
+		}
+		caps.Extensions = map[string]map[string]any{mcp.ExtensionTasks: tasks}
+	}
 	opts = append(opts, client.WithCapabilities(caps))
 	if in != nil {
 		responses := map[string]any{}

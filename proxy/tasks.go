@@ -22,9 +22,11 @@ import (
 // on 2026-07-28 (initialize-era remotes have no tasks), with the remote's
 // settings. A tools/call declaring the extension goes upstream declaring
 // it too, and the remote's answer (a task handle, or the tool's result)
-// comes back as it is; a call carrying input answers, or one whose input
-// the remote asks for before creating a task, is forwarded as an
-// ordinary call. tasks/get, tasks/update and tasks/cancel are forwarded
+// comes back as it is. Input the remote asks for before creating a task
+// goes back the ordinary way (the call is forwarded again as an ordinary
+// one, still declaring the extension, whose input_required result is
+// relayed), and the retry carrying the answers is forwarded declaring
+// the extension, so the remote may then create its task. tasks/get, tasks/update and tasks/cancel are forwarded
 // by task id. The remote sees every task as the proxy client's: the
 // proxy does not keep one of its clients from reaching another's task
 // by its id (ids are the remote's, unguessable ones in this library);
@@ -102,17 +104,13 @@ func (b *Backend) taskMethod(ctx context.Context, req *dispatch.ExtensionRequest
 // taskToolCall forwards a tools/call that declared the tasks extension,
 // declaring it upstream.
 func (b *Backend) taskToolCall(ctx context.Context, tc *dispatch.ToolCall) (json.RawMessage, error) {
-	if !tc.Declared || tc.HasInput {
+	if !tc.Declared {
 		return nil, nil
 	}
-	caps := tc.Info.ClientCapabilities
-	caps.Experimental = nil
-	caps.Extensions = map[string]map[string]any{mcp.ExtensionTasks: tc.Info.ClientCapabilities.Extensions[mcp.ExtensionTasks]}
-	if caps.Extensions[mcp.ExtensionTasks] == nil {
-		caps.Extensions[mcp.ExtensionTasks] = map[string]any{}
-	}
-	opts := []client.CallOption{client.WithCapabilities(caps)}
-	task, res, err := b.client.StartTool(ctx, tc.Tool, tc.Arguments, opts...)
+	// callOptions declares the tasks extension upstream, and carries the
+	// answers of a retry (the input the remote asked before creating
+	// its task).
+	task, res, err := b.client.StartTool(ctx, tc.Tool, tc.Arguments, callOptions(ctx, tc.Info, dispatch.InputFromContext(ctx))...)
 	var ir *client.InputRequiredError
 	switch {
 	case errors.As(err, &ir):

@@ -2,6 +2,7 @@ package proxy_test
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 
 	"github.com/snodo-go/snodo/client"
@@ -20,7 +21,10 @@ import (
 func tasksRemote(t *testing.T) (*dispatch.Runtime, *supervisor.Supervisor) {
 	t.Helper()
 	ctx := context.Background()
-	runner, err := tasks.New(tasks.WithTools(tasks.Tool{Name: "watch", Support: tasks.Optional}, tasks.Tool{Name: "quick", Support: tasks.Optional}))
+	runner, err := tasks.New(tasks.WithTools(tasks.Tool{Name: "watch", Support: tasks.Optional}, tasks.Tool{Name: "quick", Support: tasks.Optional},
+		tasks.Tool{Name: "named", Support: tasks.Required}),
+		// named asks for a name before its task exists.
+		tasks.WithDecision(func(_ context.Context, c *tasks.Call) bool { return c.Tool != "named" || c.HasInput }))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,6 +33,15 @@ func tasksRemote(t *testing.T) (*dispatch.Runtime, *supervisor.Supervisor) {
 		dispatch.WithTool(mcp.Tool{Name: "watch"}, func(ctx context.Context, _ *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			<-ctx.Done()
 			return nil, ctx.Err()
+		}),
+		dispatch.WithTool(mcp.Tool{Name: "named"}, func(_ context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
+			ans, ok := req.Input.Elicitation("name")
+			if !ok {
+				return nil, &dispatch.InputRequired{Requests: map[string]mcp.InputRequest{
+					"name": mcp.ElicitForm("Your name?", json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}}}`)),
+				}}
+			}
+			return mcp.TextResult("hi " + ans.Content["name"].(string)), nil
 		}),
 		dispatch.WithTool(mcp.Tool{Name: "quick"}, func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			return mcp.TextResult("done"), nil
@@ -144,5 +157,24 @@ func TestProxyBoundsFollowedTasks(t *testing.T) {
 		if final, err := c.WaitTask(ctx, id); err != nil || final.Status != mcp.TaskCancelled {
 			t.Fatalf("task %s: %+v %v", id, final, err)
 		}
+	}
+}
+
+// A tool that asks for input before its task exists: the input goes back
+// through the proxy as an input_required result, and the retry with the
+// answer creates the task upstream, whose result the client awaits.
+func TestProxyTaskAfterInput(t *testing.T) {
+	rt, _ := tasksRemote(t)
+	b := dial(t, inprocess.New(rt))
+	c := testkit.ConnectDirect(t, b.Runtime(), answering()...)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.DefaultTimeout)
+	defer cancel()
+	task, res, err := c.StartTool(ctx, "named", nil)
+	if err != nil || task == nil {
+		t.Fatalf("StartTool: %+v %+v %v", task, res, err)
+	}
+	out, err := c.AwaitTask(ctx, task.TaskID)
+	if err != nil || text(t, out) != "hi Ada" {
+		t.Fatalf("AwaitTask: %+v %v", out, err)
 	}
 }
