@@ -214,3 +214,35 @@ func TestProxyBoundsHeldCalls(t *testing.T) {
 		t.Fatalf("a second call while one is held: %v", err)
 	}
 }
+
+// Over HTTP a remote's request arrives on the exchange of its call, so
+// two calls waiting for input at once are each relayed; over stdio,
+// which relates no server-to-client request to a call, a request that
+// arrives while another call is held cannot be placed and is refused.
+func TestProxyPlacesInputByExchange(t *testing.T) {
+	for _, remote := range []string{mcp.Version20251125, mcp.Version20250618} {
+		t.Run(remote, func(t *testing.T) {
+			rt := surveyRemote(t, nil)
+			b := dial(t, serve(t, rt, remote), proxy.WithClientOptions(client.WithProtocolVersions(remote)))
+			c := testkit.ConnectDirect(t, b.Runtime())
+			ctx, cancel := context.WithTimeout(context.Background(), testkit.DefaultTimeout)
+			defer cancel()
+			caps := client.WithCapabilities(mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapability{}})
+			var ir *client.InputRequiredError
+			if _, err := c.CallTool(ctx, "survey", nil, caps); !errors.As(err, &ir) {
+				t.Fatalf("the first call: %v", err)
+			}
+			_, err := c.CallTool(ctx, "survey", nil, caps)
+			if remote == mcp.Version20251125 {
+				if !errors.As(err, &ir) || b.Health().HeldCalls != 2 {
+					t.Fatalf("a second call over HTTP: %v, %+v", err, b.Health())
+				}
+				return
+			}
+			var je *jsonrpc.Error
+			if !errors.As(err, &je) || !strings.Contains(je.Message, "cannot tell which of its calls") {
+				t.Fatalf("a second call over stdio: %v", err)
+			}
+		})
+	}
+}
