@@ -60,3 +60,43 @@ func TestPerCallLoggingAndCapabilities(t *testing.T) {
 		t.Fatalf("with elicitation declared and no handler: %v", err)
 	}
 }
+
+// A request that declares another party's capabilities leaves its input
+// to that party: the registered handler is not asked, and the requests
+// come back to the caller.
+func TestDeclaredCapabilitiesBypassTheHandlers(t *testing.T) {
+	rt, err := dispatch.New(mcp.Implementation{Name: "s", Version: "1"},
+		dispatch.WithTool(mcp.Tool{Name: "ask"}, func(_ context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
+			if _, ok := req.Input.Elicitation("q"); ok {
+				return mcp.TextResult("answered"), nil
+			}
+			return nil, &dispatch.InputRequired{Requests: map[string]mcp.InputRequest{
+				"q": mcp.ElicitForm("?", json.RawMessage(`{"type":"object","properties":{"a":{"type":"string"}}}`)),
+			}}
+		}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	asked := 0
+	c := testkit.ConnectDirect(t, rt, client.WithElicitation(func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		asked++
+		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"a": "x"}}, nil
+	}))
+	ctx := context.Background()
+	if res, err := c.CallTool(ctx, "ask", nil); err != nil || res.Content[0].(*mcp.TextContent).Text != "answered" {
+		t.Fatalf("with the handler answering: %v %v", res, err)
+	}
+	_, err = c.CallTool(ctx, "ask", nil, client.WithCapabilities(mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapability{}}))
+	var ir *client.InputRequiredError
+	if !errors.As(err, &ir) || ir.Requests["q"] == nil || len(ir.Missing) != 1 || ir.Missing[0] != "elicitation/create" {
+		t.Fatalf("with capabilities declared for another party: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if asked != 1 {
+		t.Fatalf("the handler was asked %d times, want 1", asked)
+	}
+}

@@ -44,10 +44,12 @@ func WithInputResponses(responses map[string]any, requestState string) CallOptio
 }
 
 // WithCapabilities declares caps on this request (2026-07-28) in place
-// of the capabilities the registered handlers declare. A server's input
-// requests the handlers do not answer come back as an
-// *[InputRequiredError], for the caller to relay (a proxy declares its
-// own client's capabilities this way).
+// of the capabilities the registered handlers declare. The party caps
+// describe answers the server's input requests, not the handlers: they
+// come back as an *[InputRequiredError], for the caller to relay (a
+// proxy declares its own client's capabilities this way). A handler may
+// return a *jsonrpc.Error, which is the answer to an initialize-era
+// server's request as it is.
 func WithCapabilities(caps mcp.ClientCapabilities) CallOption {
 	return callOptionFunc(func(r *request) { r.caps = &caps })
 }

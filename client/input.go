@@ -65,9 +65,14 @@ func (c *Client) answer(ctx context.Context, conn clientconn.Conn, version strin
 		frame = rpcwire.AppendResult(nil, msg.ID, []byte("{}"))
 	} else {
 		res, err := c.answerRequest(ctx, msg)
+		var je *jsonrpc.Error
 		switch {
 		case errors.Is(err, errNoHandler):
 			frame = rpcwire.EncodeError(msg.ID, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "Method not found: "+msg.Method))
+		case errors.As(err, &je):
+			// A handler's own JSON-RPC error is the answer (a proxy
+			// passes on what its client answered).
+			frame = rpcwire.EncodeError(msg.ID, je)
 		case err != nil:
 			c.cfg.logger.Warn("client: handler for a server request failed", "method", msg.Method, "error", err)
 			frame = rpcwire.EncodeError(msg.ID, jsonrpc.NewError(jsonrpc.CodeInternalError, "The client could not answer the request"))
@@ -95,6 +100,15 @@ func (c *Client) answerRequest(ctx context.Context, msg *jsonrpc.Message) (any, 
 		return nil, fmt.Errorf("client: %w", err)
 	}
 	return c.fulfil(ctx, req)
+}
+
+// inputMethods returns the methods of requests, sorted, each once.
+func inputMethods(requests map[string]mcp.InputRequest) []string {
+	var out []string
+	for _, r := range requests {
+		out = append(out, r.Method())
+	}
+	return slices.Compact(slices.Sorted(slices.Values(out)))
 }
 
 // resultType returns a result's resultType ("" when absent, which means
@@ -196,6 +210,11 @@ func (c *Client) call(ctx context.Context, r *request) (json.RawMessage, error) 
 		}
 		if round >= c.cfg.maxInputRounds {
 			return nil, fmt.Errorf("client: %s: %w (%d)", r.method, ErrTooManyInputRounds, c.cfg.maxInputRounds)
+		}
+		if r.caps != nil && len(ir.InputRequests) > 0 {
+			// The request declared the capabilities of another party,
+			// who answers: the handlers are not asked.
+			return nil, &InputRequiredError{Requests: ir.InputRequests, RequestState: ir.RequestState, Missing: inputMethods(ir.InputRequests)}
 		}
 		responses, err := c.answerInputs(ctx, r.method, ir.InputRequests, ir.RequestState)
 		if err != nil {

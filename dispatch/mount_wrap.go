@@ -65,7 +65,7 @@ func mountPrompt(p *mountPart, e *promptEntry, name string) *promptEntry {
 		}
 		return res, err
 	}
-	ne.complete = mountCompletions(p, e.complete, KindPrompt, inner, unknown)
+	ne.complete = mountCompletions(p, e.policy, e.complete, KindPrompt, inner, unknown)
 	return &ne
 }
 
@@ -108,15 +108,16 @@ func mountTemplate(p *mountPart, e *templateEntry, tmpl string, parsed *uritempl
 		}
 		return res, err
 	}
-	ne.complete = mountCompletions(p, e.complete, KindResourceTemplate, inner, func() *jsonrpc.Error {
+	ne.complete = mountCompletions(p, e.policy, e.complete, KindResourceTemplate, inner, func() *jsonrpc.Error {
 		return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Unknown resource template: "+tmpl).WithData(map[string]any{"uri": tmpl})
 	})
 	return &ne
 }
 
 // mountCompletions wraps a component's completion handlers: the request
-// names the part's own component, and the part's Authorizer is asked.
-func mountCompletions(p *mountPart, complete map[string]CompletionHandler, kind ComponentKind, inner string, unknown func() *jsonrpc.Error) map[string]CompletionHandler {
+// names the part's own component, the part's Authorizer is asked, and
+// the part's completion policies apply (inside the outer Runtime's).
+func mountCompletions(p *mountPart, policy *componentPolicy, complete map[string]CompletionHandler, kind ComponentKind, inner string, unknown func() *jsonrpc.Error) map[string]CompletionHandler {
 	if len(complete) == 0 {
 		return complete
 	}
@@ -128,7 +129,7 @@ func mountCompletions(p *mountPart, complete map[string]CompletionHandler, kind 
 			}
 			r := *req
 			r.Name = inner
-			return h(ctx, &r)
+			return p.rt.complete(ctx, policy, kind, inner, h, &r) // the part's policies
 		}
 	}
 	return out

@@ -41,6 +41,8 @@ func opComplete(ctx context.Context, rt *Runtime, c *Call) (any, error) {
 	}
 	snap := rt.catalog.snapshot()
 	var handler CompletionHandler
+	var policy *componentPolicy
+	var kind ComponentKind
 	switch p.Ref.Type {
 	case mcp.RefPrompt:
 		req.Name = p.Ref.Name
@@ -51,6 +53,7 @@ func opComplete(ctx context.Context, rt *Runtime, c *Call) (any, error) {
 		if err := rt.authorizeUse(ctx, c, KindPrompt, p.Ref.Name, "", func() *jsonrpc.Error { return unknownPrompt(p.Ref.Name) }); err != nil {
 			return nil, err
 		}
+		policy, kind = e.policy, KindPrompt
 		found := false
 		for _, a := range e.prompt.Arguments {
 			if a.Name == p.Argument.Name {
@@ -79,6 +82,7 @@ func opComplete(ctx context.Context, rt *Runtime, c *Call) (any, error) {
 			return nil, unknownArgument(p.Argument.Name)
 		}
 		handler = t.complete[p.Argument.Name]
+		policy, kind = t.policy, KindResourceTemplate
 	default:
 		return nil, invalidParams("Invalid params: ref.type must be ref/prompt or ref/resource")
 	}
@@ -86,7 +90,7 @@ func opComplete(ctx context.Context, rt *Runtime, c *Call) (any, error) {
 		// A known argument nothing completes: no suggestions.
 		return &completeResult{completion: cappedCompletion(nil)}, nil
 	}
-	res, err := handler(ctx, req)
+	res, err := rt.complete(ctx, policy, kind, req.Name, handler, req)
 	if err != nil {
 		return nil, rt.callbackError(c, err)
 	}

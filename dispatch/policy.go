@@ -40,6 +40,9 @@ type policyConfig struct {
 	rate        *RateLimit
 	middleware  []Middleware
 	now         func() time.Time // the rate limiter's clock; nil: time.Now
+	// without marks the server defaults a component opted out of
+	// (policy_optout.go).
+	without optOuts
 }
 
 // merged returns the policies of a component whose own are c, under the
@@ -54,6 +57,15 @@ func (c *policyConfig) merged(d *policyConfig) *policyConfig {
 	}
 	if c == nil {
 		return &out
+	}
+	if c.without.timeout {
+		out.timeout = 0
+	}
+	if c.without.concurrency {
+		out.concurrency = nil
+	}
+	if c.without.rate {
+		out.rate = nil
 	}
 	if c.timeout > 0 {
 		out.timeout = c.timeout
@@ -108,6 +120,9 @@ func WithCallTimeout(d time.Duration) PolicyOption {
 		if d <= 0 {
 			return errors.New("the timeout must be positive")
 		}
+		if c.without.timeout {
+			return errOptOutAndOwn
+		}
 		c.timeout = d
 		return nil
 	}}
@@ -133,6 +148,9 @@ func WithConcurrencyLimit(l ConcurrencyLimit) PolicyOption {
 	return policyOption{"WithConcurrencyLimit", func(c *policyConfig) error {
 		if l.Max < 1 {
 			return errors.New("a concurrency limit needs Max at least 1")
+		}
+		if c.without.concurrency {
+			return errOptOutAndOwn
 		}
 		switch {
 		case l.MaxWaiting == 0:
@@ -182,6 +200,9 @@ func WithRateLimit(l RateLimit) PolicyOption {
 		if l.Burst < 0 || l.MaxKeys < 0 {
 			return errors.New("a rate limit's Burst and MaxKeys must not be negative")
 		}
+		if c.without.rate {
+			return errOptOutAndOwn
+		}
 		if l.Burst == 0 {
 			l.Burst = 1
 		}
@@ -212,8 +233,9 @@ func WithMiddleware(m Middleware) PolicyOption {
 // WithComponentPolicies applies opts to every tool, resource, template
 // and prompt of the Runtime, those a [Registry] adds later included: each
 // component gets its own limits with these bounds, unless it sets a
-// limit of the same kind itself, which replaces the server's; the
-// server's middleware wraps the component's. A component held by a
+// limit of the same kind itself, which replaces the server's, or opts
+// out of it ([WithoutCallTimeout], [WithoutConcurrencyLimit],
+// [WithoutRateLimit]); the server's middleware wraps the component's. A component held by a
 // Registry shared by several Runtimes takes the defaults of the first
 // that calls it. Given more than once, the later options add to the
 // earlier ones.
@@ -228,6 +250,9 @@ func WithComponentPolicies(opts ...PolicyOption) Option {
 			}
 			if err := o.applyPolicy(b.rt.policies); err != nil {
 				return fmt.Errorf("dispatch: WithComponentPolicies: %w", err)
+			}
+			if b.rt.policies.without != (optOuts{}) {
+				return errors.New("dispatch: WithComponentPolicies: an opt-out (WithoutCallTimeout, WithoutConcurrencyLimit, WithoutRateLimit) applies to one component, not to the server")
 			}
 		}
 		return nil

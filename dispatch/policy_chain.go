@@ -21,6 +21,10 @@ type componentPolicy struct {
 	own   *policyConfig // nil: none of its own
 	once  sync.Once
 	chain *policyChain // nil: nothing to apply
+	// completeOnce and completeChain are the chain of the component's
+	// completions (policy_completion.go).
+	completeOnce  sync.Once
+	completeChain *policyChain
 }
 
 // policyChain is one component's built policies and middleware.
@@ -28,6 +32,7 @@ type policyChain struct {
 	kind    ComponentKind
 	name    string
 	method  string
+	subject string // what refusals name: "tool x", "completions of prompt y"
 	timeout time.Duration
 	conc    *concurrencyLimiter
 	rate    *rateLimiter
@@ -58,7 +63,8 @@ func (p *componentPolicy) get(rt *Runtime, kind ComponentKind, name string, hand
 }
 
 func newPolicyChain(cfg *policyConfig, kind ComponentKind, name string, handler InvocationHandler, sink instrumentation.Sink) *policyChain {
-	c := &policyChain{kind: kind, name: name, method: methodOfKind(kind), timeout: cfg.timeout, sink: sink, middleware: len(cfg.middleware)}
+	c := &policyChain{kind: kind, name: name, method: methodOfKind(kind), subject: kindNoun(kind) + " " + name,
+		timeout: cfg.timeout, sink: sink, middleware: len(cfg.middleware)}
 	if cfg.concurrency != nil {
 		c.conc = newConcurrencyLimiter(*cfg.concurrency)
 	}
@@ -105,7 +111,7 @@ func (c *policyChain) policies(next InvocationHandler) InvocationHandler {
 					reason = "keys"
 				}
 				c.emit(instrumentation.PolicyEvent{Kind: instrumentation.PolicyRefused, Policy: "rate", Reason: reason, RetryAfter: retry})
-				return nil, rateLimited(c.kind, c.name, &c.rate.limit, retry, keys)
+				return nil, rateLimited(c.subject, &c.rate.limit, retry, keys)
 			}
 			c.emit(instrumentation.PolicyEvent{Kind: instrumentation.PolicyAdmitted, Policy: "rate"})
 		}
@@ -128,7 +134,7 @@ func (c *policyChain) policies(next InvocationHandler) InvocationHandler {
 				if refund != nil {
 					refund() // the call did not run: its token is not spent
 				}
-				return nil, busy(c.kind, c.name, &c.conc.limit, retry)
+				return nil, busy(c.subject, &c.conc.limit, retry)
 			case placeCancelled:
 				if c.sink != nil {
 					running, waiting := c.conc.counts()
@@ -151,7 +157,7 @@ func (c *policyChain) policies(next InvocationHandler) InvocationHandler {
 		res, err := next(tctx, inv)
 		if ctx.Err() == nil && errors.Is(context.Cause(tctx), ErrCallTimeout) { // mutation: policy-answers-timeout
 			c.emit(instrumentation.PolicyEvent{Kind: instrumentation.PolicyTimedOut, Policy: "timeout"})
-			return nil, callTimedOut(c.kind, c.name, c.timeout)
+			return nil, callTimedOut(c.subject, c.timeout)
 		}
 		return res, err
 	}

@@ -95,22 +95,22 @@ func roundUpMs(d time.Duration) int64 {
 	return ms
 }
 
-func rateLimited(kind ComponentKind, name string, l *RateLimit, retry time.Duration, keys bool) *jsonrpc.Error {
+func rateLimited(subject string, l *RateLimit, retry time.Duration, keys bool) *jsonrpc.Error {
 	what := "Rate limit exceeded"
 	if keys {
 		what = "Rate limiter full"
 	}
 	d := &LimitData{Limit: "rate", RetryAfterMs: roundUpMs(retry), Rate: float64(l.Rate), Burst: l.Burst, retryAfter: retry}
-	return jsonrpc.NewError(CodeRateLimited, fmt.Sprintf("%s for %s %s: retry after %d ms", what, kindNoun(kind), name, d.RetryAfterMs)).WithData(d)
+	return jsonrpc.NewError(CodeRateLimited, fmt.Sprintf("%s for %s: retry after %d ms", what, subject, d.RetryAfterMs)).WithData(d)
 }
 
-func busy(kind ComponentKind, name string, l *ConcurrencyLimit, retry time.Duration) *jsonrpc.Error {
+func busy(subject string, l *ConcurrencyLimit, retry time.Duration) *jsonrpc.Error {
 	d := &LimitData{Limit: "concurrency", RetryAfterMs: roundUpMs(retry), MaxConcurrent: l.Max, MaxWaiting: l.MaxWaiting, retryAfter: retry}
-	return jsonrpc.NewError(CodeBusy, fmt.Sprintf("Concurrency limit reached for %s %s (%d running, %d waiting): retry after %d ms",
-		kindNoun(kind), name, l.Max, l.MaxWaiting, d.RetryAfterMs)).WithData(d)
+	return jsonrpc.NewError(CodeBusy, fmt.Sprintf("Concurrency limit reached for %s (%d running, %d waiting): retry after %d ms",
+		subject, l.Max, l.MaxWaiting, d.RetryAfterMs)).WithData(d)
 }
 
-func callTimedOut(kind ComponentKind, name string, timeout time.Duration) *jsonrpc.Error {
+func callTimedOut(subject string, timeout time.Duration) *jsonrpc.Error {
 	d := &LimitData{Limit: "timeout", TimeoutMs: roundUpMs(timeout)}
-	return jsonrpc.NewError(CodeCallTimedOut, fmt.Sprintf("%s %s ran past its timeout of %d ms", kindNoun(kind), name, d.TimeoutMs)).WithData(d)
+	return jsonrpc.NewError(CodeCallTimedOut, fmt.Sprintf("%s ran past the timeout of %d ms", subject, d.TimeoutMs)).WithData(d)
 }

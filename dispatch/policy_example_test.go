@@ -57,3 +57,23 @@ func ExampleWithComponentPolicies() {
 	// search timeout=30s max_concurrent=4 rate=0
 	// shell timeout=5s max_concurrent=0 rate=0
 }
+
+// A tool that streams for as long as its client listens opts out of the
+// server's 30 s timeout; every other tool keeps it.
+func ExampleWithoutCallTimeout() {
+	answer := func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.TextResult("ok"), nil
+	}
+	rt, err := dispatch.New(mcp.Implementation{Name: "tools", Version: "1.0.0"},
+		dispatch.WithComponentPolicies(dispatch.WithCallTimeout(30*time.Second)),
+		dispatch.WithTool(mcp.Tool{Name: "follow"}, answer, dispatch.WithoutCallTimeout()),
+		dispatch.WithTool(mcp.Tool{Name: "search"}, answer))
+	if err != nil {
+		panic(err)
+	}
+	for _, u := range rt.Policies() {
+		fmt.Printf("%s timeout=%v\n", u.Name, u.Timeout)
+	}
+	// Output:
+	// search timeout=30s
+}

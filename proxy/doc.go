@@ -3,9 +3,13 @@
 // a Streamable HTTP URL, any of the three protocol revisions on the far
 // side), its tools, prompts, resources and templates are registered in a
 // [dispatch.Registry], and every call, read, get and completion is
-// forwarded with its progress, log messages, cancellation and multi
-// round-trip input requests. The Runtime can be served on any transport
-// or mounted in another ([dispatch.WithMount]).
+// forwarded with its progress, log messages, cancellation and input
+// requests (relayed between any revision of the remote and any of the
+// proxy's client, an initialize-era remote's call held open between
+// rounds). A remote's tasks extension is forwarded, the remote's task
+// store staying authoritative. The Runtime can be served on any
+// transport or mounted in another ([dispatch.WithMount]), which carries
+// its components but not its extensions.
 //
 // The package sits above both the client and the server core: it imports
 // client and dispatch, and neither imports it, so the client never

@@ -42,8 +42,16 @@ func callOptions(ctx context.Context, info *dispatch.RequestInfo, in *dispatch.I
 	}
 	// The remote may ask for what the downstream client can give; the
 	// proxy answers nothing itself, so the requests come back to relay.
+	// Of the extensions, only tasks is declared upstream (tasks.go).
 	caps := info.ClientCapabilities
+	tasks, declared := caps.Extensions[mcp.ExtensionTasks]
 	caps.Extensions, caps.Experimental = nil, nil
+	if declared {
+		if tasks == nil {
+			tasks = map[string]any{}
+		}
+		caps.Extensions = map[string]map[string]any{mcp.ExtensionTasks: tasks}
+	}
 	opts = append(opts, client.WithCapabilities(caps))
 	if in != nil {
 		responses := map[string]any{}
@@ -115,27 +123,33 @@ func (b *Backend) failure(what string, err error) error {
 }
 
 func (b *Backend) callTool(ctx context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
-	res, err := b.client.CallTool(ctx, req.Name, req.Arguments, callOptions(ctx, req.Info, req.Input)...)
+	res, err := b.forward(ctx, "tools/call", req.Info, req.Input, func(ctx context.Context, opts []client.CallOption) (any, error) {
+		return b.client.CallTool(ctx, req.Name, req.Arguments, opts...)
+	})
 	if err != nil {
-		return nil, b.failure("tools/call", err)
+		return nil, err
 	}
-	return res, nil
+	return res.(*mcp.CallToolResult), nil
 }
 
 func (b *Backend) readResource(ctx context.Context, req *dispatch.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-	res, err := b.client.ReadResource(ctx, req.URI, callOptions(ctx, req.Info, req.Input)...)
+	res, err := b.forward(ctx, "resources/read", req.Info, req.Input, func(ctx context.Context, opts []client.CallOption) (any, error) {
+		return b.client.ReadResource(ctx, req.URI, opts...)
+	})
 	if err != nil {
-		return nil, b.failure("resources/read", err)
+		return nil, err
 	}
-	return res, nil
+	return res.(*mcp.ReadResourceResult), nil
 }
 
 func (b *Backend) getPrompt(ctx context.Context, req *dispatch.GetPromptRequest) (*mcp.GetPromptResult, error) {
-	res, err := b.client.GetPrompt(ctx, req.Name, req.Arguments, callOptions(ctx, req.Info, req.Input)...)
+	res, err := b.forward(ctx, "prompts/get", req.Info, req.Input, func(ctx context.Context, opts []client.CallOption) (any, error) {
+		return b.client.GetPrompt(ctx, req.Name, req.Arguments, opts...)
+	})
 	if err != nil {
-		return nil, b.failure("prompts/get", err)
+		return nil, err
 	}
-	return res, nil
+	return res.(*mcp.GetPromptResult), nil
 }
 
 func (b *Backend) complete(ctx context.Context, req *dispatch.CompleteRequest) (*mcp.Completion, error) {

@@ -15,6 +15,7 @@ import (
 	"github.com/snodo-go/snodo/proxy"
 	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/testkit"
+	"github.com/snodo-go/snodo/transports/inprocess"
 	"github.com/snodo-go/snodo/transports/stdio"
 )
 
@@ -90,4 +91,55 @@ func TestProxyBackendGoneMidCall(t *testing.T) {
 	case <-time.After(testkit.DefaultTimeout):
 		t.Fatal("the remote's Serve did not return")
 	}
+}
+
+// A group's backends each show their health in the gateway's tree, a
+// held call among it.
+func TestGroupShowsBackendHealth(t *testing.T) {
+	g := proxy.NewGroup(proxy.GroupLimits{})
+	defer g.Close()
+	ctx := context.Background()
+	if _, err := g.Dial(ctx, "a", inprocess.New(newRemote(t).rt), proxy.WithLogger(quiet)); err != nil {
+		t.Fatal(err)
+	}
+	survey := surveyRemote(t, nil)
+	held, err := g.Dial(ctx, "b", serve(t, survey, mcp.Version20250618), proxy.WithLogger(quiet),
+		proxy.WithClientOptions(client.WithProtocolVersions(mcp.Version20250618)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gw, err := dispatch.New(mcp.Implementation{Name: "gateway", Version: "1.0.0"}, append(g.Mounts(), dispatch.WithLogger(quiet))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sup, err := supervisor.New(gw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := sup.Close(ctx); err != nil {
+			t.Errorf("sup.Close: %v", err)
+		}
+	}()
+	if err := g.Show(sup); err != nil {
+		t.Fatal(err)
+	}
+	c := testkit.ConnectDirect(t, held.Runtime())
+	caps := client.WithCapabilities(mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapability{}})
+	var ir *client.InputRequiredError
+	if _, err := c.CallTool(ctx, "survey", nil, caps); !errors.As(err, &ir) {
+		t.Fatalf("a call held for input: %v", err)
+	}
+	testkit.WaitTree(t, sup, func(n *supervisor.Node) bool {
+		seen := map[string]bool{}
+		n.Walk(func(n *supervisor.Node) {
+			switch {
+			case n.Attrs["backend"] == "a" && n.Attrs["protocol"] == mcp.Version20260728 && n.Attrs["held_calls"] == "0":
+				seen["a"] = true
+			case n.Attrs["backend"] == "b" && n.Attrs["protocol"] == mcp.Version20250618 && n.Attrs["held_calls"] == "1":
+				seen["b"] = true
+			}
+		})
+		return seen["a"] && seen["b"]
+	})
 }

@@ -5,6 +5,7 @@ package proxy
 import (
 	"errors"
 	"log/slog"
+	"time"
 
 	"github.com/snodo-go/snodo/client"
 	"github.com/snodo-go/snodo/dispatch"
@@ -19,11 +20,33 @@ type Limits struct {
 	// the order the remote lists them, are left out and logged. Default
 	// 1,000.
 	MaxItems int
+	// MaxHeldCalls is the most calls to an initialize-era remote held
+	// open while the downstream client answers their input; an input
+	// request of the remote past it is answered -32603. Default 100.
+	MaxHeldCalls int
+	// InputWait is how long a held call waits for the downstream
+	// client's retry with the answer before it is cancelled upstream.
+	// Default 1 minute.
+	InputWait time.Duration
+	// MaxFollowedTasks is the most tasks, created through the proxy,
+	// whose status notifications are relayed at once (each on a listen
+	// stream of its own upstream); the status of the tasks past it is
+	// read with tasks/get. Default 100.
+	MaxFollowedTasks int
 }
 
 func (l Limits) withDefaults() Limits {
 	if l.MaxItems <= 0 {
 		l.MaxItems = 1000
+	}
+	if l.MaxHeldCalls <= 0 {
+		l.MaxHeldCalls = 100
+	}
+	if l.InputWait <= 0 {
+		l.InputWait = time.Minute
+	}
+	if l.MaxFollowedTasks <= 0 {
+		l.MaxFollowedTasks = 100
 	}
 	return l
 }
@@ -72,8 +95,8 @@ func WithInfo(info mcp.Implementation) Option {
 // WithLimits bounds the backend's catalog.
 func WithLimits(l Limits) Option {
 	return optionFunc(func(c *config) error {
-		if l.MaxItems < 0 {
-			return errors.New("MaxItems must not be negative")
+		if l.MaxItems < 0 || l.MaxHeldCalls < 0 || l.InputWait < 0 || l.MaxFollowedTasks < 0 {
+			return errors.New("a bound must not be negative")
 		}
 		c.limits = l
 		return nil

@@ -35,6 +35,16 @@ type Backend struct {
 	streams  atomic.Int64 // change streams opened
 	failures atomic.Int64 // requests failed with the backend's error
 
+	// The calls to an initialize-era remote, held while the downstream
+	// client answers its input requests (relay.go).
+	heldMu       sync.Mutex
+	held         map[string]*heldCall
+	waitingCalls int             // held calls waiting for the downstream client
+	closed       bool            // no call is held any more
+	followed     int             // tasks whose status is relayed (tasks.go)
+	life         context.Context // ends with Close
+	heldWG       sync.WaitGroup
+
 	// The downstream clients' resource subscriptions, followed upstream.
 	resubMu      sync.Mutex
 	resubPending bool               // the subscribed URIs changed since the stream opened
@@ -55,11 +65,21 @@ type Health struct {
 	// (its connection failed or ended), not because the remote refused
 	// them.
 	Failures int64
+	// HeldCalls counts the calls to an initialize-era remote held now
+	// while the downstream client answers their input.
+	HeldCalls int
+	// FollowedTasks counts the tasks whose status is relayed now.
+	FollowedTasks int
 }
 
-// Health reports the backend's reconnections and change streams.
+// Health reports the backend's reconnections, change streams, failures,
+// held calls and followed tasks.
 func (b *Backend) Health() Health {
-	return Health{Reconnects: b.client.Reconnects(), Streams: b.streams.Load(), Failures: b.failures.Load()}
+	b.heldMu.Lock()
+	held, followed := b.waitingCalls, b.followed
+	b.heldMu.Unlock()
+	return Health{Reconnects: b.client.Reconnects(), Streams: b.streams.Load(), Failures: b.failures.Load(),
+		HeldCalls: held, FollowedTasks: followed}
 }
 
 // Dial connects to the remote server t reaches, lists its catalog and
@@ -71,14 +91,27 @@ func (b *Backend) Health() Health {
 // listeners. Remote lists and reads are cached by the client within
 // their ttlMs.
 //
-// Input is relayed as multi round-trip requests: the downstream
-// client's capabilities are declared to the remote, and the remote's
-// input requests go back to the downstream client (as an input_required
-// result, or as real requests to an initialize-era client), its answers
-// to the remote. An initialize-era remote asks for input with requests
-// of its own instead, which the proxy cannot relay: it declares no
-// capabilities to such a remote and refuses them. The remote's
-// extensions (tasks) are not relayed.
+// Input is relayed whatever revision either side speaks. To a
+// 2026-07-28 remote the downstream client's capabilities are declared
+// on each request, and the remote's input requests go back to the
+// downstream client (as an input_required result, or as real requests to
+// an initialize-era client) with the remote's requestState sealed, the
+// answers to the remote: the proxy keeps nothing between rounds. An
+// initialize-era remote asks with server-to-client requests while its
+// handler waits: the proxy declares every input capability to it, holds
+// the call open upstream, and relays each request to the downstream
+// client the same two ways, the retry's answer back to the remote. Such
+// a call is held by this Backend (a retry reaching another proxy process
+// finds nothing) for at most Limits.InputWait between rounds, and at
+// most Limits.MaxHeldCalls wait at once. Over stdio, which relates no
+// server-to-client request to a call, a request is relayed only while
+// exactly one call of the backend is in flight; otherwise it is refused.
+// A request the downstream client did not declare the capability for is
+// answered -32601 to the remote.
+//
+// A remote that offers the tasks extension (2026-07-28) is reached
+// through the proxy as directly: see tasks.go's comment; the proxy
+// forwards, and the remote's task store stays authoritative.
 //
 // Resource subscriptions are followed upstream: when the set of URIs the
 // proxy's clients subscribe to changes (Hub's OnSubscriptionsChanged),
@@ -95,13 +128,14 @@ func Dial(ctx context.Context, t client.Transport, opts ...Option) (*Backend, er
 		}
 	}
 	cfg.limits = cfg.limits.withDefaults()
-	clientOpts := append([]client.Option{client.WithLogger(cfg.logger)}, cfg.clientOpt...)
+	b := &Backend{name: cfg.name, cfg: cfg, logger: cfg.logger, done: make(chan struct{}), held: map[string]*heldCall{}}
+	clientOpts := append(append([]client.Option{client.WithLogger(cfg.logger)}, b.relayOptions()...), cfg.clientOpt...)
 	c, err := client.New(ctx, t, clientOpts...)
 	if err != nil {
 		return nil, fmt.Errorf("proxy: connecting: %w", err)
 	}
+	b.client = c
 	srv := c.Server()
-	b := &Backend{name: cfg.name, cfg: cfg, client: c, logger: cfg.logger, done: make(chan struct{})}
 	if b.name == "" {
 		b.name = srv.Implementation.Name
 	}
@@ -111,7 +145,7 @@ func Dial(ctx context.Context, t client.Transport, opts ...Option) (*Backend, er
 	// The change stream opens before the first listing, so no change
 	// falls between the two.
 	wctx, cancel := context.WithCancel(context.Background())
-	b.stop = cancel
+	b.stop, b.life = cancel, wctx
 	sub := b.subscribe(ctx, wctx)
 	fail := func(err error) (*Backend, error) {
 		cancel()
@@ -137,6 +171,9 @@ func Dial(ctx context.Context, t client.Transport, opts ...Option) (*Backend, er
 	}
 	if srv.Capabilities.Logging != nil {
 		rtOpts = append(rtOpts, dispatch.WithClientLogging())
+	}
+	if ext := b.tasksExtension(); ext != nil {
+		rtOpts = append(rtOpts, ext)
 	}
 	if b.rt, err = dispatch.New(info, append(rtOpts, cfg.rtOpt...)...); err != nil {
 		return fail(fmt.Errorf("proxy: %w", err))
@@ -165,6 +202,7 @@ func (b *Backend) Server() client.ServerInfo { return b.client.Server() }
 func (b *Backend) Close() error {
 	b.stop()
 	<-b.done
+	b.closeHeld()
 	b.hub.Complete()
 	return b.client.Close()
 }

@@ -12,7 +12,7 @@ import (
 // Show puts the backend in sup's supervision tree: an application actor
 // named "proxy-" and the backend's name, whose node shows the backend,
 // the revision spoken with it and its [Health] (reconnects, streams,
-// failures). The node stays until the tree closes.
+// failures, held_calls, tasks). The node stays until the tree closes.
 func (b *Backend) Show(sup *supervisor.Supervisor) error {
 	_, err := sup.Spawn("proxy-"+b.name, actor.PropsFromProducer(func() actor.Actor { return &healthNode{b: b} }), nil)
 	return err
@@ -32,5 +32,7 @@ func (n *healthNode) Describe() map[string]string {
 		"reconnects": strconv.FormatInt(h.Reconnects, 10),
 		"streams":    strconv.FormatInt(h.Streams, 10),
 		"failures":   strconv.FormatInt(h.Failures, 10),
+		"held_calls": strconv.Itoa(h.HeldCalls),
+		"tasks":      strconv.Itoa(h.FollowedTasks),
 	}
 }

@@ -5,7 +5,9 @@
 // the weather server speaks 2026-07-28 over Streamable HTTP on an
 // ephemeral 127.0.0.1 port. The gateway itself serves stdio, or with
 // -check is reached by a 2026-07-28 client in process, which calls every
-// part through it.
+// part through it, and confirms the notes server's elicitation (a
+// server-to-client request the gateway relays as an input_required
+// result).
 //
 //	go run ./examples/27_gateway          # serve the gateway on stdio
 //	go run ./examples/27_gateway -check   # exit 1 unless every part answers as expected
@@ -81,6 +83,24 @@ func notesRuntime(logger *slog.Logger) (*dispatch.Runtime, error) {
 				n := len(notes)
 				mu.Unlock()
 				return mcp.TextResult(fmt.Sprintf("%d notes", n)), nil
+			}),
+		// clear asks its client to confirm (a server-to-client request on
+		// 2025-11-25), which the gateway relays to its own client.
+		dispatch.WithTool(mcp.Tool{Name: "clear", Description: "Clears the notes, once confirmed."},
+			func(_ context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
+				ans, ok := req.Input.Elicitation("confirm")
+				if !ok {
+					return nil, &dispatch.InputRequired{Requests: map[string]mcp.InputRequest{"confirm": mcp.ElicitForm("Clear every note?",
+						json.RawMessage(`{"type":"object","properties":{"sure":{"type":"boolean"}},"required":["sure"]}`))}}
+				}
+				if ans.Action != "accept" || ans.Content["sure"] != true {
+					return mcp.TextResult("kept"), nil
+				}
+				mu.Lock()
+				defer mu.Unlock()
+				n := len(notes)
+				notes = nil
+				return mcp.TextResult(fmt.Sprintf("cleared %d notes", n)), nil
 			}),
 		dispatch.WithResource(mcp.Resource{URI: "notes://all", Name: "all", MIMEType: "text/plain"},
 			func(_ context.Context, req *dispatch.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
@@ -196,6 +216,7 @@ type results struct {
 	Greet    string
 	Added    string
 	Notes    string
+	Cleared  string // notes_clear, confirmed through the gateway
 	Forecast string
 	Progress []float64
 	Prompt   string
@@ -206,17 +227,21 @@ var expected = results{
 	Eras:     map[string]string{"notes": mcp.Version20251125, "weather": mcp.Version20260728},
 	Shown:    []string{"notes 2025-11-25", "weather 2026-07-28"},
 	Version:  mcp.Version20260728,
-	Tools:    []string{"local_greet", "notes_add", "weather_forecast"},
+	Tools:    []string{"local_greet", "notes_add", "notes_clear", "weather_forecast"},
 	Greet:    "hello from the gateway",
 	Added:    "1 notes",
 	Notes:    "buy milk",
+	Cleared:  "cleared 1 notes",
 	Forecast: "sunny in Lisbon",
 	Progress: []float64{1, 2},
 	Prompt:   "What should I pack for Lisbon?",
 }
 
 func collect(ctx context.Context, rt *dispatch.Runtime) (*results, error) {
-	c, err := client.New(ctx, inprocess.New(rt), client.WithProtocolVersions(mcp.Version20260728))
+	c, err := client.New(ctx, inprocess.New(rt), client.WithProtocolVersions(mcp.Version20260728),
+		client.WithElicitation(func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"sure": true}}, nil
+		}))
 	if err != nil {
 		return nil, err
 	}
@@ -247,6 +272,9 @@ func collect(ctx context.Context, rt *dispatch.Runtime) (*results, error) {
 		return nil, err
 	}
 	r.Notes = read.Contents[0].Text
+	if r.Cleared, err = call("notes_clear", nil); err != nil {
+		return nil, err
+	}
 	if r.Forecast, err = call("weather_forecast", map[string]string{"city": "Lisbon"}, client.WithProgress(func(p mcp.Progress) {
 		r.Progress = append(r.Progress, p.Progress)
 	})); err != nil {
@@ -296,7 +324,8 @@ func run(ctx context.Context, logger *slog.Logger, out io.Writer, check bool) (e
 	})
 	slices.Sort(r.Shown)
 	fmt.Fprintf(out, "backends %v (in the tree: %v); gateway %s, tools %v\n", r.Eras, r.Shown, r.Version, r.Tools)
-	fmt.Fprintf(out, "local_greet %q; notes_add %q, then %s reads %q\n", r.Greet, r.Added, dispatch.MountedURI("notes", "notes://all"), r.Notes)
+	fmt.Fprintf(out, "local_greet %q; notes_add %q, then %s reads %q; notes_clear, confirmed by this client, %q\n",
+		r.Greet, r.Added, dispatch.MountedURI("notes", "notes://all"), r.Notes, r.Cleared)
 	fmt.Fprintf(out, "weather_forecast %q with progress %v; weather_packing %q\n", r.Forecast, r.Progress, r.Prompt)
 	if !same(r, &expected) {
 		return fmt.Errorf("check failed: the gateway's answers differ from the expected ones")
@@ -307,5 +336,5 @@ func run(ctx context.Context, logger *slog.Logger, out io.Writer, check bool) (e
 
 func same(a, b *results) bool {
 	return maps.Equal(a.Eras, b.Eras) && slices.Equal(a.Shown, b.Shown) && a.Version == b.Version && slices.Equal(a.Tools, b.Tools) && a.Greet == b.Greet && a.Added == b.Added &&
-		a.Notes == b.Notes && a.Forecast == b.Forecast && slices.Equal(a.Progress, b.Progress) && a.Prompt == b.Prompt
+		a.Notes == b.Notes && a.Cleared == b.Cleared && a.Forecast == b.Forecast && slices.Equal(a.Progress, b.Progress) && a.Prompt == b.Prompt
 }
