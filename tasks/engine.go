@@ -90,11 +90,16 @@ type engineConfig struct {
 	maxTasks      int
 	maxRunning    int
 	sweepInterval time.Duration
+	sharedTimeout time.Duration // bounds a read the watch makes
 	now           func() time.Time
 	logger        *slog.Logger
 	resolve       func(rec *taskstore.Record) (RunFunc, bool)
 	observe       observer
 }
+
+// defaultSharedTimeout bounds each read the engine makes when the watch of
+// a shared store reports a task it holds taken elsewhere.
+const defaultSharedTimeout = 10 * time.Second
 
 // engine holds the tasks this process runs.
 type engine struct {
@@ -109,6 +114,7 @@ type engine struct {
 
 	stopSweep chan struct{}
 	swept     sync.WaitGroup
+	shared    shared // lease and watch, on a shared store
 }
 
 // task is the engine's handle on one unfinished task.
@@ -134,6 +140,9 @@ var (
 func newEngine(cfg engineConfig) *engine {
 	if cfg.observe == nil {
 		cfg.observe = nopObserver{}
+	}
+	if cfg.sharedTimeout <= 0 {
+		cfg.sharedTimeout = defaultSharedTimeout
 	}
 	e := &engine{
 		cfg: cfg,

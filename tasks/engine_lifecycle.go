@@ -18,28 +18,15 @@ const shutdownMessage = "the server shut down while the task was running"
 
 // start recovers the tasks the store's previous users left unfinished
 // (taskstore.Recover), takes charge of them, and starts the expiry sweep.
+// On a store that several instances share it first takes the runner's
+// lease and watches the records (see startShared), and then settles,
+// every half lease, the tasks of instances whose lease expired.
 func (e *engine) start(ctx context.Context) error {
-	resumed, err := taskstore.Recover(ctx, e.cfg.store, e.cfg.owner, func(r taskstore.Record) bool {
-		_, ok := e.cfg.resolve(&r)
-		return ok
-	})
-	if err != nil {
+	if err := e.startShared(ctx); err != nil {
 		return err
 	}
-	for i := range resumed {
-		rec := resumed[i]
-		run, ok := e.cfg.resolve(&rec)
-		if !ok {
-			continue
-		}
-		t, err := e.adopt(&rec)
-		if err != nil {
-			return err
-		}
-		t.mu.Lock()
-		t.run = run
-		e.startRound(t, rec, roundInput(&rec))
-		t.mu.Unlock()
+	if err := e.recover(ctx, 0); err != nil {
+		return err
 	}
 	waiting, err := e.cfg.store.Unfinished(ctx)
 	if err != nil {
@@ -54,6 +41,10 @@ func (e *engine) start(ctx context.Context) error {
 	}
 	e.swept.Add(1)
 	go e.sweep()
+	if l, ok := e.cfg.store.(taskstore.Leaser); ok {
+		e.swept.Add(1)
+		go e.leaseSweep(l)
+	}
 	return nil
 }
 
@@ -102,11 +93,18 @@ func (e *engine) close(ctx context.Context) error {
 	}
 	e.mu.Unlock()
 	close(e.stopSweep)
+	e.swept.Wait()
+	if e.shared.stopWatch != nil {
+		e.shared.stopWatch() // the tasks are settled here from now on
+		e.shared.stopWatch = nil
+	}
 	for _, t := range held {
 		t.mu.Lock()
 		if !t.ended {
 			rec, err := e.cfg.store.Get(context.Background(), t.id)
-			if err == nil && rec.Status == taskstore.StatusWorking && !(t.resumable && rec.Resumable) {
+			// A task another instance runs now is left to it.
+			mine := rec.Owner == e.cfg.owner
+			if err == nil && rec.Status == taskstore.StatusWorking && mine && !(t.resumable && rec.Resumable) {
 				e.failLocked(t, rec, internalError(shutdownMessage))
 			}
 			e.endLocked(t)
@@ -115,6 +113,6 @@ func (e *engine) close(ctx context.Context) error {
 	}
 	e.scope.Close()
 	err := e.exec.Close(ctx)
-	e.swept.Wait()
+	e.stopShared()
 	return err
 }

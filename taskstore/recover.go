@@ -23,9 +23,12 @@ const ResumedMessage = "resumed after the server process restarted"
 
 // Recover settles what the process or processes that used s before left
 // unfinished, for a runner named owner that is about to start. It must run
-// before that runner accepts work, and only when no other runner uses s
-// (one process per store, as a file store on one machine guarantees). For
-// each unfinished task:
+// before that runner accepts work. When s is not a [Leaser], it must run
+// only when no other runner uses s (one process per store, as a file
+// store on one machine guarantees). When s is a Leaser, a task whose
+// Owner is owner, or holds a live lease, has a runner alive and is left
+// alone; the others are settled, so Recover may run at any time, on any
+// process, as often as needed. For each unfinished task:
 //
 //   - one waiting for input (input_required) ran no code when the process
 //     stopped: it is left as it is, ownerless, for tasks/update to go on;
@@ -39,6 +42,13 @@ const ResumedMessage = "resumed after the server process restarted"
 // A task someone else changes meanwhile ([ErrConflict]) is read again and
 // settled once more; one that finishes or expires meanwhile is skipped.
 func Recover(ctx context.Context, s Store, owner string, canResume func(Record) bool) (resumed []Record, err error) {
+	return RecoverEach(ctx, s, owner, canResume, nil)
+}
+
+// RecoverEach is [Recover] that also calls wrote, when not nil, with each
+// record it stores and the status the task had before, so that a runner
+// can tell the task's listeners.
+func RecoverEach(ctx context.Context, s Store, owner string, canResume func(Record) bool, wrote func(rec Record, from Status)) (resumed []Record, err error) {
 	if owner == "" {
 		return nil, errors.New("taskstore: Recover needs the new owner's name")
 	}
@@ -46,9 +56,14 @@ func Recover(ctx context.Context, s Store, owner string, canResume func(Record) 
 	if err != nil {
 		return nil, err
 	}
+	leases, _ := s.(Leaser)
 	for _, r := range recs {
 		for attempt := 1; ; attempt++ {
-			out, err := settle(ctx, s, r, owner, canResume)
+			var out *Record
+			alive, err := runnerAlive(ctx, leases, r.Owner, owner)
+			if err == nil && !alive {
+				out, err = settle(ctx, s, r, owner, canResume, wrote)
+			}
 			if errors.Is(err, ErrConflict) && attempt < 4 {
 				if r, err = s.Get(ctx, r.ID); err == nil {
 					continue
@@ -70,9 +85,30 @@ func Recover(ctx context.Context, s Store, owner string, canResume func(Record) 
 	return resumed, nil
 }
 
+// runnerAlive reports whether the task's runner, named taskOwner, is
+// alive elsewhere: it is the recovering runner itself, or holds a live
+// lease. Without leases no runner is.
+func runnerAlive(ctx context.Context, leases Leaser, taskOwner, owner string) (bool, error) {
+	switch {
+	case leases == nil || taskOwner == "":
+		return false, nil
+	case taskOwner == owner:
+		return true, nil
+	}
+	return leases.LeaseAlive(ctx, taskOwner)
+}
+
 // settle recovers one task; it returns the record when the task is to be
 // resumed.
-func settle(ctx context.Context, s Store, r Record, owner string, canResume func(Record) bool) (*Record, error) {
+func settle(ctx context.Context, s Store, r Record, owner string, canResume func(Record) bool, wrote func(Record, Status)) (*Record, error) {
+	from := r.Status
+	update := func(next Record) (Record, error) {
+		out, err := s.Update(ctx, next)
+		if err == nil && wrote != nil {
+			wrote(out, from)
+		}
+		return out, err
+	}
 	switch {
 	case r.Status.Terminal():
 		return nil, nil
@@ -81,12 +117,12 @@ func settle(ctx context.Context, s Store, r Record, owner string, canResume func
 			return nil, nil
 		}
 		r.Owner = ""
-		_, err := s.Update(ctx, r)
+		_, err := update(r)
 		return nil, err
 	case r.Resumable && (canResume == nil || canResume(r)):
 		r.Owner = owner
 		r.StatusMessage = ResumedMessage
-		out, err := s.Update(ctx, r)
+		out, err := update(r)
 		if err != nil {
 			return nil, err
 		}
@@ -97,7 +133,7 @@ func settle(ctx context.Context, s Store, r Record, owner string, canResume func
 		r.StatusMessage = StoppedMessage
 		r.Error = stoppedError
 		r.InputResponses, r.State = nil, nil
-		_, err := s.Update(ctx, r)
+		_, err := update(r)
 		return nil, err
 	}
 }
