@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"regexp"
+	"time"
 
 	"github.com/nats-io/nats.go"
 )
@@ -23,10 +24,11 @@ type config struct {
 	name      string
 	logger    *slog.Logger
 	localOnly bool
+	lease     time.Duration
 }
 
 func newConfig(opts []Option) (config, error) {
-	c := config{name: DefaultName, logger: slog.Default()}
+	c := config{name: DefaultName, logger: slog.Default(), lease: DefaultLease}
 	for _, o := range opts {
 		if o == nil {
 			return config{}, errors.New("backplane: nil option")
@@ -105,4 +107,25 @@ func WithLocalOnlyStart() Option {
 // without NATS on nc: the option is set and nc may still connect.
 func (c config) mayStartLocal(nc *nats.Conn) bool {
 	return c.localOnly && nc != nil && !nc.IsClosed()
+}
+
+// DefaultLease is the lease given with [WithLease] unless another is.
+const DefaultLease = 10 * time.Second
+
+// WithLease sets how long a task runner's lease outlives its last renewal
+// in the task store ([NewTaskStore]): each runner renews its lease every
+// third of it, and an instance whose lease lapsed (killed, or cut off
+// from NATS for that long) has its working tasks settled by another live
+// instance as after a restart, within one and a half leases. A shorter
+// lease notices a dead instance sooner; a longer one survives longer NATS
+// outages. It is at least one second (the granularity of per-key TTLs).
+// Default [DefaultLease] (10 s).
+func WithLease(d time.Duration) Option {
+	return optionFunc(func(c *config) error {
+		if d < time.Second {
+			return fmt.Errorf("backplane: WithLease: %v is shorter than a second", d)
+		}
+		c.lease = d
+		return nil
+	})
 }

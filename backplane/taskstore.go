@@ -9,6 +9,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync/atomic"
 	"time"
 
@@ -59,10 +60,16 @@ type TaskStore struct {
 	js     jetstream.JetStream
 	kv     jetstream.KeyValue
 	opts   taskstore.Options
+	lease  time.Duration
+	logger *slog.Logger
 	closed atomic.Bool
 }
 
-var _ taskstore.Store = (*TaskStore)(nil)
+var (
+	_ taskstore.Store   = (*TaskStore)(nil)
+	_ taskstore.Watcher = (*TaskStore)(nil)
+	_ taskstore.Leaser  = (*TaskStore)(nil)
+)
 
 // NewTaskStore opens the task store on nc, creating its bucket (file
 // storage, one replica) when it does not exist. A bucket created
@@ -80,13 +87,13 @@ func NewTaskStore(ctx context.Context, nc *nats.Conn, o taskstore.Options, opts 
 		if !c.mayStartLocal(nc) {
 			return nil, err
 		}
-		return newLocalStartTaskStore(nc, c.name, o)
+		return newLocalStartTaskStore(nc, c, o)
 	}
 	kv, err := openTaskBucket(ctx, js, c.name)
 	if err != nil {
 		return nil, err
 	}
-	return &TaskStore{nc: nc, js: js, kv: kv, opts: o.WithDefaults()}, nil
+	return &TaskStore{nc: nc, js: js, kv: kv, opts: o.WithDefaults(), lease: c.lease, logger: c.logger}, nil
 }
 
 // openTaskBucket opens the bucket KV_<name>-tasks, creating it when it

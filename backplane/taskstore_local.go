@@ -16,12 +16,12 @@ import (
 )
 
 // newLocalStartTaskStore returns a TaskStore whose bucket opens later.
-func newLocalStartTaskStore(nc *nats.Conn, name string, o taskstore.Options) (*TaskStore, error) {
+func newLocalStartTaskStore(nc *nats.Conn, c config, o taskstore.Options) (*TaskStore, error) {
 	js, err := jetstream.New(nc)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
-	return &TaskStore{nc: nc, js: js, kv: &laterBucket{nc: nc, js: js, name: name}, opts: o.WithDefaults()}, nil
+	return &TaskStore{nc: nc, js: js, kv: &laterBucket{nc: nc, js: js, name: c.name}, opts: o.WithDefaults(), lease: c.lease, logger: c.logger}, nil
 }
 
 // laterBucket is the task bucket, opened at the first call that finds
@@ -87,4 +87,12 @@ func (b *laterBucket) ListKeysFiltered(ctx context.Context, filters ...string) (
 		return nil, err
 	}
 	return kv.ListKeysFiltered(ctx, filters...)
+}
+
+func (b *laterBucket) Watch(ctx context.Context, keys string, opts ...jetstream.WatchOpt) (jetstream.KeyWatcher, error) {
+	kv, err := b.open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return kv.Watch(ctx, keys, opts...)
 }

@@ -25,7 +25,7 @@ type shared struct {
 // before Recover, so that the runner's lease covers every task it takes.
 func (e *engine) startShared(ctx context.Context) error {
 	if l, ok := e.cfg.store.(taskstore.Leaser); ok {
-		release, err := l.HoldLease(context.Background(), e.cfg.owner)
+		release, err := l.HoldLease(ctx, e.cfg.owner)
 		if err != nil {
 			return err
 		}

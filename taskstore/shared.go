@@ -14,9 +14,10 @@ import (
 // often) or taken by another runner elsewhere, and stops its work.
 type Watcher interface {
 	// Watch calls changed with each record written after Watch returns,
-	// by any process, until ctx ends or stop is called; it returns once
-	// the watch is in place, or the error that kept it from starting.
-	// stop ends the watch and returns once changed is no longer called.
+	// by any process, until stop is called; it returns once the watch is
+	// in place, or the error that kept it from starting (ctx bounds only
+	// the start). stop ends the watch and returns once changed is no
+	// longer called.
 	// changed is called from one goroutine at a time and must not block
 	// for long. A record may be delivered more than once, and deliveries
 	// of one record may arrive out of order: Record.Revision tells which
@@ -31,11 +32,11 @@ type Watcher interface {
 // whose owner holds a live lease, and settles those whose owner's lease
 // expired as it settles what a stopped process left.
 type Leaser interface {
-	// HoldLease takes owner's lease and renews it until ctx ends or
-	// release is called; release gives the lease up at once, so the
-	// owner's tasks are settled without waiting for it to expire. A
-	// renewal that fails is tried again at the next renewal; the lease
-	// lapses only when none lands for LeaseDuration.
+	// HoldLease takes owner's lease and renews it until release is
+	// called (ctx bounds only the taking); release gives the lease up at
+	// once, so the owner's tasks are settled without waiting for it to
+	// expire. A renewal that fails is tried again at the next one; the
+	// lease lapses only when none lands for LeaseDuration.
 	HoldLease(ctx context.Context, owner string) (release func(), err error)
 	// LeaseAlive reports whether owner holds a live lease.
 	LeaseAlive(ctx context.Context, owner string) (bool, error)
