@@ -33,13 +33,25 @@ func (s *TaskStore) Watch(ctx context.Context, changed func(taskstore.Record)) (
 	if err := s.usable(ctx); err != nil {
 		return nil, err
 	}
-	w, err := s.kv.Watch(ctx, taskPrefix+"*", jetstream.UpdatesOnly())
+	// The watcher lives until stop, not until ctx ends: ctx bounds only
+	// its start.
+	wctx, wcancel := context.WithCancel(context.Background())
+	started := context.AfterFunc(ctx, wcancel)
+	w, err := s.kv.Watch(wctx, taskPrefix+"*", jetstream.UpdatesOnly())
+	if !started() {
+		err = errors.Join(err, ctx.Err())
+	}
 	if err != nil {
+		wcancel()
+		if w != nil {
+			_ = w.Stop()
+		}
 		return nil, wrapNATS("watching tasks", err)
 	}
 	quit, done := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(done)
+		defer wcancel()
 		defer func() { _ = w.Stop() }()
 		for {
 			select {
