@@ -7,7 +7,12 @@
 //   - [NewTaskStore] is a taskstore.Store on a JetStream key-value bucket:
 //     a task created through one instance is read, updated and cancelled
 //     through any other, and compare-and-set on the record's revision
-//     keeps two instances from both taking it.
+//     keeps two instances from both taking it. It is a
+//     taskstore.Watcher, so the instance running a task learns that it
+//     was cancelled elsewhere and cancels its handler, and a
+//     taskstore.Leaser: each task runner holds a lease ([WithLease],
+//     default 10 s), and when an instance dies the others settle its
+//     working tasks as after a restart once its lease lapses.
 //   - [NewCatalog] replicates run-time catalog changes: every instance
 //     defines the same components, a JetStream key-value bucket says which
 //     are present, and every instance applies its revisions in order.

@@ -31,6 +31,13 @@
 // task in their taskIds filter; a stream may follow only tasks of its own
 // principal, and the acknowledgement lists those it follows.
 //
+// Several instances share tasks through one store that each runs its own
+// Runner on (backplane.NewTaskStore). When the store is a
+// taskstore.Watcher, a task cancelled or finished through another
+// instance stops its handler here; when it is a taskstore.Leaser, the
+// Runner holds a lease while it lives, and settles, as after a restart,
+// the working tasks of instances whose lease lapsed.
+//
 // Only 2026-07-28 requests get tasks. On an initialize-era session
 // (2025-11-25, 2025-06-18) an Optional tool answers synchronously, a
 // Required one is refused with -32021, and tasks/* are -32601: the

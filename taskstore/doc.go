@@ -24,6 +24,10 @@
 //     [Recover] settles it: each task that was running is resumed if its
 //     tool can resume, or marked failed with a reason that says the process
 //     stopped.
+//   - A store that several live processes share may be a [Watcher] (its
+//     records' changes reach every process) and a [Leaser] (each runner
+//     holds a lease while it lives; Recover settles only the tasks of
+//     runners whose lease lapsed).
 //
 // [NewMemory] is the in-memory store (the default); the boltstore
 // subpackage keeps tasks in a file on one machine. The storetest
