@@ -232,3 +232,40 @@ func TestLiveTaskSurvivesAnotherInstancesRecover(t *testing.T) {
 		t.Fatalf("the handler stopped on %s", got)
 	}
 }
+
+// TestCancellationReachesTheRunnerAfterANATSRestart restarts NATS while A
+// runs a task, then cancels it through B: A's watch of the records
+// resumed with the connection, and the handler stops.
+func TestCancellationReachesTheRunnerAfterANATSRestart(t *testing.T) {
+	ns := startNATS(t)
+	log := newHandlerLog()
+	a := startMember(t, ns, "a", log)
+	b := startMember(t, ns, "b", log)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+
+	task, _, err := a.client.StartTool(ctx, "work", nil)
+	if err != nil || task == nil {
+		t.Fatalf("StartTool on A: %+v %v", task, err)
+	}
+	log.wait(t, log.started, "start")
+	backA := a.nc.StatusChanged(nats.CONNECTED)
+	backB := b.nc.StatusChanged(nats.CONNECTED)
+	defer a.nc.RemoveStatusListener(backA)
+	defer b.nc.RemoveStatusListener(backB)
+	ns.stop()
+	ns.start()
+	for _, ch := range []chan nats.Status{backA, backB} {
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			t.Fatal("an instance did not reconnect in 30 s")
+		}
+	}
+	if err := b.client.CancelTask(ctx, task.TaskID); err != nil {
+		t.Fatal(err)
+	}
+	if got := log.wait(t, log.stopped, "stop"); got != "a" {
+		t.Fatalf("the handler stopped on %s", got)
+	}
+}
