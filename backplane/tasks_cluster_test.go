@@ -268,4 +268,9 @@ func TestCancellationReachesTheRunnerAfterANATSRestart(t *testing.T) {
 	if got := log.wait(t, log.stopped, "stop"); got != "a" {
 		t.Fatalf("the handler stopped on %s", got)
 	}
+	// A's lease outlived the restart: no sweep failed the task before the
+	// cancellation.
+	if got, err := b.client.GetTask(ctx, task.TaskID); err != nil || got.Status != mcp.TaskCancelled {
+		t.Fatalf("tasks/get through B: %+v %v", got, err)
+	}
 }
