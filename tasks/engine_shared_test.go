@@ -2,6 +2,8 @@ package tasks
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"slices"
 	"sync"
 	"testing"
@@ -227,5 +229,32 @@ func TestLeaseSweepSettlesLapsedRunners(t *testing.T) {
 	}
 	if r := a.get(t, live.ID); r.Status != taskstore.StatusWorking || r.Owner != "live" || r.Revision != live.Revision {
 		t.Fatalf("the live runner's task is %s, owned by %q, at revision %d", r.Status, r.Owner, r.Revision)
+	}
+}
+
+// TestClosingLeavesTasksRunElsewhere closes engine B while it holds a task
+// that engine A runs (B took hold of it for a tasks/update that found it
+// working; the store offers no watch that would end B's hold): B's close
+// leaves the task to A instead of failing it.
+func TestClosingLeavesTasksRunElsewhere(t *testing.T) {
+	s := taskstore.NewMemory(taskstore.Options{})
+	a := newHarness(t, s, nil)
+	b := newHarness(t, s, nil)
+	started, stopped := make(chan struct{}, 1), make(chan error, 1)
+	rec := a.create(t, "slow", blocking(started, stopped))
+	<-started
+	if err := b.e.update(bg, "alice", rec.ID, map[string]json.RawMessage{"k": json.RawMessage(`{}`)}); !errors.Is(err, errNotWaiting) {
+		t.Fatalf("tasks/update through B of a working task: %v", err)
+	}
+	if err := b.e.close(bg); err != nil {
+		t.Fatal(err)
+	}
+	if r := a.get(t, rec.ID); r.Status != taskstore.StatusWorking || r.Owner != a.e.cfg.owner {
+		t.Fatalf("after B closed the task is %s, owned by %q", r.Status, r.Owner)
+	}
+	select {
+	case err := <-stopped:
+		t.Fatalf("A's round stopped when B closed: %v", err)
+	default:
 	}
 }
