@@ -59,6 +59,12 @@ func (r *Runner) Option() dispatch.Option {
 // process stopped, those waiting for input keep waiting), then accepts
 // tasks. A task run again after a restart sees its principal as the
 // string the Runner keeps (see principalKey), not the original value.
+// On a store other instances use at the same time (a taskstore.Leaser,
+// such as backplane.NewTaskStore), Start first takes the Runner's lease,
+// and leaves alone the tasks of runners whose lease is alive; while the
+// Runner runs it settles, the same way, those of runners whose lease
+// lapsed, and on a taskstore.Watcher it stops the work of a task
+// cancelled or finished through another instance.
 //
 // When the Runtime's subscription source is a [Publisher] (a
 // *dispatch.Hub given with dispatch.WithSubscriptions, or a source that
