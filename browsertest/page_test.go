@@ -104,7 +104,7 @@ func TestPageInChromium(t *testing.T) {
 	stdio.Send(t, testkit.Request("watch", dispatch.MethodListen, map[string]any{"notifications": map[string]any{"toolsListChanged": true}}))
 	<-entered
 	testkit.WaitTree(t, sup, func(n *supervisor.Node) bool {
-		return n.Count(supervisor.KindRequest) == 1 && n.Count(supervisor.KindSubscription) == 1
+		return n.Count("request") == 1 && n.Count("subscription") == 1
 	})
 
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],

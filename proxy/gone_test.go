@@ -78,7 +78,7 @@ func TestProxyBackendGoneMidCall(t *testing.T) {
 		n.Walk(func(n *supervisor.Node) {
 			shown = shown || n.Attrs["backend"] == "slow" && n.Attrs["failures"] == "1" && n.Attrs["protocol"] == mcp.Version20260728
 		})
-		return shown && n.Count(supervisor.KindRequest) == 0
+		return shown && n.Count("request") == 0
 	})
 	if _, err := c.CallTool(context.Background(), "block", nil); !errors.As(err, &je) || !strings.Contains(je.Message, "Backend slow unavailable") {
 		t.Fatalf("a later call: %v", err)

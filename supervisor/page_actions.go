@@ -23,9 +23,9 @@ func (v *pageView) offerActions() {
 	var mark func(n *pageNode, parent Kind)
 	mark = func(n *pageNode, parent Kind) {
 		switch {
-		case n.Kind == KindConnection:
+		case n.Kind == kindConnection:
 			n.Action = tree.ActionStop
-		case n.Kind == KindRequest && parent == KindConnection:
+		case n.Kind == kindRequest && parent == kindConnection:
 			n.Action = tree.ActionCancel
 		}
 		for _, c := range n.Children {

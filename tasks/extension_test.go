@@ -120,7 +120,7 @@ func TestTaskLifecycleOverTheRuntime(t *testing.T) {
 	if got.Status != mcp.TaskCompleted || got.ResultType != "complete" || !strings.Contains(string(got.Result), "rendered") {
 		t.Fatalf("tasks/get after completion: %+v", got)
 	}
-	if n := sup.Tree().Count(supervisor.KindTask); n != 0 {
+	if n := sup.Tree().Count("task"); n != 0 {
 		t.Fatalf("%d task actors after the task completed", n)
 	}
 

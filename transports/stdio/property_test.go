@@ -323,12 +323,12 @@ func runStdioProperty(t *testing.T, seed uint64) {
 	// The connection is gone from the tree, the executor is idle, and
 	// nothing reached a stopped actor.
 	tree := sup.Tree()
-	if n := tree.Count(supervisor.KindConnection) + tree.Count(supervisor.KindRequest) + tree.Count(supervisor.KindWriter); n != 0 {
+	if n := tree.Count("connection") + tree.Count("request") + tree.Count("writer"); n != 0 {
 		t.Fatalf("%d connection, writer or request actors left in the tree", n)
 	}
 	// A handler's slot frees just after it returns.
 	testkit.WaitTree(t, sup, func(n *supervisor.Node) bool {
-		e := testkit.Find(n, supervisor.KindExecutor)
+		e := testkit.Find(n, "executor")
 		return e != nil && e.Attrs["running"] == "0" && e.Attrs["queued"] == "0"
 	})
 	if n := sup.UnexpectedDeadLetters(); n != 0 {

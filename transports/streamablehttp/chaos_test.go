@@ -243,8 +243,8 @@ func TestChaosDisconnectsMidStream(t *testing.T) {
 			}
 		}
 		testkit.WaitTree(t, ep.sup, func(n *supervisor.Node) bool {
-			e := testkit.Find(n, supervisor.KindExecutor)
-			return n.Count(supervisor.KindRequest)+n.Count(supervisor.KindSubscription) == 0 &&
+			e := testkit.Find(n, "executor")
+			return n.Count("request")+n.Count("subscription") == 0 &&
 				e != nil && e.Attrs["running"] == "0" && e.Attrs["subscriptions"] == "0"
 		})
 		others.check(t)
@@ -288,8 +288,8 @@ func TestChaosPanicsUnderLoad(t *testing.T) {
 		wg.Wait()
 		probe.WaitReturned(t)
 		testkit.WaitTree(t, ep.sup, func(n *supervisor.Node) bool {
-			e := testkit.Find(n, supervisor.KindExecutor)
-			return n.Count(supervisor.KindRequest) == 0 && e != nil && e.Attrs["running"] == "0"
+			e := testkit.Find(n, "executor")
+			return n.Count("request") == 0 && e != nil && e.Attrs["running"] == "0"
 		})
 	})
 }
@@ -337,7 +337,7 @@ func TestChaosOwnerDiesWithQueuedWork(t *testing.T) {
 		go post(dyingSrv.URL+"/mcp", "probe_echo", fmt.Sprintf("q%d", i))
 	}
 	testkit.WaitTree(t, dying.Supervisor(), func(n *supervisor.Node) bool {
-		e := testkit.Find(n, supervisor.KindExecutor)
+		e := testkit.Find(n, "executor")
 		return e != nil && e.Attrs["queued"] == strconv.Itoa(queued)
 	})
 	go post(survivorSrv.URL+"/mcp", "probe_echo", "s0") // queued behind the dying handler's work
@@ -378,7 +378,7 @@ func TestChaosOwnerDiesWithQueuedWork(t *testing.T) {
 	probe.WaitReturned(t)
 	// A slot frees just after its handler returns.
 	testkit.WaitTree(t, survivor.Supervisor(), func(n *supervisor.Node) bool {
-		e := testkit.Find(n, supervisor.KindExecutor)
+		e := testkit.Find(n, "executor")
 		return e != nil && e.Attrs["running"] == "0" && e.Attrs["queued"] == "0"
 	})
 }

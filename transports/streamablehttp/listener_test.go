@@ -47,7 +47,7 @@ func trickle(t *testing.T, c net.Conn, s string, interval time.Duration) {
 }
 
 func listenerNode(tree *supervisor.Node) *supervisor.Node {
-	return testkit.Find(tree, supervisor.KindListener)
+	return testkit.Find(tree, "listener")
 }
 
 func TestListenerIsASupervisedChildOnLoopback(t *testing.T) {

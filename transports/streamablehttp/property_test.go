@@ -79,7 +79,7 @@ func startRecordedHandler(t *testing.T, rt *dispatch.Runtime, l *lateWrites, opt
 			t.Errorf("closing handler: %v", err)
 		}
 	})
-	return &endpoint{url: ts.URL + "/mcp", addr: ts.Listener.Addr().String(), sup: h.Supervisor(), kind: supervisor.KindHandler}
+	return &endpoint{url: ts.URL + "/mcp", addr: ts.Listener.Addr().String(), sup: h.Supervisor(), kind: "handler"}
 }
 
 // httpWorker is one client of the HTTP property test: its own
@@ -355,7 +355,7 @@ func runHTTPProperty(t *testing.T, tg target, seed uint64) {
 	probe.WaitReturned(t)
 	testkit.WaitNoRequests(t, ep.sup)
 	testkit.WaitTree(t, ep.sup, func(n *supervisor.Node) bool {
-		e := testkit.Find(n, supervisor.KindExecutor)
+		e := testkit.Find(n, "executor")
 		return e != nil && e.Attrs["running"] == "0" && e.Attrs["queued"] == "0"
 	})
 	var abandoned, stubborn int

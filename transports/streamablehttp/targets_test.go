@@ -39,13 +39,13 @@ var targets = []target{
 func startListener(t *testing.T, rt *dispatch.Runtime, opts ...streamablehttp.Option) *endpoint {
 	t.Helper()
 	srv := testkit.StartHTTP(t, rt, listenerOptions(opts)...)
-	return &endpoint{url: srv.URL(), addr: srv.Addr().String(), sup: srv.Sup, kind: supervisor.KindListener, shutdown: srv.Shutdown}
+	return &endpoint{url: srv.URL(), addr: srv.Addr().String(), sup: srv.Sup, kind: "listener", shutdown: srv.Shutdown}
 }
 
 func startListenerWith(t *testing.T, sup *supervisor.Supervisor, rt *dispatch.Runtime, opts ...streamablehttp.Option) *endpoint {
 	t.Helper()
 	srv := testkit.StartHTTPWith(t, sup, rt, listenerOptions(opts)...)
-	return &endpoint{url: srv.URL(), addr: srv.Addr().String(), sup: sup, kind: supervisor.KindListener, shutdown: srv.Shutdown}
+	return &endpoint{url: srv.URL(), addr: srv.Addr().String(), sup: sup, kind: "listener", shutdown: srv.Shutdown}
 }
 
 func startHandlerWith(t *testing.T, sup *supervisor.Supervisor, rt *dispatch.Runtime, opts ...streamablehttp.Option) *endpoint {
@@ -75,7 +75,7 @@ func startHandler(t *testing.T, rt *dispatch.Runtime, opts ...streamablehttp.Opt
 			t.Errorf("closing handler: %v", err)
 		}
 	})
-	return &endpoint{url: ts.URL + "/mcp", addr: ts.Listener.Addr().String(), sup: h.Supervisor(), kind: supervisor.KindHandler, shutdown: h.Shutdown}
+	return &endpoint{url: ts.URL + "/mcp", addr: ts.Listener.Addr().String(), sup: h.Supervisor(), kind: "handler", shutdown: h.Shutdown}
 }
 
 // listenerOptions and handlerOptions pass options of both to one.
