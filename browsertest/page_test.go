@@ -86,7 +86,7 @@ func TestPageInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 	stdio := testkit.StartStdioWith(t, sup, rt)
-	web := testkit.StartHTTPWith(t, sup, rt)
+	web := testfixture.StartHTTPWith(t, sup, rt)
 	page, err := sup.DebugHandler(supervisor.WithPageLimits(supervisor.PageLimits{Interval: 100 * time.Millisecond}),
 		supervisor.WithActions(func(*http.Request) error { return nil }))
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/testkit"
@@ -136,7 +137,7 @@ func TestExtensionFilterValidation(t *testing.T) {
 		"an object instead": map[string]any{},
 	} {
 		t.Run(name, func(t *testing.T) {
-			f := testkit.Dispatch(t, rt, testkit.Request(1, dispatch.MethodListen, map[string]any{"_meta": declaresJobs,
+			f := testfixture.Dispatch(t, rt, testkit.Request(1, dispatch.MethodListen, map[string]any{"_meta": declaresJobs,
 				"notifications": map[string]any{"jobIds": ids}}))
 			rpcError(t, f, jsonrpc.CodeInvalidParams)
 		})

@@ -217,7 +217,7 @@ func TestListenFilterValidation(t *testing.T) {
 			if notif != nil {
 				params["notifications"] = notif
 			}
-			f := testkit.Dispatch(t, rt, testkit.Request(1, dispatch.MethodListen, params))
+			f := testfixture.Dispatch(t, rt, testkit.Request(1, dispatch.MethodListen, params))
 			rpcError(t, f, jsonrpc.CodeInvalidParams)
 		})
 	}

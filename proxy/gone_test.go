@@ -10,6 +10,7 @@ import (
 
 	"github.com/snodo-go/snodo/client"
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/proxy"
@@ -45,7 +46,7 @@ func TestProxyBackendGoneMidCall(t *testing.T) {
 		_ = inR.Close()
 	}()
 	b := dial(t, client.Stream(outR, inW), proxy.WithName("slow"))
-	srv := testkit.StartHTTP(t, b.Runtime())
+	srv := testfixture.StartHTTP(t, b.Runtime())
 	c := testkit.Connect(t, client.HTTP(srv.URL()))
 
 	errc := make(chan error, 1)

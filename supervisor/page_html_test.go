@@ -63,7 +63,7 @@ func startLiveServer(t *testing.T) *liveServer {
 		t.Fatal(err)
 	}
 	srv := testkit.StartStdioWith(t, sup, rt)
-	web := testkit.StartHTTPWith(t, sup, rt)
+	web := testfixture.StartHTTPWith(t, sup, rt)
 	srv.Send(t, testkit.Request(1, "tools/call", map[string]any{"name": "hold"}))
 	srv.Send(t, testkit.Request("sub", dispatch.MethodListen, map[string]any{"notifications": map[string]any{
 		"toolsListChanged": true, "resourceSubscriptions": []string{"file:///a"},

@@ -43,7 +43,7 @@ func TestRenderLiveServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := testkit.StartStdioWith(t, sup, rt)
-	web := testkit.StartHTTPWith(t, sup, rt)
+	web := testfixture.StartHTTPWith(t, sup, rt)
 
 	srv.Send(t, testkit.Request(1, "tools/call", map[string]any{"name": "hold"}))
 	srv.Send(t, testkit.Request("two", "tools/call", map[string]any{"name": "hold"}))

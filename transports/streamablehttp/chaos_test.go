@@ -80,7 +80,7 @@ func TestChaosSlowLorisCrowd(t *testing.T) {
 	// seen closed: the server's deadline firing, the close, and the
 	// reader being scheduled.
 	const closeSlack = 10 * time.Second
-	srv := testkit.StartHTTP(t, chaosRuntime(t, testfixture.NewProbe()),
+	srv := testfixture.StartHTTP(t, chaosRuntime(t, testfixture.NewProbe()),
 		streamablehttp.WithListenerLimits(streamablehttp.ListenerLimits{HeadTimeout: headTimeout}), streamablehttp.WithListenerLimits(streamablehttp.ListenerLimits{ReadTimeout: time.Minute}))
 
 	type closed struct {
@@ -142,7 +142,7 @@ func TestChaosSlowLorisCrowd(t *testing.T) {
 // throughout, and the count of connections returns to what it was.
 func TestChaosConnectionFlood(t *testing.T) {
 	const capacity, flood = 32, 400
-	srv := testkit.StartHTTP(t, chaosRuntime(t, testfixture.NewProbe()), streamablehttp.WithListenerLimits(streamablehttp.ListenerLimits{MaxConnections: capacity}))
+	srv := testfixture.StartHTTP(t, chaosRuntime(t, testfixture.NewProbe()), streamablehttp.WithListenerLimits(streamablehttp.ListenerLimits{MaxConnections: capacity}))
 	// The bystander holds one kept-alive connection from before the flood.
 	others := startBystander(t, srv.URL())
 	testkit.WaitTree(t, srv.Sup, func(n *supervisor.Node) bool { return attr(listenerNode(n), "connections") == 1 })

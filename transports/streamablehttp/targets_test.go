@@ -8,7 +8,8 @@ import (
 
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/supervisor"
-	"github.com/snodo-go/snodo/testkit"
+
+	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/transports/streamablehttp"
 )
 
@@ -38,13 +39,13 @@ var targets = []target{
 
 func startListener(t *testing.T, rt *dispatch.Runtime, opts ...streamablehttp.Option) *endpoint {
 	t.Helper()
-	srv := testkit.StartHTTP(t, rt, listenerOptions(opts)...)
+	srv := testfixture.StartHTTP(t, rt, listenerOptions(opts)...)
 	return &endpoint{url: srv.URL(), addr: srv.Addr().String(), sup: srv.Sup, kind: "listener", shutdown: srv.Shutdown}
 }
 
 func startListenerWith(t *testing.T, sup *supervisor.Supervisor, rt *dispatch.Runtime, opts ...streamablehttp.Option) *endpoint {
 	t.Helper()
-	srv := testkit.StartHTTPWith(t, sup, rt, listenerOptions(opts)...)
+	srv := testfixture.StartHTTPWith(t, sup, rt, listenerOptions(opts)...)
 	return &endpoint{url: srv.URL(), addr: srv.Addr().String(), sup: sup, kind: "listener", shutdown: srv.Shutdown}
 }
 
