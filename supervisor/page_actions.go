@@ -72,7 +72,7 @@ func (h *debugHandler) serveAction(w http.ResponseWriter, r *http.Request) {
 	}
 	// A form posted from the page goes back to it; a script or a tool
 	// gets no content.
-	if negotiate(r.Header.Values("Accept")) == FormatHTML {
+	if negotiate(r.Header.Values("Accept")) == formatHTML {
 		http.Redirect(w, r, r.URL.Path, http.StatusSeeOther)
 		return
 	}

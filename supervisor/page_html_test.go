@@ -402,10 +402,10 @@ func TestHandlerNegotiates(t *testing.T) {
 		}
 	}
 	var b strings.Builder
-	if err := sup.Render(&b, supervisor.FormatHTML); err != nil || !strings.Contains(b.String(), `data-kind="executor"`) {
+	if err := sup.Render(&b, "html"); err != nil || !strings.Contains(b.String(), `data-kind="executor"`) {
 		t.Fatalf("Render html: %v", err)
 	}
-	if err := sup.Render(&b, supervisor.FormatEvents); err == nil {
+	if err := sup.Render(&b, "events"); err == nil {
 		t.Fatal("Render wrote an event stream")
 	}
 }
