@@ -198,7 +198,7 @@ func TestListenAcknowledgesFirstAndTagsEveryEvent(t *testing.T) {
 
 func TestListenFilterValidation(t *testing.T) {
 	rt := fullRuntime(t, dispatch.NewHub(dispatch.HubOptions{}))
-	many := make([]string, dispatch.MaxResourceSubscriptions+1)
+	many := make([]string, 1000+1)
 	for i := range many {
 		many[i] = fmt.Sprintf("file:///r%d", i)
 	}
@@ -226,7 +226,7 @@ func TestListenFilterValidation(t *testing.T) {
 		uris []string
 		want int
 	}{
-		{many[:dispatch.MaxResourceSubscriptions], dispatch.MaxResourceSubscriptions},
+		{many[:1000], 1000},
 		{[]string{"file:///a", "file:///b", "file:///a"}, 2},
 	} {
 		c, out := listenCall(t, rt, 1, map[string]any{"resourceSubscriptions": tc.uris})

@@ -381,7 +381,7 @@ func TestListenOverflowThroughHandle(t *testing.T) {
 func TestListenRefusalsAreStatuses(t *testing.T) {
 	forEachTarget(t, func(t *testing.T, tg target) {
 		ep := tg.start(t, testRuntime(t, nil))
-		many := make([]string, dispatch.MaxResourceSubscriptions+1)
+		many := make([]string, 1000+1)
 		for i := range many {
 			many[i] = fmt.Sprintf("file:///%d", i)
 		}
