@@ -100,7 +100,7 @@ func awaitCalls(t *testing.T, srv *testkit.StdioServer, n int) []string {
 	}
 	responses := map[string]int{}
 	for _, f := range srv.Client.Frames() {
-		if f.IsResponse() {
+		if f.Method == "" {
 			responses[string(f.ID)]++
 		}
 	}

@@ -47,7 +47,7 @@ func scenario(rt *dispatch.Runtime) error {
 		return client.Send(testkit.Request(id, method, params))
 	}
 	response := func(id string) (*testkit.Frame, error) {
-		return client.Await(ctx, func(f *testkit.Frame) bool { return f.IsResponse() && string(f.ID) == id })
+		return client.Await(ctx, func(f *testkit.Frame) bool { return f.Method == "" && string(f.ID) == id })
 	}
 	say := func(id, room, text, want string) error {
 		if err := send(id, "tools/call", map[string]any{"name": "say", "arguments": map[string]any{"room": room, "text": text}}); err != nil {

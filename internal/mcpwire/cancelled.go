@@ -1,11 +1,25 @@
-// The notifications/cancelled a server sends to end a subscription.
+// notifications/cancelled: the request id a client's names, and the one
+// a server sends to end a subscription.
 
 package mcpwire
 
 import (
 	"github.com/snodo-go/snodo/internal/jsonwire"
+	"github.com/snodo-go/snodo/internal/rpcwire"
 	"github.com/snodo-go/snodo/jsonrpc"
 )
+
+// CancelledRequestID returns the requestId of a notifications/cancelled
+// params object when it is present and within the id bounds. A malformed
+// cancellation is ignored, as notifications get no answer.
+func CancelledRequestID(params []byte) (jsonrpc.ID, bool) {
+	raw, ok := jsonwire.Member(params, "requestId")
+	if !ok {
+		return jsonrpc.ID{}, false
+	}
+	id, err := rpcwire.ParseID(raw)
+	return id, err == nil
+}
 
 // EncodeListenCancelled encodes the notifications/cancelled a server
 // sends on stdio when it tears down the subscription opened by the listen

@@ -35,3 +35,17 @@ func TestIsProtocolNotification(t *testing.T) {
 		}
 	}
 }
+
+func TestCancelledRequestID(t *testing.T) {
+	if id, ok := mcpwire.CancelledRequestID([]byte(`{"requestId":"a","reason":"x"}`)); !ok || id != jsonrpc.StringID("a") {
+		t.Fatalf("string id: %v %v", id, ok)
+	}
+	if id, ok := mcpwire.CancelledRequestID([]byte(`{"requestId":7}`)); !ok || id != jsonrpc.IntID(7) {
+		t.Fatalf("number id: %v %v", id, ok)
+	}
+	for _, params := range []string{`{}`, `{"requestId":null}`, `{"requestId":1.5}`, `{"requestId":{}}`} {
+		if id, ok := mcpwire.CancelledRequestID([]byte(params)); ok {
+			t.Errorf("%s gave %v", params, id)
+		}
+	}
+}

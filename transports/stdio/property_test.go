@@ -135,7 +135,7 @@ func (s *stdioScript) awaitRefusals(id string) {
 	}
 	seen := map[*testkit.Frame]bool{}
 	_, err := s.srv.Client.Await(context.Background(), func(f *testkit.Frame) bool {
-		if f.IsResponse() && string(f.ID) == id && f.Error != nil && f.Error.Code == -32600 {
+		if f.Method == "" && string(f.ID) == id && f.Error != nil && f.Error.Code == -32600 {
 			seen[f] = true
 		}
 		return len(seen) >= want
@@ -221,7 +221,7 @@ func (s *stdioScript) answeredEcho() *sent {
 			continue
 		}
 		for _, f := range frames {
-			if f.IsResponse() && string(f.ID) == c.id && testfixture.ProbeText(f) == c.tag {
+			if f.Method == "" && string(f.ID) == c.id && testfixture.ProbeText(f) == c.tag {
 				return c
 			}
 		}
@@ -348,7 +348,7 @@ func (s *stdioScript) check(frames []*testkit.Frame) {
 	progress := map[string][]int{} // token → frame positions
 	parseErrors := 0
 	for i, f := range frames {
-		if !f.IsResponse() {
+		if f.Method != "" {
 			if f.Method != "notifications/progress" {
 				t.Fatalf("unexpected notification %s", f.Raw)
 			}

@@ -96,7 +96,7 @@ func streamFrames(c *testkit.Client, id string) []*testkit.Frame {
 			RequestID json.RawMessage `json:"requestId"`
 		}
 		_ = json.Unmarshal(f.Params, &p)
-		if subID(f) == id || (f.IsResponse() && string(f.ID) == id) || (f.Method == "notifications/cancelled" && string(p.RequestID) == id) {
+		if subID(f) == id || (f.Method == "" && string(f.ID) == id) || (f.Method == "notifications/cancelled" && string(p.RequestID) == id) {
 			out = append(out, f)
 		}
 	}
@@ -161,7 +161,7 @@ func TestListenAcknowledgesFirstTagsEventsAndFilters(t *testing.T) {
 		t.Fatalf("stream frames %v, want %v", methods, want)
 	}
 	for _, f := range srv.Client.Frames() {
-		if f.Method != "" && !f.IsResponse() && subID(f) != `"L"` {
+		if f.Method != "" && subID(f) != `"L"` {
 			t.Fatalf("a notification without the stream's id: %s", f.Raw)
 		}
 	}
@@ -241,7 +241,7 @@ func TestListenCapsAndSlotReturn(t *testing.T) {
 		}
 	}
 	// The duplicate was refused while stream 2 stayed open.
-	dup, err := srv.Client.Await(context.Background(), func(f *testkit.Frame) bool { return f.IsResponse() && string(f.ID) == "2" })
+	dup, err := srv.Client.Await(context.Background(), func(f *testkit.Frame) bool { return f.Method == "" && string(f.ID) == "2" })
 	if err != nil || dup.Error == nil || dup.Error.Code != -32600 {
 		t.Fatalf("duplicate id: %v %v", dup, err)
 	}
@@ -400,7 +400,7 @@ func TestHubCompletionEndsStreamsWithResultThenCancelled(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := streamFrames(srv.Client, `"c"`)
-	if len(got) != 4 || got[1].Method != "notifications/tools/list_changed" || !got[2].IsResponse() || got[3].Method != "notifications/cancelled" {
+	if len(got) != 4 || got[1].Method != "notifications/tools/list_changed" || got[2].Method != "" || got[3].Method != "notifications/cancelled" {
 		var raws []string
 		for _, f := range got {
 			raws = append(raws, string(f.Raw))
@@ -433,7 +433,7 @@ func TestEOFCompletesOpenStreams(t *testing.T) {
 	frames := srv.Client.WaitClosed(t)
 	for _, id := range []string{`"a"`, `"b"`} {
 		got := streamFrames(srv.Client, id)
-		if len(got) != 3 || !got[1].IsResponse() || got[1].Result == nil || got[2].Method != "notifications/cancelled" {
+		if len(got) != 3 || got[1].Method != "" || got[1].Result == nil || got[2].Method != "notifications/cancelled" {
 			t.Fatalf("stream %s at EOF: %d frames of %d", id, len(got), len(frames))
 		}
 	}
@@ -466,7 +466,7 @@ func TestOwnerDeathClosesStreamsAndReturnsSlots(t *testing.T) {
 		t.Fatalf("sources not closed: %+v", st)
 	}
 	for _, f := range srv.Client.WaitClosed(t) {
-		if f.IsResponse() || f.Method == "notifications/cancelled" {
+		if f.Method == "" || f.Method == "notifications/cancelled" {
 			t.Fatalf("written after the stop: %s", f.Raw)
 		}
 	}

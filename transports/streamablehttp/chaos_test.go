@@ -336,7 +336,7 @@ func TestChaosOwnerDiesWithQueuedWork(t *testing.T) {
 	for i := range queued {
 		go post(dyingSrv.URL+"/mcp", "probe_echo", fmt.Sprintf("q%d", i))
 	}
-	testkit.WaitTree(t, dying.Supervisor(), func(n *supervisor.Node) bool {
+	testkit.WaitTree(t, streamablehttp.HandlerSupervisor(dying), func(n *supervisor.Node) bool {
 		e := testkit.Find(n, "executor")
 		return e != nil && e.Attrs["queued"] == strconv.Itoa(queued)
 	})
@@ -377,7 +377,7 @@ func TestChaosOwnerDiesWithQueuedWork(t *testing.T) {
 	w.expectOne("echo", "s1", 200, resp, err, 0, isText("s1"))
 	probe.WaitReturned(t)
 	// A slot frees just after its handler returns.
-	testkit.WaitTree(t, survivor.Supervisor(), func(n *supervisor.Node) bool {
+	testkit.WaitTree(t, streamablehttp.HandlerSupervisor(survivor), func(n *supervisor.Node) bool {
 		e := testkit.Find(n, "executor")
 		return e != nil && e.Attrs["running"] == "0" && e.Attrs["queued"] == "0"
 	})
@@ -459,6 +459,6 @@ func TestChaosStalledReaderHitsTheWriteTimeout(t *testing.T) {
 	if d := time.Since(stalled); d > writeTimeout+5*time.Second {
 		t.Fatalf("the stream failed %v after the client stopped reading (write timeout %v)", d, writeTimeout)
 	}
-	testkit.WaitNoRequests(t, h.Supervisor())
+	testkit.WaitNoRequests(t, streamablehttp.HandlerSupervisor(h))
 	others.check(t)
 }

@@ -70,7 +70,7 @@ func startRecordedHandler(t *testing.T, rt *dispatch.Runtime, l *lateWrites, opt
 	}))
 	t.Cleanup(func() {
 		ts.Close()
-		if n := h.Supervisor().UnexpectedDeadLetters(); n != 0 {
+		if n := streamablehttp.HandlerSupervisor(h).UnexpectedDeadLetters(); n != 0 {
 			t.Errorf("%d unexpected dead letters", n)
 		}
 	})
@@ -79,7 +79,7 @@ func startRecordedHandler(t *testing.T, rt *dispatch.Runtime, l *lateWrites, opt
 			t.Errorf("closing handler: %v", err)
 		}
 	})
-	return &endpoint{url: ts.URL + "/mcp", addr: ts.Listener.Addr().String(), sup: h.Supervisor(), kind: "handler"}
+	return &endpoint{url: ts.URL + "/mcp", addr: ts.Listener.Addr().String(), sup: streamablehttp.HandlerSupervisor(h), kind: "handler"}
 }
 
 // httpWorker is one client of the HTTP property test: its own
@@ -170,7 +170,7 @@ func (w *httpWorker) expectOne(tool, tag string, status int, resp *http.Response
 		}
 	}
 	last := frames[wantNotes]
-	if !last.IsResponse() || string(last.ID) != `"`+tag+`"` || !ok(last) {
+	if last.Method != "" || string(last.ID) != `"`+tag+`"` || !ok(last) {
 		t.Errorf("%s %s: final frame %s", tool, tag, last.Raw)
 	}
 }

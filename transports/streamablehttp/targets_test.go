@@ -67,7 +67,7 @@ func startHandler(t *testing.T, rt *dispatch.Runtime, opts ...streamablehttp.Opt
 	ts := httptest.NewServer(mux)
 	t.Cleanup(func() {
 		ts.Close()
-		if n := h.Supervisor().UnexpectedDeadLetters(); n != 0 {
+		if n := streamablehttp.HandlerSupervisor(h).UnexpectedDeadLetters(); n != 0 {
 			t.Errorf("%d unexpected dead letters", n)
 		}
 	})
@@ -76,7 +76,7 @@ func startHandler(t *testing.T, rt *dispatch.Runtime, opts ...streamablehttp.Opt
 			t.Errorf("closing handler: %v", err)
 		}
 	})
-	return &endpoint{url: ts.URL + "/mcp", addr: ts.Listener.Addr().String(), sup: h.Supervisor(), kind: "handler", shutdown: h.Shutdown}
+	return &endpoint{url: ts.URL + "/mcp", addr: ts.Listener.Addr().String(), sup: streamablehttp.HandlerSupervisor(h), kind: "handler", shutdown: h.Shutdown}
 }
 
 // listenerOptions and handlerOptions pass options of both to one.
