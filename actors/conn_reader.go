@@ -11,6 +11,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/internal/executor"
+	"github.com/snodo-go/snodo/internal/mcpwire"
 	"github.com/snodo-go/snodo/internal/rpcwire"
 	"github.com/snodo-go/snodo/internal/tree"
 	"github.com/snodo-go/snodo/jsonrpc"
@@ -88,7 +89,7 @@ func (r *reader) handle(frame []byte) bool {
 	switch msg.Kind {
 	case jsonrpc.KindNotification:
 		if msg.Method == "notifications/cancelled" {
-			if id, ok := dispatch.CancelledRequestID(msg.Params); ok {
+			if id, ok := mcpwire.CancelledRequestID(msg.Params); ok {
 				c.s.send(r.self, &cancelRequest{id: id})
 			}
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/internal/mcpwire"
 	"github.com/snodo-go/snodo/internal/tree"
 	"github.com/snodo-go/snodo/jsonrpc"
 )
@@ -155,7 +156,7 @@ func (a *connSubscriptionActor) Receive(ac actor.Context) {
 			// The server ended the stream: on stdio it also says so with
 			// notifications/cancelled naming the listen request.
 			a.noticeSent = true
-			a.write(dispatch.EncodeListenCancelled(a.e.id, listenCancelReason), true)
+			a.write(mcpwire.EncodeListenCancelled(a.e.id, listenCancelReason), true)
 		default:
 			a.pump()
 		}

@@ -58,7 +58,7 @@ func TestClusterViewOfThreeInstances(t *testing.T) {
 			t.Fatalf("%s's view: %v, missing %v", in.Name, names, ct.Missing)
 		}
 		for _, tr := range ct.Trees {
-			if tr.Tree.Kind != supervisor.KindSupervisor {
+			if tr.Tree.Kind != "supervisor" {
 				t.Errorf("%s's view: the tree of %s is a %s", in.Name, tr.Instance, tr.Tree.Kind)
 			}
 		}
@@ -92,7 +92,7 @@ func TestClusterViewListsASilentInstanceAsMissing(t *testing.T) {
 			if name == "c" && silent.Load() {
 				<-release
 			}
-			return &supervisor.Node{Kind: supervisor.KindSupervisor, ID: name}
+			return &supervisor.Node{Kind: "supervisor", ID: name}
 		}
 	}
 	views := map[string]*backplane.ClusterView{}

@@ -25,7 +25,7 @@ func ExampleClusterView() {
 	view := func(name string) (*backplane.ClusterView, func()) {
 		nc, _ := nats.Connect(ns.ClientURL())
 		v, err := backplane.NewClusterView(ctx, nc, name, func() *supervisor.Node {
-			return &supervisor.Node{Kind: supervisor.KindSupervisor, ID: "snodo"}
+			return &supervisor.Node{Kind: "supervisor", ID: "snodo"}
 		})
 		if err != nil {
 			panic(err)

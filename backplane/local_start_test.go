@@ -83,7 +83,7 @@ func TestLocalOnlyStart(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = store.Close() })
 	tree := func(id string) func() *supervisor.Node {
-		return func() *supervisor.Node { return &supervisor.Node{Kind: supervisor.KindSupervisor, ID: id} }
+		return func() *supervisor.Node { return &supervisor.Node{Kind: "supervisor", ID: id} }
 	}
 	if _, err := backplane.NewClusterView(ctx, nc, "a", tree("a"), name); !errors.Is(err, backplane.ErrUnavailable) {
 		t.Errorf("NewClusterView without the option: %v", err)

@@ -86,7 +86,7 @@ func TestPageInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 	stdio := testkit.StartStdioWith(t, sup, rt)
-	web := testkit.StartHTTPWith(t, sup, rt)
+	web := testfixture.StartHTTPWith(t, sup, rt)
 	page, err := sup.DebugHandler(supervisor.WithPageLimits(supervisor.PageLimits{Interval: 100 * time.Millisecond}),
 		supervisor.WithActions(func(*http.Request) error { return nil }))
 	if err != nil {
@@ -104,7 +104,7 @@ func TestPageInChromium(t *testing.T) {
 	stdio.Send(t, testkit.Request("watch", dispatch.MethodListen, map[string]any{"notifications": map[string]any{"toolsListChanged": true}}))
 	<-entered
 	testkit.WaitTree(t, sup, func(n *supervisor.Node) bool {
-		return n.Count(supervisor.KindRequest) == 1 && n.Count(supervisor.KindSubscription) == 1
+		return n.Count("request") == 1 && n.Count("subscription") == 1
 	})
 
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],

@@ -162,9 +162,10 @@ func TestSharedCacheScopes(t *testing.T) {
 	}
 }
 
-func TestWithoutCache(t *testing.T) {
+// TestNilCacheTurnsCachingOff: WithCache(nil, "") stores nothing.
+func TestNilCacheTurnsCachingOff(t *testing.T) {
 	f, tr := startFake(t, cachingServer(nil))
-	c := connect(t, tr, client.WithoutCache())
+	c := connect(t, tr, client.WithCache(nil, ""))
 	for range 2 {
 		if _, err := c.ListTools(context.Background()); err != nil {
 			t.Fatal(err)

@@ -97,9 +97,6 @@ func New(ctx context.Context, t Transport, opts ...Option) (*Client, error) {
 			return nil, err
 		}
 	}
-	if cfg.elicitURL && cfg.elicit == nil {
-		return nil, errors.New("client: WithURLElicitation needs WithElicitation")
-	}
 	c := &Client{cfg: cfg, transport: t, tools: map[string][]paramHeader{}, subs: map[*Subscription]struct{}{},
 		answering: make(chan struct{}, maxAnswering)}
 	c.bg, c.stopBg = context.WithCancel(context.Background())
@@ -210,7 +207,10 @@ var progressSeq atomic.Int64
 func (c *Client) capabilities() map[string]any {
 	caps := map[string]any{}
 	if c.cfg.elicit != nil {
-		e := map[string]any{"form": map[string]any{}}
+		e := map[string]any{}
+		if c.cfg.elicitForm {
+			e["form"] = map[string]any{}
+		}
 		if c.cfg.elicitURL {
 			e["url"] = map[string]any{}
 		}

@@ -47,7 +47,7 @@ func TestSameCallsEveryTransport(t *testing.T) {
 		t.Run(tr.name, func(t *testing.T) {
 			var log frameLog
 			var logs []mcp.LogMessage
-			c := testkit.Connect(t, tr.make(t), client.WithTrace(log.trace), elicitAda(), client.WithURLElicitation(),
+			c := testkit.Connect(t, tr.make(t), client.WithTrace(log.trace), elicitAda(mcp.ElicitModeForm, mcp.ElicitModeURL),
 				client.WithLogMessages("info", func(m mcp.LogMessage) { logs = append(logs, m) }))
 			ctx := context.Background()
 			if v := c.Server().ProtocolVersion; v != mcp.Version20260728 {

@@ -11,10 +11,10 @@ import (
 	"github.com/snodo-go/snodo/mcp"
 )
 
-func elicitAda() client.Option {
+func elicitAda(modes ...string) client.Option {
 	return client.WithElicitation(func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada", "asked": req.Message}}, nil
-	})
+	}, modes...)
 }
 
 // TestInputRequiredAnswered: the handlers answer each input request, and
@@ -33,7 +33,7 @@ func TestInputRequiredAnswered(t *testing.T) {
 		param(m, "requestState", &state)
 		f.reply(m.ID, complete(map[string]any{"content": []any{map[string]any{"type": "text", "text": state + " " + string(responses["who"]) + " " + string(responses["where"])}}}))
 	}))
-	c := connect(t, tr, elicitAda(), client.WithURLElicitation(), client.WithRoots(func(context.Context) ([]mcp.Root, error) {
+	c := connect(t, tr, elicitAda(mcp.ElicitModeForm, mcp.ElicitModeURL), client.WithRoots(func(context.Context) ([]mcp.Root, error) {
 		return []mcp.Root{{URI: "file:///w"}}, nil
 	}))
 	res, err := c.CallTool(context.Background(), "ask", nil)
@@ -64,7 +64,7 @@ func TestInputRoundsBounded(t *testing.T) {
 			"again": map[string]any{"method": "elicitation/create", "params": map[string]any{"message": "More?"}},
 		}})
 	}))
-	c := connect(t, tr, elicitAda(), client.WithURLElicitation(), client.WithLimits(client.Limits{MaxInputRounds: 3}))
+	c := connect(t, tr, elicitAda(mcp.ElicitModeForm, mcp.ElicitModeURL), client.WithLimits(client.Limits{MaxInputRounds: 3}))
 	_, err := c.CallTool(context.Background(), "loop", nil)
 	if !errors.Is(err, client.ErrTooManyInputRounds) {
 		t.Fatalf("want ErrTooManyInputRounds, got %v", err)

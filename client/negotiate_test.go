@@ -63,7 +63,7 @@ func legacyServer(versions ...string) func(f *fake, m *jsonrpc.Message) {
 
 func TestFallsBackToInitialize(t *testing.T) {
 	f, tr := startFake(t, legacyServer(mcp.Version20251125, mcp.Version20250618))
-	c := connect(t, tr, elicitAda(), client.WithURLElicitation())
+	c := connect(t, tr, elicitAda(mcp.ElicitModeForm, mcp.ElicitModeURL))
 	if v := c.Server().ProtocolVersion; v != mcp.Version20251125 {
 		t.Fatalf("negotiated %q", v)
 	}
@@ -213,12 +213,14 @@ func TestSilentProbe(t *testing.T) {
 func TestOptionsValidated(t *testing.T) {
 	_, tr := startFake(t, modern(func(*fake, *jsonrpc.Message) {}))
 	for name, opt := range map[string]client.Option{
-		"version":   client.WithProtocolVersions("2024-11-05"),
-		"none":      client.WithProtocolVersions(),
-		"timeout":   client.WithLimits(client.Limits{RequestTimeout: -1}),
-		"pages":     client.WithLimits(client.Limits{MaxPages: -1}),
-		"rounds":    client.WithLimits(client.Limits{MaxInputRounds: -1}),
-		"url mode":  client.WithURLElicitation(),
+		"version": client.WithProtocolVersions("2024-11-05"),
+		"none":    client.WithProtocolVersions(),
+		"timeout": client.WithLimits(client.Limits{RequestTimeout: -1}),
+		"pages":   client.WithLimits(client.Limits{MaxPages: -1}),
+		"rounds":  client.WithLimits(client.Limits{MaxInputRounds: -1}),
+		"elicitation mode": client.WithElicitation(func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return nil, nil
+		}, "voice"),
 		"log level": client.WithLogMessages("loud", func(mcp.LogMessage) {}),
 		"info":      client.WithClientInfo(mcp.Implementation{Name: "x"}),
 	} {
@@ -265,5 +267,28 @@ func TestServerRequestsBounded(t *testing.T) {
 	}
 	if refused != 4 || answered != 16 {
 		t.Fatalf("refused %d, answered %d", refused, answered)
+	}
+}
+
+// TestElicitationModesDeclared: WithElicitation declares form mode when
+// no mode is listed, and exactly the listed modes otherwise.
+func TestElicitationModesDeclared(t *testing.T) {
+	for _, c := range []struct {
+		modes []string
+		want  string
+	}{
+		{nil, `{"form":{}}`},
+		{[]string{mcp.ElicitModeURL}, `{"url":{}}`},
+		{[]string{mcp.ElicitModeForm, mcp.ElicitModeURL}, `{"form":{},"url":{}}`},
+	} {
+		f, tr := startFake(t, legacyServer(mcp.Version20251125))
+		connect(t, tr, elicitAda(c.modes...))
+		var caps map[string]json.RawMessage
+		if !param(f.received("initialize")[0], "capabilities", &caps) {
+			t.Fatal("initialize without capabilities")
+		}
+		if got := string(caps["elicitation"]); got != c.want {
+			t.Errorf("modes %v: elicitation capability %s, want %s", c.modes, got, c.want)
+		}
 	}
 }

@@ -43,7 +43,8 @@ type config struct {
 	logLevel       string
 	onLog          func(mcp.LogMessage)
 	elicit         ElicitationHandler
-	elicitURL      bool
+	elicitForm     bool // declare form mode
+	elicitURL      bool // declare URL mode
 	listenBuffer   int
 	sample         SamplingHandler
 	roots          RootsHandler
@@ -178,23 +179,29 @@ func WithLogMessages(level string, fn func(mcp.LogMessage)) Option {
 }
 
 // WithElicitation answers the server's elicitation requests with h and
-// declares the elicitation capability in form mode; add
-// [WithURLElicitation] to declare URL mode too.
-func WithElicitation(h ElicitationHandler) Option {
+// declares the elicitation capability in the modes listed:
+// [mcp.ElicitModeForm] (the mode declared when none is listed) and
+// [mcp.ElicitModeURL], whose requests h then receives as well. Any other
+// mode is refused.
+func WithElicitation(h ElicitationHandler, modes ...string) Option {
 	return optionFunc(func(c *config) error {
 		if h == nil {
 			return errors.New("client: nil elicitation handler")
 		}
-		c.elicit = h
+		form, url := len(modes) == 0, false
+		for _, m := range modes {
+			switch m {
+			case mcp.ElicitModeForm:
+				form = true
+			case mcp.ElicitModeURL:
+				url = true
+			default:
+				return fmt.Errorf("client: unknown elicitation mode %q", m)
+			}
+		}
+		c.elicit, c.elicitForm, c.elicitURL = h, form, url
 		return nil
 	})
-}
-
-// WithURLElicitation declares URL-mode elicitation besides form mode: the
-// handler given with [WithElicitation], which it needs, also receives
-// requests whose Mode is [mcp.ElicitModeURL].
-func WithURLElicitation() Option {
-	return optionFunc(func(c *config) error { c.elicitURL = true; return nil })
 }
 
 // WithSampling answers the server's sampling requests with h and declares
@@ -225,20 +232,12 @@ func WithRoots(h RootsHandler) Option {
 // share. identity names the authorization context (for example the user a
 // token belongs to): results the server marks private are reused only by
 // clients with the same identity and transport. By default each Client
-// has a cache of its own.
+// has a cache of its own; a nil cache turns result caching off.
 func WithCache(cache *Cache, identity string) Option {
 	return optionFunc(func(c *config) error {
-		if cache == nil {
-			return errors.New("client: nil cache")
-		}
-		c.cache, c.cacheIdentity = cache, identity
+		c.cache, c.cacheIdentity, c.cacheOff = cache, identity, cache == nil
 		return nil
 	})
-}
-
-// WithoutCache turns result caching off.
-func WithoutCache() Option {
-	return optionFunc(func(c *config) error { c.cacheOff = true; return nil })
 }
 
 // WithTrace passes every frame the client sends or receives to fn, which

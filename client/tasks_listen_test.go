@@ -13,6 +13,7 @@ import (
 	"github.com/snodo-go/snodo/client"
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/instrumentation"
+	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/supervisor"
@@ -42,7 +43,7 @@ func (g *getCounter) DispatchStop(_ context.Context, e instrumentation.DispatchS
 func gateTaskServer(t *testing.T, hub bool, poll time.Duration) (url string, gate chan struct{}, gets chan struct{}) {
 	t.Helper()
 	rt, sup, gate, gets := gateRuntime(t, hub, poll)
-	return testkit.StartHTTPWith(t, sup, rt).URL(), gate, gets
+	return testfixture.StartHTTPWith(t, sup, rt).URL(), gate, gets
 }
 
 // gateRuntime is gateTaskServer's Runtime and supervisor, the task runner

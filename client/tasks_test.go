@@ -12,6 +12,7 @@ import (
 
 	"github.com/snodo-go/snodo/client"
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/supervisor"
@@ -73,7 +74,7 @@ func taskServer(t *testing.T) string {
 	if err := r.Start(context.Background(), rt, sup); err != nil {
 		t.Fatal(err)
 	}
-	srv := testkit.StartHTTPWith(t, sup, rt)
+	srv := testfixture.StartHTTPWith(t, sup, rt)
 	t.Cleanup(func() {
 		if err := r.Close(context.Background()); err != nil {
 			t.Error(err)

@@ -39,7 +39,7 @@ func TestNoChannelForClientRequests(t *testing.T) {
 		}
 	}
 	for _, v := range legacyVersions {
-		f := testkit.DispatchVersion(t, rt, v, testfixture.LegacyRequest(1, "tools/call", map[string]any{"name": "ask"}), stateless(v))
+		f := testfixture.DispatchVersion(t, rt, v, testfixture.LegacyRequest(1, "tools/call", map[string]any{"name": "ask"}), stateless(v))
 		e := rpcError(t, f, jsonrpc.CodeInternalError)
 		for _, want := range []string{"elicitation/create", "without sessions", "WithSessions"} {
 			if !strings.Contains(e.Message, want) {
@@ -50,7 +50,7 @@ func TestNoChannelForClientRequests(t *testing.T) {
 			t.Errorf("%s: %q blames a client capability", v, e.Message)
 		}
 	}
-	f := testkit.DispatchVersion(t, rt, mcp.Version20251125, testfixture.LegacyRequest(2, "tools/call", map[string]any{"name": "open_page"}), stateless(mcp.Version20251125))
+	f := testfixture.DispatchVersion(t, rt, mcp.Version20251125, testfixture.LegacyRequest(2, "tools/call", map[string]any{"name": "open_page"}), stateless(mcp.Version20251125))
 	e := rpcError(t, f, mcp.CodeURLElicitationRequired)
 	var data struct {
 		Elicitations []struct {
@@ -64,7 +64,7 @@ func TestNoChannelForClientRequests(t *testing.T) {
 		t.Fatalf("-32042 data: %s", e.Data)
 	}
 	// 2025-06-18 has no URL mode, and no -32042.
-	f = testkit.DispatchVersion(t, rt, mcp.Version20250618, testfixture.LegacyRequest(3, "tools/call", map[string]any{"name": "open_page"}), stateless(mcp.Version20250618))
+	f = testfixture.DispatchVersion(t, rt, mcp.Version20250618, testfixture.LegacyRequest(3, "tools/call", map[string]any{"name": "open_page"}), stateless(mcp.Version20250618))
 	rpcError(t, f, jsonrpc.CodeInternalError)
 }
 

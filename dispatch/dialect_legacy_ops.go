@@ -185,7 +185,7 @@ func opSubscribe(ctx context.Context, rt *Runtime, c *Call) (any, error) {
 		return nil, err
 	}
 	if !c.Session.subscribe(uri) {
-		return nil, invalidParams(fmt.Sprintf("Invalid params: a session may subscribe to at most %d resources", MaxResourceSubscriptions))
+		return nil, invalidParams(fmt.Sprintf("Invalid params: a session may subscribe to at most %d resources", maxResourceSubscriptions))
 	}
 	return emptyResult{}, nil
 }

@@ -134,7 +134,7 @@ func (c *legacyClient) call(method string, params map[string]any) *testkit.Frame
 func (c *legacyClient) callWith(method string, params map[string]any, notifier dispatch.Notifier) *testkit.Frame {
 	c.t.Helper()
 	c.nextID++
-	f := testkit.DispatchVersion(c.t, c.rt, c.version, testfixture.LegacyRequest(c.nextID, method, params), c.setup(notifier))
+	f := testfixture.DispatchVersion(c.t, c.rt, c.version, testfixture.LegacyRequest(c.nextID, method, params), c.setup(notifier))
 	if f == nil {
 		c.t.Fatalf("%s: no response", method)
 	}
@@ -240,7 +240,7 @@ func TestInitializeAdmission(t *testing.T) {
 	c, _ := initialize(t, rt, "2025-11-25", map[string]any{})
 	// A second initialize on the same session is refused, and changes
 	// nothing.
-	f := testkit.DispatchVersion(t, rt, c.version, testfixture.LegacyRequest(9, "initialize", map[string]any{
+	f := testfixture.DispatchVersion(t, rt, c.version, testfixture.LegacyRequest(9, "initialize", map[string]any{
 		"protocolVersion": "2025-06-18", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "x", "version": "1"},
 	}), c.setup(nil))
 	rpcError(t, f, jsonrpc.CodeInvalidRequest)
@@ -256,7 +256,7 @@ func TestInitializeAdmission(t *testing.T) {
 		"clientInfo without a version": {"protocolVersion": "2025-11-25", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "x"}},
 	} {
 		sess := dispatch.NewSession()
-		f := testkit.DispatchVersion(t, rt, "2025-11-25", testfixture.LegacyRequest(1, "initialize", params), func(r *dispatch.Request) { r.Session = sess })
+		f := testfixture.DispatchVersion(t, rt, "2025-11-25", testfixture.LegacyRequest(1, "initialize", params), func(r *dispatch.Request) { r.Session = sess })
 		if f.Error == nil || f.Error.Code != jsonrpc.CodeInvalidParams {
 			t.Fatalf("%s: %s", name, f.Raw)
 		}
@@ -267,9 +267,9 @@ func TestInitializeAdmission(t *testing.T) {
 
 	// An initialize that names the stateless revision (in _meta, or in the
 	// HTTP header) is that revision's: it has no initialize.
-	f = testkit.Dispatch(t, rt, testkit.Request(1, "initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{}}))
+	f = testfixture.Dispatch(t, rt, testkit.Request(1, "initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{}}))
 	rpcError(t, f, jsonrpc.CodeMethodNotFound)
-	f = testkit.DispatchRequest(t, rt, testfixture.LegacyRequest(2, "initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{}}),
+	f = testfixture.DispatchRequest(t, rt, testfixture.LegacyRequest(2, "initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{}}),
 		func(r *dispatch.Request) {
 			r.Header = map[string][]string{"Mcp-Protocol-Version": {"2026-07-28"}, "Mcp-Method": {"initialize"}}
 		})
@@ -278,7 +278,7 @@ func TestInitializeAdmission(t *testing.T) {
 	// Over HTTP the initialize POST carries no MCP-Protocol-Version, and
 	// needs no Mcp-Method. Without a session nothing can keep a log level,
 	// so logging is not offered.
-	f = testkit.DispatchVersion(t, rt, "2025-06-18", testfixture.LegacyRequest(3, "initialize", map[string]any{
+	f = testfixture.DispatchVersion(t, rt, "2025-06-18", testfixture.LegacyRequest(3, "initialize", map[string]any{
 		"protocolVersion": "2025-06-18", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "x", "version": "1"},
 	}), func(r *dispatch.Request) {
 		r.Header = map[string][]string{"Accept": {"application/json, text/event-stream"}}
@@ -488,7 +488,7 @@ func TestLegacyLoggingAndProgress(t *testing.T) {
 		rpcError(t, c.call("tools/call", map[string]any{"name": "chatty", "_meta": map[string]any{"progressToken": 1.5}}), jsonrpc.CodeInvalidParams)
 	}
 	// Without a session nothing keeps a level: setLevel does not exist.
-	f := testkit.DispatchVersion(t, rt, "2025-11-25", testfixture.LegacyRequest(1, "logging/setLevel", map[string]any{"level": "debug"}),
+	f := testfixture.DispatchVersion(t, rt, "2025-11-25", testfixture.LegacyRequest(1, "logging/setLevel", map[string]any{"level": "debug"}),
 		func(r *dispatch.Request) { r.ProtocolVersion = "2025-11-25" })
 	rpcError(t, f, jsonrpc.CodeMethodNotFound)
 	// Without WithClientLogging neither.
@@ -532,7 +532,7 @@ func TestLegacyHTTPAdmission(t *testing.T) {
 	rpcError(t, c.call("tools/call", map[string]any{"name": "echo", "requestState": "x"}), jsonrpc.CodeInvalidParams)
 
 	// Sessions off: the header alone selects the revision.
-	f := testkit.DispatchVersion(t, rt, "2025-11-25", testfixture.LegacyRequest(1, "tools/list", nil), func(r *dispatch.Request) {
+	f := testfixture.DispatchVersion(t, rt, "2025-11-25", testfixture.LegacyRequest(1, "tools/list", nil), func(r *dispatch.Request) {
 		r.Header = map[string][]string{"Mcp-Protocol-Version": {"2025-11-25"}}
 	})
 	if _, ok := resultOf(t, f)["ttlMs"]; ok {
@@ -540,12 +540,12 @@ func TestLegacyHTTPAdmission(t *testing.T) {
 	}
 	// Neither header nor session: the request names no revision and is
 	// served under the preferred initialize-era one.
-	f = testkit.DispatchVersion(t, rt, mcp.Version20251125, testfixture.LegacyRequest(1, "tools/list", nil), func(r *dispatch.Request) { r.Header = map[string][]string{} })
+	f = testfixture.DispatchVersion(t, rt, mcp.Version20251125, testfixture.LegacyRequest(1, "tools/list", nil), func(r *dispatch.Request) { r.Header = map[string][]string{} })
 	if _, ok := resultOf(t, f)["tools"]; !ok {
 		t.Fatalf("unversioned tools/list over HTTP: %s", f.Raw)
 	}
 	// A 2026-07-28 request on a legacy session is served statelessly.
-	f = testkit.DispatchRequest(t, rt, testkit.Request(5, "tools/list", nil), func(r *dispatch.Request) { r.Session = c.sess })
+	f = testfixture.DispatchRequest(t, rt, testkit.Request(5, "tools/list", nil), func(r *dispatch.Request) { r.Session = c.sess })
 	if resultOf(t, f)["resultType"] != "complete" {
 		t.Fatalf("2026 request on a legacy session: %s", f.Raw)
 	}
@@ -875,12 +875,12 @@ func TestLegacySubscriptionsFromTheHub(t *testing.T) {
 		}
 	}
 	// Without a session nothing can carry the notifications.
-	f := testkit.DispatchVersion(t, rt, "2025-11-25", testfixture.LegacyRequest(1, "initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{}}), nil)
+	f := testfixture.DispatchVersion(t, rt, "2025-11-25", testfixture.LegacyRequest(1, "initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{}}), nil)
 	caps := resultOf(t, f)["capabilities"].(map[string]any)
 	if _, ok := caps["tools"].(map[string]any)["listChanged"]; ok || caps["resources"].(map[string]any)["subscribe"] != nil {
 		t.Fatalf("offered without a session: %v", caps)
 	}
-	f = testkit.DispatchVersion(t, rt, "2025-11-25", testfixture.LegacyRequest(2, "resources/subscribe", map[string]any{"uri": "test://static"}),
+	f = testfixture.DispatchVersion(t, rt, "2025-11-25", testfixture.LegacyRequest(2, "resources/subscribe", map[string]any{"uri": "test://static"}),
 		func(r *dispatch.Request) { r.ProtocolVersion = "2025-11-25" })
 	rpcError(t, f, jsonrpc.CodeMethodNotFound)
 

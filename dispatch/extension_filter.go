@@ -22,7 +22,9 @@ import (
 // names tasks; their notifications/tasks follow). The client's keys
 // arrive in mcp.SubscriptionFilter.Keys[Member]; the events that answer
 // them are [EventExtension] events with the same Member and one Key,
-// published to the [Hub] like any other.
+// published to the [Hub] like any other. A stream may name at most 1,000
+// keys in each such member (and at most 1,000 resource URIs); more is
+// -32602.
 type ExtensionFilter struct {
 	// Member is the member's name in the filter object, such as
 	// "taskIds". It may not be a core member's name, nor one another
@@ -42,9 +44,9 @@ type ExtensionFilter struct {
 	Allow func(ctx context.Context, info *RequestInfo, keys []string) []string
 }
 
-// MaxListenKeys bounds the keys one subscriptions/listen may name in each
+// maxListenKeys bounds the keys one subscriptions/listen may name in each
 // member an extension adds; more is -32602.
-const MaxListenKeys = 1000
+const maxListenKeys = 1000
 
 // listenMember is an installed extension's filter member.
 type listenMember struct {

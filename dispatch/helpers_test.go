@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/testkit"
@@ -26,7 +27,7 @@ func mustNew(t testing.TB, opts ...dispatch.Option) *dispatch.Runtime {
 // call dispatches one 2026-07-28 request and returns its validated frame.
 func call(t testing.TB, rt *dispatch.Runtime, method string, params map[string]any) *testkit.Frame {
 	t.Helper()
-	f := testkit.Dispatch(t, rt, testkit.Request(1, method, params))
+	f := testfixture.Dispatch(t, rt, testkit.Request(1, method, params))
 	if f == nil {
 		t.Fatalf("%s: no response", method)
 	}
@@ -36,7 +37,7 @@ func call(t testing.TB, rt *dispatch.Runtime, method string, params map[string]a
 // callWith is call with the request's transport fields set by setup.
 func callWith(t testing.TB, rt *dispatch.Runtime, method string, params map[string]any, setup func(*dispatch.Request)) *testkit.Frame {
 	t.Helper()
-	f := testkit.DispatchRequest(t, rt, testkit.Request(1, method, params), setup)
+	f := testfixture.DispatchRequest(t, rt, testkit.Request(1, method, params), setup)
 	if f == nil {
 		t.Fatalf("%s: no response", method)
 	}

@@ -65,7 +65,7 @@ func BenchmarkStreamEvent(b *testing.B) {
 func BenchmarkListenFilter(b *testing.B) {
 	rt := mustNew(b, dispatch.WithSubscriptions(dispatch.NewHub(dispatch.HubOptions{})),
 		dispatch.WithResource(mcp.Resource{URI: "file:///a", Name: "a"}, okResource))
-	uris := make([]string, dispatch.MaxResourceSubscriptions)
+	uris := make([]string, 1000)
 	for i := range uris {
 		uris[i] = fmt.Sprintf("file:///r/%d", i)
 	}

@@ -11,35 +11,35 @@ import (
 	"github.com/snodo-go/snodo/mcp"
 )
 
-// MountSeparator joins a part's prefix to the names of its tools and
+// mountSeparator joins a part's prefix to the names of its tools and
 // prompts: tool "search" of the part mounted as "github" is served as
 // "github_search".
-const MountSeparator = "_"
+const mountSeparator = "_"
 
-// MountSchemeSeparator joins a part's prefix to its resource URIs and URI
+// mountSchemeSeparator joins a part's prefix to its resource URIs and URI
 // templates: "docs://guide" of the part mounted as "github" is served as
 // "github+docs://guide", and "docs://{path}" as "github+docs://{path}".
 // The result is an absolute URI whose scheme is the prefix, "+" and the
 // part's own scheme (RFC 3986 allows "+" in a scheme); a read of it goes
 // back to the part with the prefix and "+" removed.
-const MountSchemeSeparator = "+"
+const mountSchemeSeparator = "+"
 
 // mountPrefixRE is what a prefix may be: it starts a URI scheme, and
 // holds neither separator, so a mounted name or URI names its part
 // without ambiguity.
 var mountPrefixRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9.-]{0,31}$`)
 
-// MountedName is the name a part's tool or prompt is served under.
-func MountedName(prefix, name string) string { return prefix + MountSeparator + name }
+// mountedName is the name a part's tool or prompt is served under.
+func mountedName(prefix, name string) string { return prefix + mountSeparator + name }
 
 // MountedURI is the URI (or URI template) a part's resource (or template)
 // is served under.
-func MountedURI(prefix, uri string) string { return prefix + MountSchemeSeparator + uri }
+func MountedURI(prefix, uri string) string { return prefix + mountSchemeSeparator + uri }
 
 // UnmountURI splits a mounted URI into its prefix and the part's own URI;
 // ok is false when uri is not of the mounted form.
 func UnmountURI(uri string) (prefix, inner string, ok bool) {
-	prefix, inner, ok = strings.Cut(uri, MountSchemeSeparator)
+	prefix, inner, ok = strings.Cut(uri, mountSchemeSeparator)
 	if !ok || !mountPrefixRE.MatchString(prefix) {
 		return "", "", false
 	}
@@ -54,7 +54,8 @@ type mountPart struct {
 
 // WithMount serves the tools, prompts, resources, resource templates and
 // completions of part under prefix: names become prefix + "_" + name
-// ([MountedName]) and URIs prefix + "+" + URI ([MountedURI]). The prefix
+// (tool "search" of the part mounted as "github" is served as
+// "github_search") and URIs prefix + "+" + URI ([MountedURI]). The prefix
 // is 1 to 32 characters of [A-Za-z0-9.-] starting with a letter, and
 // distinct among the mounts of one Runtime.
 //

@@ -86,7 +86,7 @@ func (c *mountCatalog) merge() (*snapshot, []error) {
 	for i, p := range c.parts {
 		ps := from[i+1]
 		for _, e := range ps.toolList {
-			name := MountedName(p.prefix, e.tool.Name)
+			name := mountedName(p.prefix, e.tool.Name)
 			switch {
 			case !toolNameRE.MatchString(name):
 				errs = append(errs, fmt.Errorf("dispatch: mount %q: tool name %q is not a valid tool name", p.prefix, name))
@@ -98,7 +98,7 @@ func (c *mountCatalog) merge() (*snapshot, []error) {
 			}
 		}
 		for _, e := range ps.promptList {
-			name := MountedName(p.prefix, e.prompt.Name)
+			name := mountedName(p.prefix, e.prompt.Name)
 			if prompts[name] != nil {
 				errs = append(errs, fmt.Errorf("dispatch: mount %q: prompt %q is already served", p.prefix, name))
 				continue

@@ -24,7 +24,7 @@ func (p *mountPart) authorize(ctx context.Context, info *RequestInfo, kind Compo
 
 // innerURI is the part's own URI for a mounted one.
 func (p *mountPart) innerURI(uri string) string {
-	return strings.TrimPrefix(uri, p.prefix+MountSchemeSeparator)
+	return strings.TrimPrefix(uri, p.prefix+mountSchemeSeparator)
 }
 
 func mountTool(p *mountPart, e *toolEntry, name string) *toolEntry {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/testkit"
 )
@@ -27,7 +28,7 @@ func TestRetryWithEmptyArgumentsOpensTheState(t *testing.T) {
 		t.Fatal(err)
 	}
 	caps := map[string]any{"io.modelcontextprotocol/clientCapabilities": map[string]any{"elicitation": map[string]any{}}}
-	first := testkit.Dispatch(t, rt, testkit.Request(1, "tools/call", map[string]any{"name": "ask", "_meta": caps}))
+	first := testfixture.Dispatch(t, rt, testkit.Request(1, "tools/call", map[string]any{"name": "ask", "_meta": caps}))
 	var r struct {
 		State string `json:"requestState"`
 	}
@@ -37,14 +38,14 @@ func TestRetryWithEmptyArgumentsOpensTheState(t *testing.T) {
 	answer := map[string]any{"q": map[string]any{"action": "accept", "content": map[string]any{}}}
 	for i, args := range []any{map[string]any{}, nil} {
 		p := map[string]any{"name": "ask", "_meta": caps, "inputResponses": answer, "requestState": r.State, "arguments": args}
-		f := testkit.Dispatch(t, rt, testkit.Request(2+i, "tools/call", p))
+		f := testfixture.Dispatch(t, rt, testkit.Request(2+i, "tools/call", p))
 		if f.Error != nil {
 			t.Fatalf("retry with arguments %v refused: %s", args, f.Raw)
 		}
 	}
 	// Different arguments are a different call.
 	p := map[string]any{"name": "ask", "_meta": caps, "inputResponses": answer, "requestState": r.State, "arguments": map[string]any{"x": 1}}
-	if f := testkit.Dispatch(t, rt, testkit.Request(9, "tools/call", p)); f.Error == nil || f.Error.Code != -32602 {
+	if f := testfixture.Dispatch(t, rt, testkit.Request(9, "tools/call", p)); f.Error == nil || f.Error.Code != -32602 {
 		t.Fatalf("retry with other arguments: %s", f.Raw)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/testkit"
@@ -117,7 +118,7 @@ func wantError(t *testing.T, f *testkit.Frame, code int64, id string) *testkit.F
 
 func TestDiscover(t *testing.T) {
 	rt := newRuntime(t, nil)
-	r := result(t, testkit.Dispatch(t, rt, testkit.Request(1, "server/discover", nil)))
+	r := result(t, testfixture.Dispatch(t, rt, testkit.Request(1, "server/discover", nil)))
 	if r["resultType"] != "complete" || r["ttlMs"] != float64(0) || r["cacheScope"] != "private" || r["instructions"] != "Test server." {
 		t.Fatalf("discover: %v", r)
 	}
@@ -135,7 +136,7 @@ func TestDiscover(t *testing.T) {
 
 func TestToolsListIsSortedAndPassesSchemasThrough(t *testing.T) {
 	rt := newRuntime(t, nil)
-	f := testkit.Dispatch(t, rt, testkit.Request("a", "tools/list", nil))
+	f := testfixture.Dispatch(t, rt, testkit.Request("a", "tools/list", nil))
 	r := result(t, f)
 	tools := r["tools"].([]any)
 	var names []string
@@ -161,7 +162,7 @@ func TestToolCallOutcomes(t *testing.T) {
 		if args != nil {
 			p["arguments"] = args
 		}
-		return testkit.Dispatch(t, rt, testkit.Request(id, "tools/call", p))
+		return testfixture.Dispatch(t, rt, testkit.Request(id, "tools/call", p))
 	}
 	r := result(t, call(1, "echo", map[string]any{"text": "hi"}))
 	if r["resultType"] != "complete" || r["content"].([]any)[0].(map[string]any)["text"] != "hi" || r["isError"] != nil {
@@ -190,12 +191,12 @@ func TestToolCallOutcomes(t *testing.T) {
 	result(t, call(6, "echo", map[string]any{"text": "still fine"}))
 	// Arguments must be an object.
 	wantError(t, call(7, "echo", []any{1}), jsonrpc.CodeInvalidParams, "7")
-	wantError(t, testkit.Dispatch(t, rt, testkit.Request(8, "tools/call", map[string]any{"arguments": map[string]any{}})), jsonrpc.CodeInvalidParams, "8")
+	wantError(t, testfixture.Dispatch(t, rt, testkit.Request(8, "tools/call", map[string]any{"arguments": map[string]any{}})), jsonrpc.CodeInvalidParams, "8")
 }
 
 func TestRequestInfoReachesHandlers(t *testing.T) {
 	rt := newRuntime(t, nil)
-	f := testkit.Dispatch(t, rt, testkit.Request(int64(9223372036854775807), "tools/call", map[string]any{
+	f := testfixture.Dispatch(t, rt, testkit.Request(int64(9223372036854775807), "tools/call", map[string]any{
 		"name": "info",
 		"_meta": map[string]any{
 			"progressToken":                    "tok-1",
@@ -243,7 +244,7 @@ func TestMetaAdmission(t *testing.T) {
 		{"clientInfo is optional", `{"_meta":{` + ver + `,` + caps + `}}`, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f := testkit.Dispatch(t, rt, raw(tc.params))
+			f := testfixture.Dispatch(t, rt, raw(tc.params))
 			if tc.code == 0 {
 				result(t, f)
 				return
@@ -275,7 +276,7 @@ func TestProgressTokenBounds(t *testing.T) {
 		{json.Number("1.5"), false},
 		{true, false},
 	} {
-		f := testkit.Dispatch(t, rt, testkit.Request(1, "tools/call", map[string]any{
+		f := testfixture.Dispatch(t, rt, testkit.Request(1, "tools/call", map[string]any{
 			"name": "info", "_meta": map[string]any{"progressToken": tc.token},
 		}))
 		if tc.ok {
@@ -290,7 +291,7 @@ func TestRemovedAndUnknownMethods(t *testing.T) {
 	rt := newRuntime(t, nil)
 	for i, m := range []string{"initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe", "no/such/method"} {
 		id := string(rune('1' + i))
-		e := wantError(t, testkit.Dispatch(t, rt, testkit.Request(i+1, m, nil)), jsonrpc.CodeMethodNotFound, id)
+		e := wantError(t, testfixture.Dispatch(t, rt, testkit.Request(i+1, m, nil)), jsonrpc.CodeMethodNotFound, id)
 		if !strings.Contains(string(e.Data), `"supported":["2026-07-28","2025-11-25","2025-06-18"]`) {
 			t.Fatalf("%s: -32601 data should name the supported versions: %s", m, e.Data)
 		}
@@ -298,7 +299,7 @@ func TestRemovedAndUnknownMethods(t *testing.T) {
 	// On a server without the initialize-era revisions, a legacy client's
 	// initialize (no _meta) is told what is supported.
 	modern := newRuntime(t, nil, dispatch.WithProtocolVersions(mcp.Version20260728))
-	f := testkit.Dispatch(t, modern, []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"old","version":"1"}}}`))
+	f := testfixture.Dispatch(t, modern, []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"old","version":"1"}}}`))
 	if e := wantError(t, f, jsonrpc.CodeMethodNotFound, "0"); !strings.Contains(string(e.Data), `"supported":["2026-07-28"]`) {
 		t.Fatalf("-32601 data should name the supported versions: %s", e.Data)
 	}
@@ -307,8 +308,8 @@ func TestRemovedAndUnknownMethods(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantError(t, testkit.Dispatch(t, bare, testkit.Request(1, "tools/list", nil)), jsonrpc.CodeMethodNotFound, "1")
-	r := result(t, testkit.Dispatch(t, bare, testkit.Request(2, "server/discover", nil)))
+	wantError(t, testfixture.Dispatch(t, bare, testkit.Request(1, "tools/list", nil)), jsonrpc.CodeMethodNotFound, "1")
+	r := result(t, testfixture.Dispatch(t, bare, testkit.Request(2, "server/discover", nil)))
 	if caps := r["capabilities"].(map[string]any); len(caps) != 0 {
 		t.Fatalf("bare server advertises %v", caps)
 	}
@@ -322,7 +323,7 @@ func TestNotificationsAndResponsesGetNothing(t *testing.T) {
 		`{"jsonrpc":"2.0","id":1,"result":{}}`,
 		`{"jsonrpc":"1.0","method":"broken"}`,
 	} {
-		if f := testkit.Dispatch(t, rt, []byte(raw)); f != nil {
+		if f := testfixture.Dispatch(t, rt, []byte(raw)); f != nil {
 			t.Fatalf("%s was answered: %s", raw, f.Raw)
 		}
 	}
@@ -354,7 +355,7 @@ func TestHTTPHeadersAreCheckedAgainstTheBody(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := base()
 			tc.mutate(h)
-			f := testkit.DispatchRequest(t, rt, raw, func(r *dispatch.Request) { r.Transport, r.Header = dispatch.TransportHTTP, h })
+			f := testfixture.DispatchRequest(t, rt, raw, func(r *dispatch.Request) { r.Transport, r.Header = dispatch.TransportHTTP, h })
 			if tc.code == 0 {
 				result(t, f)
 			} else {

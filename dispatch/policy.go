@@ -115,10 +115,19 @@ func (o policyOption) applyComponent(c *componentConfig) error {
 // [CodeCallTimedOut] when the handler returns (a handler that ignores its
 // context is still bounded by the executor's request timeout). The
 // default is no timeout of the component's own.
+//
+// Given to one component, WithCallTimeout(0) runs it with no call
+// timeout, whatever timeout [WithComponentPolicies] gives the server's
+// components (a tool that streams for as long as its client listens,
+// say); it cannot be given with a timeout to the same component, nor to
+// WithComponentPolicies.
 func WithCallTimeout(d time.Duration) PolicyOption {
 	return policyOption{"WithCallTimeout", func(c *policyConfig) error {
-		if d <= 0 {
-			return errors.New("the timeout must be positive")
+		if d == 0 {
+			return optOutTimeout(c)
+		}
+		if d < 0 {
+			return errors.New("the timeout must not be negative")
 		}
 		if c.without.timeout {
 			return errOptOutAndOwn
@@ -144,8 +153,16 @@ type ConcurrencyLimit struct {
 // WithConcurrencyLimit bounds the calls of the component running at once
 // (see [ConcurrencyLimit]). Given to [WithComponentPolicies], each
 // component gets a limit of its own with these bounds.
+//
+// Given to one component, the zero ConcurrencyLimit runs it with no
+// concurrency limit, whatever limit WithComponentPolicies gives the
+// server's components; it cannot be given with a limit to the same
+// component, nor to WithComponentPolicies.
 func WithConcurrencyLimit(l ConcurrencyLimit) PolicyOption {
 	return policyOption{"WithConcurrencyLimit", func(c *policyConfig) error {
+		if l == (ConcurrencyLimit{}) {
+			return optOutConcurrency(c)
+		}
 		if l.Max < 1 {
 			return errors.New("a concurrency limit needs Max at least 1")
 		}
@@ -192,8 +209,16 @@ type RateLimit struct {
 // WithRateLimit limits the calls of the component per key (see
 // [RateLimit]). Given to [WithComponentPolicies], each component gets
 // buckets of its own with these bounds.
+//
+// Given to one component, the zero RateLimit runs it with no rate limit,
+// whatever limit WithComponentPolicies gives the server's components (a
+// health check that must always answer, say); it cannot be given with a
+// limit to the same component, nor to WithComponentPolicies.
 func WithRateLimit(l RateLimit) PolicyOption {
 	return policyOption{"WithRateLimit", func(c *policyConfig) error {
+		if l.Rate == 0 && l.Burst == 0 && l.Key == nil && l.MaxKeys == 0 {
+			return optOutRate(c)
+		}
 		if !(l.Rate > 0) || l.Rate == rate.Inf {
 			return errors.New("a rate limit needs a positive, finite Rate")
 		}
@@ -234,8 +259,8 @@ func WithMiddleware(m Middleware) PolicyOption {
 // and prompt of the Runtime, those a [Registry] adds later included: each
 // component gets its own limits with these bounds, unless it sets a
 // limit of the same kind itself, which replaces the server's, or opts
-// out of it ([WithoutCallTimeout], [WithoutConcurrencyLimit],
-// [WithoutRateLimit]); the server's middleware wraps the component's. A component held by a
+// out of it (the zero [WithCallTimeout], [WithConcurrencyLimit] or
+// [WithRateLimit]); the server's middleware wraps the component's. A component held by a
 // Registry shared by several Runtimes takes the defaults of the first
 // that calls it. Given more than once, the later options add to the
 // earlier ones.
@@ -252,7 +277,7 @@ func WithComponentPolicies(opts ...PolicyOption) Option {
 				return fmt.Errorf("dispatch: WithComponentPolicies: %w", err)
 			}
 			if b.rt.policies.without != (optOuts{}) {
-				return errors.New("dispatch: WithComponentPolicies: an opt-out (WithoutCallTimeout, WithoutConcurrencyLimit, WithoutRateLimit) applies to one component, not to the server")
+				return errors.New("dispatch: WithComponentPolicies: an opt-out (the zero WithCallTimeout, WithConcurrencyLimit or WithRateLimit) applies to one component, not to the server")
 			}
 		}
 		return nil

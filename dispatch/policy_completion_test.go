@@ -122,7 +122,7 @@ func TestMountedCompletionsFollowThePartsPolicies(t *testing.T) {
 		dispatch.WithRateLimit(dispatch.RateLimit{Rate: rate.Every(time.Hour), Burst: 1}), dispatch.WithPolicyClock(clock.Now)))
 	outer := mustNew(t, dispatch.WithMount("docs", part))
 	ctx := context.Background()
-	name := dispatch.MountedName("docs", "p")
+	name := "docs_p"
 	if e := frameError(t, outer.Dispatch(ctx, completeRequest(t, 1, mcp.RefPrompt, name, "lang"))); e != nil {
 		t.Fatalf("the first completion: %v", e)
 	}

@@ -60,13 +60,13 @@ func ExampleWithComponentPolicies() {
 
 // A tool that streams for as long as its client listens opts out of the
 // server's 30 s timeout; every other tool keeps it.
-func ExampleWithoutCallTimeout() {
+func ExampleWithCallTimeout_optOut() {
 	answer := func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 		return mcp.TextResult("ok"), nil
 	}
 	rt, err := dispatch.New(mcp.Implementation{Name: "tools", Version: "1.0.0"},
 		dispatch.WithComponentPolicies(dispatch.WithCallTimeout(30*time.Second)),
-		dispatch.WithTool(mcp.Tool{Name: "follow"}, answer, dispatch.WithoutCallTimeout()),
+		dispatch.WithTool(mcp.Tool{Name: "follow"}, answer, dispatch.WithCallTimeout(0)),
 		dispatch.WithTool(mcp.Tool{Name: "search"}, answer))
 	if err != nil {
 		panic(err)

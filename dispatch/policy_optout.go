@@ -1,6 +1,6 @@
 // Opting one component out of the server-wide policy defaults
-// (WithComponentPolicies): without its timeout, concurrency limit or rate
-// limit.
+// (WithComponentPolicies): the zero timeout, concurrency limit or rate
+// limit given to one component.
 
 package dispatch
 
@@ -15,46 +15,29 @@ type optOuts struct {
 // the same kind.
 var errOptOutAndOwn = errors.New("a component cannot both set a limit and do without one of the same kind")
 
-// WithoutCallTimeout runs the component with no call timeout, whatever
-// timeout [WithComponentPolicies] gives the server's components (a tool
-// that streams for as long as its client listens, say). It applies to one
-// component only: given to WithComponentPolicies it fails New, and given
-// with [WithCallTimeout] to the same component it fails the
-// registration.
-func WithoutCallTimeout() PolicyOption {
-	return policyOption{"WithoutCallTimeout", func(c *policyConfig) error {
-		if c.timeout > 0 {
-			return errOptOutAndOwn
-		}
-		c.without.timeout = true
-		return nil
-	}}
+// optOutTimeout is WithCallTimeout(0).
+func optOutTimeout(c *policyConfig) error {
+	if c.timeout > 0 {
+		return errOptOutAndOwn
+	}
+	c.without.timeout = true
+	return nil
 }
 
-// WithoutConcurrencyLimit runs the component with no concurrency limit,
-// whatever limit [WithComponentPolicies] gives the server's components.
-// It applies to one component only, as [WithoutCallTimeout] does, and
-// cannot be given with [WithConcurrencyLimit].
-func WithoutConcurrencyLimit() PolicyOption {
-	return policyOption{"WithoutConcurrencyLimit", func(c *policyConfig) error {
-		if c.concurrency != nil {
-			return errOptOutAndOwn
-		}
-		c.without.concurrency = true
-		return nil
-	}}
+// optOutConcurrency is WithConcurrencyLimit(ConcurrencyLimit{}).
+func optOutConcurrency(c *policyConfig) error {
+	if c.concurrency != nil {
+		return errOptOutAndOwn
+	}
+	c.without.concurrency = true
+	return nil
 }
 
-// WithoutRateLimit runs the component with no rate limit, whatever limit
-// [WithComponentPolicies] gives the server's components (a health check
-// that must always answer, say). It applies to one component only, as
-// [WithoutCallTimeout] does, and cannot be given with [WithRateLimit].
-func WithoutRateLimit() PolicyOption {
-	return policyOption{"WithoutRateLimit", func(c *policyConfig) error {
-		if c.rate != nil {
-			return errOptOutAndOwn
-		}
-		c.without.rate = true
-		return nil
-	}}
+// optOutRate is WithRateLimit(RateLimit{}).
+func optOutRate(c *policyConfig) error {
+	if c.rate != nil {
+		return errOptOutAndOwn
+	}
+	c.without.rate = true
+	return nil
 }

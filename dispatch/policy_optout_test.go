@@ -32,9 +32,9 @@ func TestComponentOptsOutOfServerDefaults(t *testing.T) {
 			dispatch.WithConcurrencyLimit(dispatch.ConcurrencyLimit{Max: 1, MaxWaiting: -1}),
 			dispatch.WithPolicyClock(clock.Now)),
 		dispatch.WithTool(mcp.Tool{Name: "plain"}, deadline),
-		dispatch.WithTool(mcp.Tool{Name: "stream"}, deadline, dispatch.WithoutCallTimeout()),
-		dispatch.WithTool(mcp.Tool{Name: "health"}, passTool, dispatch.WithoutRateLimit()),
-		dispatch.WithTool(mcp.Tool{Name: "wide"}, g.handler, dispatch.WithoutConcurrencyLimit()))
+		dispatch.WithTool(mcp.Tool{Name: "stream"}, deadline, dispatch.WithCallTimeout(0)),
+		dispatch.WithTool(mcp.Tool{Name: "health"}, passTool, dispatch.WithRateLimit(dispatch.RateLimit{})),
+		dispatch.WithTool(mcp.Tool{Name: "wide"}, g.handler, dispatch.WithConcurrencyLimit(dispatch.ConcurrencyLimit{})))
 	ctx := context.Background()
 	if got, _ := toolText(t, call(t, rt, "tools/call", map[string]any{"name": "plain"})); got != "deadline" {
 		t.Fatalf("the tool under the defaults: %q", got)
@@ -76,11 +76,11 @@ func TestOptOutsAreChecked(t *testing.T) {
 		opt  dispatch.Option
 		want string
 	}{
-		{dispatch.WithComponentPolicies(dispatch.WithoutRateLimit()), "applies to one component, not to the server"},
-		{dispatch.WithTool(mcp.Tool{Name: "t"}, passTool, dispatch.WithCallTimeout(time.Second), dispatch.WithoutCallTimeout()), "WithoutCallTimeout: a component cannot both"},
-		{dispatch.WithTool(mcp.Tool{Name: "t"}, passTool, dispatch.WithoutCallTimeout(), dispatch.WithCallTimeout(time.Second)), "WithCallTimeout: a component cannot both"},
-		{dispatch.WithTool(mcp.Tool{Name: "t"}, passTool, dispatch.WithoutConcurrencyLimit(), dispatch.WithConcurrencyLimit(dispatch.ConcurrencyLimit{Max: 1})), "WithConcurrencyLimit: a component cannot both"},
-		{dispatch.WithTool(mcp.Tool{Name: "t"}, passTool, dispatch.WithRateLimit(dispatch.RateLimit{Rate: 1}), dispatch.WithoutRateLimit()), "WithoutRateLimit: a component cannot both"},
+		{dispatch.WithComponentPolicies(dispatch.WithRateLimit(dispatch.RateLimit{})), "applies to one component, not to the server"},
+		{dispatch.WithTool(mcp.Tool{Name: "t"}, passTool, dispatch.WithCallTimeout(time.Second), dispatch.WithCallTimeout(0)), "WithCallTimeout: a component cannot both"},
+		{dispatch.WithTool(mcp.Tool{Name: "t"}, passTool, dispatch.WithCallTimeout(0), dispatch.WithCallTimeout(time.Second)), "WithCallTimeout: a component cannot both"},
+		{dispatch.WithTool(mcp.Tool{Name: "t"}, passTool, dispatch.WithConcurrencyLimit(dispatch.ConcurrencyLimit{}), dispatch.WithConcurrencyLimit(dispatch.ConcurrencyLimit{Max: 1})), "WithConcurrencyLimit: a component cannot both"},
+		{dispatch.WithTool(mcp.Tool{Name: "t"}, passTool, dispatch.WithRateLimit(dispatch.RateLimit{Rate: 1}), dispatch.WithRateLimit(dispatch.RateLimit{})), "WithRateLimit: a component cannot both"},
 	} {
 		_, err := dispatch.New(testInfo, c.opt)
 		if err == nil || !strings.Contains(err.Error(), c.want) {

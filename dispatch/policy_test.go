@@ -455,10 +455,10 @@ func TestPolicyOptionsAreChecked(t *testing.T) {
 		opt  dispatch.Option
 		want string
 	}{
-		{dispatch.WithTool(mcp.Tool{Name: "t"}, passTool, dispatch.WithConcurrencyLimit(dispatch.ConcurrencyLimit{})), `tool "t": WithConcurrencyLimit: a concurrency limit needs Max at least 1`},
-		{dispatch.WithTool(mcp.Tool{Name: "t"}, passTool, dispatch.WithRateLimit(dispatch.RateLimit{})), "WithRateLimit: a rate limit needs a positive, finite Rate"},
+		{dispatch.WithTool(mcp.Tool{Name: "t"}, passTool, dispatch.WithConcurrencyLimit(dispatch.ConcurrencyLimit{MaxWaiting: 2})), `tool "t": WithConcurrencyLimit: a concurrency limit needs Max at least 1`},
+		{dispatch.WithTool(mcp.Tool{Name: "t"}, passTool, dispatch.WithRateLimit(dispatch.RateLimit{Burst: 2})), "WithRateLimit: a rate limit needs a positive, finite Rate"},
 		{dispatch.WithTool(mcp.Tool{Name: "t"}, passTool, dispatch.WithRateLimit(dispatch.RateLimit{Rate: rate.Inf})), "WithRateLimit: a rate limit needs a positive, finite Rate"},
-		{dispatch.WithTool(mcp.Tool{Name: "t"}, passTool, dispatch.WithCallTimeout(0)), "WithCallTimeout: the timeout must be positive"},
+		{dispatch.WithTool(mcp.Tool{Name: "t"}, passTool, dispatch.WithCallTimeout(-time.Second)), "WithCallTimeout: the timeout must not be negative"},
 		{dispatch.WithTool(mcp.Tool{Name: "t"}, passTool, dispatch.WithMiddleware(nil)), "WithMiddleware: nil middleware"},
 		{dispatch.WithTool(mcp.Tool{Name: "t"}, passTool, dispatch.WithCompletion("x", func(context.Context, *dispatch.CompleteRequest) (*mcp.Completion, error) { return nil, nil })), "WithCompletion applies to prompts and resource templates only"},
 		{dispatch.WithComponentPolicies(dispatch.WithCallTimeout(-time.Second)), "WithComponentPolicies: WithCallTimeout"},

@@ -25,24 +25,24 @@ func TestUnversionedMessages(t *testing.T) {
 	// ping on a connection that has not negotiated (or whose initialize
 	// has not been answered yet).
 	sess := dispatch.NewSession()
-	if f := testkit.DispatchVersion(t, rt, mcp.Version20251125, testfixture.LegacyRequest(1, "ping", nil), onStdio(sess)); f.Error != nil || string(f.Result) != "{}" {
+	if f := testfixture.DispatchVersion(t, rt, mcp.Version20251125, testfixture.LegacyRequest(1, "ping", nil), onStdio(sess)); f.Error != nil || string(f.Result) != "{}" {
 		t.Fatalf("ping without a revision on stdio: %s", f.Raw)
 	}
 	// ... and over HTTP with neither header nor session.
-	if f := testkit.DispatchVersion(t, rt, mcp.Version20251125, testfixture.LegacyRequest(2, "ping", nil), overHTTP); f.Error != nil || string(f.Result) != "{}" {
+	if f := testfixture.DispatchVersion(t, rt, mcp.Version20251125, testfixture.LegacyRequest(2, "ping", nil), overHTTP); f.Error != nil || string(f.Result) != "{}" {
 		t.Fatalf("ping without a revision over HTTP: %s", f.Raw)
 	}
 	// A 2025 request over HTTP without the header is an initialize-era
 	// request, not a 2026-07-28 one missing its Mcp-Method header.
 	// The frame is checked against the 2025-11-25 schema.
-	f := testkit.DispatchVersion(t, rt, mcp.Version20251125, testfixture.LegacyRequest(3, "tools/list", nil), overHTTP)
+	f := testfixture.DispatchVersion(t, rt, mcp.Version20251125, testfixture.LegacyRequest(3, "tools/list", nil), overHTTP)
 	if res := resultOf(t, f); res["tools"] == nil {
 		t.Fatalf("tools/list without a revision over HTTP: %s", f.Raw)
 	}
 
 	// A method only 2026-07-28 has is a 2026-07-28 request missing its
 	// _meta, on stdio as over HTTP.
-	rpcError(t, testkit.DispatchRequest(t, rt, testfixture.LegacyRequest(7, "server/discover", nil), onStdio(dispatch.NewSession())), jsonrpc.CodeInvalidParams)
+	rpcError(t, testfixture.DispatchRequest(t, rt, testfixture.LegacyRequest(7, "server/discover", nil), onStdio(dispatch.NewSession())), jsonrpc.CodeInvalidParams)
 
 	// A 2026-07-28 header alone does not make a message of a method that
 	// revision removed a 2026-07-28 one (the official Go SDK's client sends
@@ -50,17 +50,17 @@ func TestUnversionedMessages(t *testing.T) {
 	claim2026 := func(r *dispatch.Request) {
 		r.Header, r.Transport = map[string][]string{"Mcp-Protocol-Version": {mcp.Version20260728}}, dispatch.TransportHTTP
 	}
-	if f := testkit.DispatchVersion(t, rt, mcp.Version20251125, testfixture.LegacyRequest(5, "ping", nil), claim2026); f.Error != nil || string(f.Result) != "{}" {
+	if f := testfixture.DispatchVersion(t, rt, mcp.Version20251125, testfixture.LegacyRequest(5, "ping", nil), claim2026); f.Error != nil || string(f.Result) != "{}" {
 		t.Fatalf("ping with only a 2026-07-28 header: %s", f.Raw)
 	}
-	rpcError(t, testkit.DispatchRequest(t, rt, testfixture.LegacyRequest(6, "tools/list", nil), claim2026), mcp.CodeHeaderMismatch)
+	rpcError(t, testfixture.DispatchRequest(t, rt, testfixture.LegacyRequest(6, "tools/list", nil), claim2026), mcp.CodeHeaderMismatch)
 
 	// The 2026-07-28 answers stay as they are for requests that name it,
 	// on stdio and over HTTP (with that revision's headers).
 	for _, m := range []string{"ping", "logging/setLevel", "initialize", "resources/subscribe", "resources/unsubscribe"} {
 		raw := testkit.Request(4, m, map[string]any{"level": "info", "uri": "test://static"})
-		rpcError(t, testkit.DispatchRequest(t, rt, raw, onStdio(dispatch.NewSession())), jsonrpc.CodeMethodNotFound)
-		rpcError(t, testkit.DispatchRequest(t, rt, raw, func(r *dispatch.Request) {
+		rpcError(t, testfixture.DispatchRequest(t, rt, raw, onStdio(dispatch.NewSession())), jsonrpc.CodeMethodNotFound)
+		rpcError(t, testfixture.DispatchRequest(t, rt, raw, func(r *dispatch.Request) {
 			r.Header, r.Transport = testfixture.HTTPHeaders(raw), dispatch.TransportHTTP
 		}), jsonrpc.CodeMethodNotFound)
 	}
@@ -85,7 +85,7 @@ func TestConnectionLogLevel(t *testing.T) {
 		}
 		return strings.Join(out, ",")
 	}
-	if f := testkit.DispatchVersion(t, rt, mcp.Version20251125, testfixture.LegacyRequest(1, "logging/setLevel", map[string]any{"level": "info"}), onConn(nil)); string(f.Result) != "{}" {
+	if f := testfixture.DispatchVersion(t, rt, mcp.Version20251125, testfixture.LegacyRequest(1, "logging/setLevel", map[string]any{"level": "info"}), onConn(nil)); string(f.Result) != "{}" {
 		t.Fatalf("setLevel: %s", f.Raw)
 	}
 	rec := testfixture.NewRecorder(t)
@@ -108,7 +108,7 @@ func TestConnectionLogLevel(t *testing.T) {
 	}
 	// Stateless HTTP has no connection to keep a level on: the refusal
 	// says so and names the 2026-07-28 way.
-	f := testkit.DispatchVersion(t, rt, mcp.Version20251125, testfixture.LegacyRequest(2, "logging/setLevel", map[string]any{"level": "info"}),
+	f := testfixture.DispatchVersion(t, rt, mcp.Version20251125, testfixture.LegacyRequest(2, "logging/setLevel", map[string]any{"level": "info"}),
 		func(r *dispatch.Request) { r.Header, r.Transport = map[string][]string{}, dispatch.TransportHTTP })
 	e := rpcError(t, f, jsonrpc.CodeMethodNotFound)
 	if !strings.Contains(e.Message, "session") || !strings.Contains(e.Message, mcp.MetaLogLevel) {

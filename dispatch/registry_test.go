@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/testkit"
@@ -118,7 +119,7 @@ func TestRegistryBindRefusesACollision(t *testing.T) {
 	if c := rt.Capabilities(); c.Tools == nil || c.Tools.ListChanged || c.Prompts == nil {
 		t.Fatalf("capabilities: %+v", c)
 	}
-	if got := testkit.Dispatch(t, rt, testkit.Request(1, "tools/list", nil)); got.Error != nil {
+	if got := testfixture.Dispatch(t, rt, testkit.Request(1, "tools/list", nil)); got.Error != nil {
 		t.Fatalf("empty tools/list: %s", got.Raw)
 	}
 	if _, err := dispatch.New(testInfo, dispatch.WithRegistry(nil)); err == nil {

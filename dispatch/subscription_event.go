@@ -174,18 +174,3 @@ func encodeAcknowledged(accepted mcp.SubscriptionFilter, id jsonrpc.ID) ([]byte,
 	b = appendSubscriptionMeta(b, id)
 	return append(b, '}', '}'), nil
 }
-
-// EncodeListenCancelled encodes the notifications/cancelled a server
-// sends on stdio when it tears down the subscription opened by the listen
-// request id (the only use 2026-07-28 allows a server). reason may be
-// empty.
-func EncodeListenCancelled(id jsonrpc.ID, reason string) []byte {
-	b := make([]byte, 0, 96+len(reason))
-	b = append(b, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":`...)
-	b = id.AppendJSON(b)
-	if reason != "" {
-		b = append(b, `,"reason":`...)
-		b = jsonwire.AppendString(b, reason)
-	}
-	return append(b, '}', '}')
-}

@@ -16,9 +16,9 @@ import (
 // [Runtime.OpenStream]) rather than as a job.
 const MethodListen = "subscriptions/listen"
 
-// MaxResourceSubscriptions bounds the resource URIs one
+// maxResourceSubscriptions bounds the resource URIs one
 // subscriptions/listen may name; more is -32602.
-const MaxResourceSubscriptions = 1000
+const maxResourceSubscriptions = 1000
 
 // filterEmpty reports whether the filter names no notification.
 func filterEmpty(f mcp.SubscriptionFilter) bool {
@@ -113,7 +113,7 @@ func filterAttrs(f mcp.SubscriptionFilter, into map[string]string) {
 // parseListenParams reads a subscriptions/listen's filter. Members an
 // installed extension adds (ExtensionFilter) go to Keys; other unknown
 // members of notifications are ignored. A known member of the wrong type,
-// more than MaxResourceSubscriptions URIs or MaxListenKeys keys, or a URI
+// more than maxResourceSubscriptions URIs or maxListenKeys keys, or a URI
 // that is not absolute is -32602. Repeated URIs and keys are kept once.
 // The work is linear in the size of params.
 func (rt *Runtime) parseListenParams(params []byte) (mcp.SubscriptionFilter, *jsonrpc.Error) {
@@ -163,7 +163,7 @@ func (rt *Runtime) parseListenParams(params []byte) (mcp.SubscriptionFilter, *js
 }
 
 // parseListenKeys reads the keys of an extension's filter member: an
-// array of at most MaxListenKeys non-empty strings, repeats kept once.
+// array of at most maxListenKeys non-empty strings, repeats kept once.
 func parseListenKeys(member string, raw json.RawMessage) ([]string, *jsonrpc.Error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, nil
@@ -173,9 +173,9 @@ func parseListenKeys(member string, raw json.RawMessage) ([]string, *jsonrpc.Err
 	if raw[0] != '[' || jsonwire.Unmarshal(raw, &items) != nil {
 		return nil, invalidParams(what + " must be an array of strings")
 	}
-	if len(items) > MaxListenKeys {
+	if len(items) > maxListenKeys {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, what+" names more than 1,000 keys").
-			WithData(map[string]any{"limit": MaxListenKeys, "count": len(items)})
+			WithData(map[string]any{"limit": maxListenKeys, "count": len(items)})
 	}
 	out := make([]string, 0, len(items))
 	seen := make(map[string]struct{}, len(items))
@@ -204,9 +204,9 @@ func parseResourceSubscriptions(raw json.RawMessage) ([]string, *jsonrpc.Error) 
 	if err := jsonwire.Unmarshal(raw, &items); err != nil {
 		return nil, invalidParams(what + " must be an array of URIs")
 	}
-	if len(items) > MaxResourceSubscriptions {
+	if len(items) > maxResourceSubscriptions {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, what+" names more than 1,000 URIs").
-			WithData(map[string]any{"limit": MaxResourceSubscriptions, "count": len(items)})
+			WithData(map[string]any{"limit": maxResourceSubscriptions, "count": len(items)})
 	}
 	if len(items) == 0 {
 		return nil, nil

@@ -86,7 +86,7 @@ func (s *Session) attachHub(h *Hub, f mcp.SubscriptionFilter) {
 }
 
 // subscribe adds a resource URI to the session's listener. It reports
-// false when the session already holds MaxResourceSubscriptions others.
+// false when the session already holds maxResourceSubscriptions others.
 func (s *Session) subscribe(uri string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -96,7 +96,7 @@ func (s *Session) subscribe(uri string) bool {
 	if _, ok := s.subs[uri]; ok {
 		return true
 	}
-	if len(s.subs) >= MaxResourceSubscriptions {
+	if len(s.subs) >= maxResourceSubscriptions {
 		return false
 	}
 	if s.subs == nil {

@@ -6,41 +6,24 @@ package instrumentation
 import "time"
 
 // PolicyEventKind says what a component policy decided.
-type PolicyEventKind uint8
+// Its value is its name, as metric labels use it.
+type PolicyEventKind string
 
 const (
 	// PolicyAdmitted: the call passed the policy and runs (Wait says how
 	// long it waited for a place first; zero when it did not).
-	PolicyAdmitted PolicyEventKind = iota + 1
+	PolicyAdmitted PolicyEventKind = "admitted"
 	// PolicyWaiting: the call found every place of a concurrency limit
 	// taken and waits in its queue, having given its execution slot back.
-	PolicyWaiting
+	PolicyWaiting PolicyEventKind = "waiting"
 	// PolicyRefused: the call was refused (Reason says why).
-	PolicyRefused
+	PolicyRefused PolicyEventKind = "refused"
 	// PolicyCancelled: the call's context ended while it waited; it left
 	// the queue at once.
-	PolicyCancelled
+	PolicyCancelled PolicyEventKind = "cancelled"
 	// PolicyTimedOut: the call ran past the component's timeout.
-	PolicyTimedOut
+	PolicyTimedOut PolicyEventKind = "timed_out"
 )
-
-// String returns the kind's name: "admitted", "waiting", "refused",
-// "cancelled", "timed_out".
-func (k PolicyEventKind) String() string {
-	switch k {
-	case PolicyAdmitted:
-		return "admitted"
-	case PolicyWaiting:
-		return "waiting"
-	case PolicyRefused:
-		return "refused"
-	case PolicyCancelled:
-		return "cancelled"
-	case PolicyTimedOut:
-		return "timed_out"
-	}
-	return "unknown"
-}
 
 // PolicyEvent describes one decision of a component policy.
 type PolicyEvent struct {

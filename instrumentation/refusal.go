@@ -4,100 +4,67 @@ package instrumentation
 
 // RefusalReason says why a transport refused a request. The set is
 // closed: a transport reports each of its refusals with one of these.
-type RefusalReason uint8
+// Its value is its name, as metric labels use it: the constant's name in
+// snake case without its prefix ("origin", "session_not_found").
+type RefusalReason string
 
 const (
 	// RefusalPath: the request path is not the endpoint's (HTTP 404).
-	RefusalPath RefusalReason = iota + 1
+	RefusalPath RefusalReason = "path"
 	// RefusalMethodNotAllowed: an HTTP method the endpoint does not serve
 	// (405).
-	RefusalMethodNotAllowed
+	RefusalMethodNotAllowed RefusalReason = "method_not_allowed"
 	// RefusalDraining: the transport is draining or shutting down (503).
-	RefusalDraining
+	RefusalDraining RefusalReason = "draining"
 	// RefusalOrigin: an Origin header that is not allowed (403).
-	RefusalOrigin
+	RefusalOrigin RefusalReason = "origin"
 	// RefusalHost: a Host header that is not allowed (403).
-	RefusalHost
+	RefusalHost RefusalReason = "host"
 	// RefusalContentType: the body is not application/json (415).
-	RefusalContentType
+	RefusalContentType RefusalReason = "content_type"
 	// RefusalAccept: the Accept header lacks a media type the response
 	// may need (406).
-	RefusalAccept
+	RefusalAccept RefusalReason = "accept"
 	// RefusalLengthRequired: no Content-Length, or a Transfer-Encoding
 	// (411).
-	RefusalLengthRequired
+	RefusalLengthRequired RefusalReason = "length_required"
 	// RefusalBodyTooLarge: the body exceeds the transport's bound (413).
-	RefusalBodyTooLarge
+	RefusalBodyTooLarge RefusalReason = "body_too_large"
 	// RefusalBodyTimeout: the body did not arrive within the body
 	// timeout (408).
-	RefusalBodyTimeout
+	RefusalBodyTimeout RefusalReason = "body_timeout"
 	// RefusalHeaderTooLarge: the request head exceeds the listener's
 	// bound (431, answered by net/http before any handler runs).
-	RefusalHeaderTooLarge
+	RefusalHeaderTooLarge RefusalReason = "header_too_large"
 	// RefusalMalformed: the body could not be read or is not one
 	// JSON-RPC message (400).
-	RefusalMalformed
+	RefusalMalformed RefusalReason = "malformed"
 	// RefusalSessionNotFound: the Mcp-Session-Id names no live session
 	// (404).
-	RefusalSessionNotFound
+	RefusalSessionNotFound RefusalReason = "session_not_found"
 	// RefusalSessionInvalid: the Mcp-Session-Id is missing where a
 	// session is required, malformed or repeated (400).
-	RefusalSessionInvalid
+	RefusalSessionInvalid RefusalReason = "session_invalid"
 	// RefusalSessionLimit: an initialize found every session place
 	// taken (503).
-	RefusalSessionLimit
+	RefusalSessionLimit RefusalReason = "session_limit"
 	// RefusalStreamOpen: a session's GET stream is already open (409).
-	RefusalStreamOpen
+	RefusalStreamOpen RefusalReason = "stream_open"
 	// RefusalOverloaded: every execution slot is busy and the queue is
 	// full (503).
-	RefusalOverloaded
+	RefusalOverloaded RefusalReason = "overloaded"
 	// RefusalSubscriptionLimit: the subscription cap is reached (503).
-	RefusalSubscriptionLimit
+	RefusalSubscriptionLimit RefusalReason = "subscription_limit"
 	// RefusalDuplicateID: a request with the same id from the same peer
 	// is in flight (400).
-	RefusalDuplicateID
+	RefusalDuplicateID RefusalReason = "duplicate_id"
 	// RefusalConnectionLimit: the listener was at its connection cap and
 	// closed a new connection without reading it (no status).
-	RefusalConnectionLimit
+	RefusalConnectionLimit RefusalReason = "connection_limit"
 	// RefusalLineTooLong: a stdio line exceeds the transport's bound
 	// (answered with -32600).
-	RefusalLineTooLong
+	RefusalLineTooLong RefusalReason = "line_too_long"
 )
-
-// refusalNames are the reasons' names, indexed by reason.
-var refusalNames = [...]string{
-	RefusalPath:              "path",
-	RefusalMethodNotAllowed:  "method_not_allowed",
-	RefusalDraining:          "draining",
-	RefusalOrigin:            "origin",
-	RefusalHost:              "host",
-	RefusalContentType:       "content_type",
-	RefusalAccept:            "accept",
-	RefusalLengthRequired:    "length_required",
-	RefusalBodyTooLarge:      "body_too_large",
-	RefusalBodyTimeout:       "body_timeout",
-	RefusalHeaderTooLarge:    "header_too_large",
-	RefusalMalformed:         "malformed",
-	RefusalSessionNotFound:   "session_not_found",
-	RefusalSessionInvalid:    "session_invalid",
-	RefusalSessionLimit:      "session_limit",
-	RefusalStreamOpen:        "stream_open",
-	RefusalOverloaded:        "overloaded",
-	RefusalSubscriptionLimit: "subscription_limit",
-	RefusalDuplicateID:       "duplicate_id",
-	RefusalConnectionLimit:   "connection_limit",
-	RefusalLineTooLong:       "line_too_long",
-}
-
-// String returns the reason's name, as metric labels use it: the
-// constant's name in snake case without its prefix ("origin",
-// "session_not_found", "line_too_long"), or "unknown".
-func (r RefusalReason) String() string {
-	if int(r) < len(refusalNames) && refusalNames[r] != "" {
-		return refusalNames[r]
-	}
-	return "unknown"
-}
 
 // RefusalEvent describes a request a transport refused on its own,
 // before the dispatch core saw it (so no DispatchStart precedes it). It

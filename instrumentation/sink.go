@@ -90,42 +90,25 @@ type DispatchStart struct {
 }
 
 // Outcome is how a call ended.
-type Outcome uint8
+// Its value is its name, as metric labels use it.
+type Outcome string
 
 const (
 	// OutcomeResult: a complete result.
-	OutcomeResult Outcome = iota + 1
+	OutcomeResult Outcome = "result"
 	// OutcomeToolError: a tools/call result with isError set (the tool
 	// failed in a way the model can read).
-	OutcomeToolError
+	OutcomeToolError Outcome = "tool_error"
 	// OutcomeInputRequired: the handler asked the client for input (a
 	// multi round-trip request).
-	OutcomeInputRequired
+	OutcomeInputRequired Outcome = "input_required"
 	// OutcomeError: a JSON-RPC error; DispatchStop.ErrorCode says which.
-	OutcomeError
+	OutcomeError Outcome = "error"
 	// OutcomeCancelled: the call's context ended before it returned
 	// (client cancellation, disconnect, deadline, shutdown); the
 	// transport does not send what it produced.
-	OutcomeCancelled
+	OutcomeCancelled Outcome = "cancelled"
 )
-
-// String returns the outcome's name, as metric labels use it: "result",
-// "tool_error", "input_required", "error", "cancelled".
-func (o Outcome) String() string {
-	switch o {
-	case OutcomeResult:
-		return "result"
-	case OutcomeToolError:
-		return "tool_error"
-	case OutcomeInputRequired:
-		return "input_required"
-	case OutcomeError:
-		return "error"
-	case OutcomeCancelled:
-		return "cancelled"
-	}
-	return "unknown"
-}
 
 // DispatchStop describes a call that ended with an outcome.
 type DispatchStop struct {
@@ -153,35 +136,20 @@ type DispatchException struct {
 }
 
 // ExecutorEventKind says what an executor did.
-type ExecutorEventKind uint8
+// Its value is its name, as metric labels use it.
+type ExecutorEventKind string
 
 const (
 	// ExecutorAdmitted: a job was accepted; it runs at once or waits in
 	// the queue (Queued says which).
-	ExecutorAdmitted ExecutorEventKind = iota + 1
+	ExecutorAdmitted ExecutorEventKind = "admitted"
 	// ExecutorRejected: a job was refused (Reason says why).
-	ExecutorRejected
+	ExecutorRejected ExecutorEventKind = "rejected"
 	// ExecutorStarted: a job got a slot after Wait in the queue.
-	ExecutorStarted
+	ExecutorStarted ExecutorEventKind = "started"
 	// ExecutorFinished: a job reached its end (Status says which).
-	ExecutorFinished
+	ExecutorFinished ExecutorEventKind = "finished"
 )
-
-// String returns the kind's name: "admitted", "rejected", "started",
-// "finished".
-func (k ExecutorEventKind) String() string {
-	switch k {
-	case ExecutorAdmitted:
-		return "admitted"
-	case ExecutorRejected:
-		return "rejected"
-	case ExecutorStarted:
-		return "started"
-	case ExecutorFinished:
-		return "finished"
-	}
-	return "unknown"
-}
 
 // ExecutorEvent describes one executor decision. Running and QueueDepth
 // are the executor's counts just after it.
@@ -207,36 +175,21 @@ type ExecutorEvent struct {
 }
 
 // SubscriptionEventKind says what happened to a subscription stream.
-type SubscriptionEventKind uint8
+// Its value is its name, as metric labels use it.
+type SubscriptionEventKind string
 
 const (
 	// SubscriptionOpened: a stream took a subscription slot.
-	SubscriptionOpened SubscriptionEventKind = iota + 1
+	SubscriptionOpened SubscriptionEventKind = "opened"
 	// SubscriptionPublished: an event was published to the streams
 	// whose filter names it (Matched says how many).
-	SubscriptionPublished
+	SubscriptionPublished SubscriptionEventKind = "published"
 	// SubscriptionOverflowed: a publish found full buffers and events
 	// were dropped (Dropped says how many).
-	SubscriptionOverflowed
+	SubscriptionOverflowed SubscriptionEventKind = "overflowed"
 	// SubscriptionClosed: the stream ended and gave its slot back.
-	SubscriptionClosed
+	SubscriptionClosed SubscriptionEventKind = "closed"
 )
-
-// String returns the kind's name: "opened", "published",
-// "overflowed", "closed".
-func (k SubscriptionEventKind) String() string {
-	switch k {
-	case SubscriptionOpened:
-		return "opened"
-	case SubscriptionPublished:
-		return "published"
-	case SubscriptionOverflowed:
-		return "overflowed"
-	case SubscriptionClosed:
-		return "closed"
-	}
-	return "unknown"
-}
 
 // SubscriptionEvent describes one subscription event.
 type SubscriptionEvent struct {

@@ -12,7 +12,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/snodo-go/snodo/testkit"
+
+	"github.com/snodo-go/snodo/internal/testfixture"
 )
 
 // goSDK drives the official Go SDK's client (github.com/modelcontextprotocol/go-sdk).
@@ -21,7 +22,7 @@ type goSDK struct {
 	ev     *events
 	fr     *frames
 	cmd    *exec.Cmd // the stdio lane's fixture process
-	stderr *testkit.Buffer
+	stderr *testfixture.Buffer
 	token  atomic.Int64
 }
 
@@ -64,7 +65,7 @@ func connectGoSDK(t *testing.T, target serverTarget, version string) session {
 	var tr mcp.Transport
 	if target.command != nil {
 		s.cmd = target.command()
-		s.stderr = &testkit.Buffer{}
+		s.stderr = &testfixture.Buffer{}
 		s.cmd.Stderr = s.stderr
 		stdin, err := s.cmd.StdinPipe()
 		if err != nil {

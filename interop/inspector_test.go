@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/snodo-go/snodo/testkit"
+	"github.com/snodo-go/snodo/internal/testfixture"
 )
 
 // inspector runs the MCP Inspector's CLI (@modelcontextprotocol/inspector
@@ -26,7 +26,7 @@ func inspector(t *testing.T, target []string, out any, args ...string) {
 	// folder.
 	home := t.TempDir()
 	cmd.Env = append(cmd.Environ(), "HOME="+home, "MCP_CATALOG_PATH="+filepath.Join(home, "mcp.json"))
-	stderr := &testkit.Buffer{}
+	stderr := &testfixture.Buffer{}
 	cmd.Stderr = stderr
 	stdout, err := cmd.Output()
 	if err != nil {

@@ -13,7 +13,8 @@ import (
 	mcpclient "github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/snodo-go/snodo/testkit"
+
+	"github.com/snodo-go/snodo/internal/testfixture"
 )
 
 // mcpGo drives github.com/mark3labs/mcp-go's client.
@@ -24,7 +25,7 @@ type mcpGo struct {
 	ev         *events
 	fr         *frames
 	cmd        *exec.Cmd
-	stderr     *testkit.Buffer
+	stderr     *testfixture.Buffer
 	token      atomic.Int64
 	stopListen func() // the 2026-07-28 subscriptions/listen stream, once opened
 }
@@ -63,7 +64,7 @@ func connectMCPGo(t *testing.T, target serverTarget, version string) session {
 	var tr transport.Interface
 	if target.command != nil {
 		s.cmd = target.command()
-		s.stderr = &testkit.Buffer{}
+		s.stderr = &testfixture.Buffer{}
 		s.cmd.Stderr = s.stderr
 		stdin, err := s.cmd.StdinPipe()
 		if err != nil {

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/snodo-go/snodo/testkit"
+	"github.com/snodo-go/snodo/internal/testfixture"
 )
 
 // The pinned Node.js packages live in node/ (package-lock.json); npm ci
@@ -61,7 +61,7 @@ func nodeBinary(dir string) string {
 type nodeClient struct {
 	cmd     *exec.Cmd
 	stdin   io.WriteCloser
-	stderr  *testkit.Buffer
+	stderr  *testfixture.Buffer
 	nextID  atomic.Int64
 	mu      sync.Mutex
 	waiting map[int64]chan nodeReply
@@ -86,7 +86,7 @@ func connectNode(lib string) func(*testing.T, serverTarget, string) session {
 		dir := nodeDir(t)
 		n := &nodeClient{
 			cmd:     exec.Command(nodeBinary(dir), filepath.Join(dir, "driver.mjs")),
-			stderr:  &testkit.Buffer{},
+			stderr:  &testfixture.Buffer{},
 			waiting: map[int64]chan nodeReply{},
 			ev:      newEvents(),
 			fr:      &frames{},

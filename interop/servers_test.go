@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/snodo-go/snodo/testkit"
+	"github.com/snodo-go/snodo/internal/testfixture"
 )
 
 // Transports the fixture is served on.
@@ -44,7 +44,7 @@ type httpServer struct {
 	URL    string
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
-	stderr *testkit.Buffer
+	stderr *testfixture.Buffer
 	exited chan struct{}
 }
 
@@ -65,7 +65,7 @@ func startHTTP(t *testing.T, lane string, sessions bool, extra ...string) *httpS
 	if sessions {
 		args = append(args, "-sessions")
 	}
-	s := &httpServer{cmd: exec.Command(bin.everything, args...), stderr: &testkit.Buffer{}, exited: make(chan struct{})}
+	s := &httpServer{cmd: exec.Command(bin.everything, args...), stderr: &testfixture.Buffer{}, exited: make(chan struct{})}
 	stdin, err := s.cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)

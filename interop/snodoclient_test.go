@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/client"
+	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/testkit"
@@ -32,7 +33,7 @@ func sdkServerHTTP(t *testing.T, stateful bool) string {
 		args = append(args, "-stateless=false")
 	}
 	cmd := exec.Command(bin.sdkServer, args...)
-	stderr := &testkit.Buffer{}
+	stderr := &testfixture.Buffer{}
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

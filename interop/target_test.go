@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/snodo-go/snodo/testkit"
+	"github.com/snodo-go/snodo/internal/testfixture"
 )
 
 // serverTarget says how a client reaches the server under test: a command
@@ -52,7 +52,7 @@ func targetFor(t *testing.T, program string, lane string, sessions bool, args ..
 
 // waitProcess waits for a stdio fixture whose input has closed and
 // checks it exited with status 0 and logged no error.
-func waitProcess(cmd *exec.Cmd, stderr *testkit.Buffer) error {
+func waitProcess(cmd *exec.Cmd, stderr *testfixture.Buffer) error {
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	var err error

@@ -184,7 +184,7 @@ type protected struct {
 	url, base string
 	mw        *oauth.Middleware
 	ran       atomic.Int32 // tool, prompt and resource handlers that ran
-	logs      *testkit.Buffer
+	logs      *testfixture.Buffer
 	events    *testfixture.Events
 }
 
@@ -203,7 +203,7 @@ func testPolicy() *oauth.ScopePolicy {
 // listener.
 func startProtected(t *testing.T, handler bool, v func(resource string) oauth.Verifier, authServers []string, opts ...oauth.Option) *protected {
 	t.Helper()
-	p := &protected{logs: &testkit.Buffer{}, events: &testfixture.Events{}}
+	p := &protected{logs: &testfixture.Buffer{}, events: &testfixture.Events{}}
 	logger := slog.New(slog.NewTextHandler(p.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	ran := func() { p.ran.Add(1) }
 	text := func(s string) dispatch.ToolHandler {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/snodo-go/snodo/client"
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/proxy"
@@ -45,7 +46,7 @@ func TestProxyBackendGoneMidCall(t *testing.T) {
 		_ = inR.Close()
 	}()
 	b := dial(t, client.Stream(outR, inW), proxy.WithName("slow"))
-	srv := testkit.StartHTTP(t, b.Runtime())
+	srv := testfixture.StartHTTP(t, b.Runtime())
 	c := testkit.Connect(t, client.HTTP(srv.URL()))
 
 	errc := make(chan error, 1)
@@ -78,7 +79,7 @@ func TestProxyBackendGoneMidCall(t *testing.T) {
 		n.Walk(func(n *supervisor.Node) {
 			shown = shown || n.Attrs["backend"] == "slow" && n.Attrs["failures"] == "1" && n.Attrs["protocol"] == mcp.Version20260728
 		})
-		return shown && n.Count(supervisor.KindRequest) == 0
+		return shown && n.Count("request") == 0
 	})
 	if _, err := c.CallTool(context.Background(), "block", nil); !errors.As(err, &je) || !strings.Contains(je.Message, "Backend slow unavailable") {
 		t.Fatalf("a later call: %v", err)

@@ -331,8 +331,7 @@ func (b *Backend) relayOptions() []client.Option {
 		client.WithElicitation(func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			var r mcp.ElicitResult
 			return &r, b.relayInto(ctx, req, &r)
-		}),
-		client.WithURLElicitation(),
+		}, mcp.ElicitModeForm, mcp.ElicitModeURL),
 		client.WithSampling(func(ctx context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
 			var r mcp.CreateMessageResult
 			return &r, b.relayInto(ctx, req, &r)

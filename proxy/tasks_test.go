@@ -7,6 +7,7 @@ import (
 
 	"github.com/snodo-go/snodo/client"
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/proxy"
 	"github.com/snodo-go/snodo/supervisor"
@@ -77,7 +78,7 @@ func TestProxyRelaysTasks(t *testing.T) {
 			rt, sup := tasksRemote(t)
 			var tr client.Transport = inprocess.New(rt)
 			if over == "http" {
-				tr = client.HTTP(testkit.StartHTTPWith(t, sup, rt).URL())
+				tr = client.HTTP(testfixture.StartHTTPWith(t, sup, rt).URL())
 			}
 			b := dial(t, tr)
 			if _, ok := b.Runtime().Capabilities().Extensions[mcp.ExtensionTasks]; !ok {

@@ -100,7 +100,7 @@ func awaitCalls(t *testing.T, srv *testkit.StdioServer, n int) []string {
 	}
 	responses := map[string]int{}
 	for _, f := range srv.Client.Frames() {
-		if f.IsResponse() {
+		if f.Method == "" {
 			responses[string(f.ID)]++
 		}
 	}
@@ -131,16 +131,16 @@ func TestThousandCallsToOneLongLivedActor(t *testing.T) {
 	// During: every call is in flight, under the application node, all
 	// waiting for the gate, which holds them all.
 	tree := sup.Tree()
-	app := testkit.Find(tree, supervisor.KindApplication)
-	if app == nil || app.Attrs["calls"] != strconv.Itoa(concurrentCalls) || app.Attrs["actors"] != "1" || app.Count(supervisor.KindCall) != concurrentCalls {
-		t.Fatalf("application node during the calls: %+v (%d call nodes)", app.Attrs, app.Count(supervisor.KindCall))
+	app := testkit.Find(tree, "application")
+	if app == nil || app.Attrs["calls"] != strconv.Itoa(concurrentCalls) || app.Attrs["actors"] != "1" || app.Count("call") != concurrentCalls {
+		t.Fatalf("application node during the calls: %+v (%d call nodes)", app.Attrs, app.Count("call"))
 	}
 	app.Walk(func(n *supervisor.Node) {
-		if n.Kind == supervisor.KindCall && (n.Attrs["target"] != gate.Id || n.Attrs["state"] != "waiting" || n.Attrs["method"] != "tools/call") {
+		if n.Kind == "call" && (n.Attrs["target"] != gate.Id || n.Attrs["state"] != "waiting" || n.Attrs["method"] != "tools/call") {
 			t.Fatalf("call node %+v", n)
 		}
 	})
-	if g := testkit.Find(app, supervisor.KindActor); g == nil || g.ID != gate.Id || g.Attrs["held"] != strconv.Itoa(concurrentCalls) {
+	if g := testkit.Find(app, "actor"); g == nil || g.ID != gate.Id || g.Attrs["held"] != strconv.Itoa(concurrentCalls) {
 		t.Fatalf("the gate's node: %+v", g)
 	}
 
@@ -164,12 +164,12 @@ func TestThousandCallsToOneLongLivedActor(t *testing.T) {
 	}
 
 	// After: no call is left; the gate remains, having served them all.
-	tree = testkit.WaitTree(t, sup, func(n *supervisor.Node) bool { return n.Count(supervisor.KindCall) == 0 })
-	app = testkit.Find(tree, supervisor.KindApplication)
+	tree = testkit.WaitTree(t, sup, func(n *supervisor.Node) bool { return n.Count("call") == 0 })
+	app = testkit.Find(tree, "application")
 	if app.Attrs["calls"] != "0" || app.Attrs["total"] != strconv.Itoa(concurrentCalls) {
 		t.Fatalf("application node after: %+v", app.Attrs)
 	}
-	if g := testkit.Find(app, supervisor.KindActor); g == nil || g.Attrs["served"] != strconv.Itoa(concurrentCalls) || g.Attrs["held"] != "0" {
+	if g := testkit.Find(app, "actor"); g == nil || g.Attrs["served"] != strconv.Itoa(concurrentCalls) || g.Attrs["held"] != "0" {
 		t.Fatalf("the gate after: %+v", g)
 	}
 }
@@ -230,12 +230,12 @@ func TestThousandCallsToPerCallActors(t *testing.T) {
 
 	sendCalls(t, srv, "own", concurrentCalls)
 	receive(t, full)
-	app := testkit.Find(sup.Tree(), supervisor.KindApplication)
-	if app == nil || app.Count(supervisor.KindCall) != concurrentCalls || app.Count(supervisor.KindActor) != concurrentCalls+1 {
-		t.Fatalf("during: %d calls and %d actors", app.Count(supervisor.KindCall), app.Count(supervisor.KindActor))
+	app := testkit.Find(sup.Tree(), "application")
+	if app == nil || app.Count("call") != concurrentCalls || app.Count("actor") != concurrentCalls+1 {
+		t.Fatalf("during: %d calls and %d actors", app.Count("call"), app.Count("actor"))
 	}
 	for _, n := range app.Children {
-		if n.Kind == supervisor.KindCall && (len(n.Children) != 1 || n.Children[0].Kind != supervisor.KindActor || n.Children[0].ID != n.ID+"/handler") {
+		if n.Kind == "call" && (len(n.Children) != 1 || n.Children[0].Kind != "actor" || n.Children[0].ID != n.ID+"/handler") {
 			t.Fatalf("a call without its own actor: %+v", n)
 		}
 	}
@@ -249,8 +249,8 @@ func TestThousandCallsToPerCallActors(t *testing.T) {
 		}
 		actors[id] = true
 	}
-	tree := testkit.WaitTree(t, sup, func(n *supervisor.Node) bool { return n.Count(supervisor.KindCall) == 0 })
-	if got := tree.Count(supervisor.KindActor); got != 1 {
+	tree := testkit.WaitTree(t, sup, func(n *supervisor.Node) bool { return n.Count("call") == 0 })
+	if got := tree.Count("actor"); got != 1 {
 		t.Fatalf("%d actors after the calls, want the barrier alone:\n%s", got, tree)
 	}
 }

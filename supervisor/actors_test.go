@@ -211,9 +211,9 @@ func TestPerCallActors(t *testing.T) {
 		}
 	}
 	tree := testkit.WaitTree(t, sup, func(n *supervisor.Node) bool {
-		return n.Count(supervisor.KindCall) == 0 && n.Count(supervisor.KindActor) == 0
+		return n.Count("call") == 0 && n.Count("actor") == 0
 	})
-	if app := testkit.Find(tree, supervisor.KindApplication); app == nil || app.Attrs["total"] != "4" || app.Attrs["calls"] != "0" {
+	if app := testkit.Find(tree, "application"); app == nil || app.Attrs["total"] != "4" || app.Attrs["calls"] != "0" {
 		t.Fatalf("application node after four calls: %+v", app)
 	}
 	mu.Lock()
@@ -305,14 +305,14 @@ func TestCancelledCallReachesTheActorAndALateReplyIsDropped(t *testing.T) {
 
 	srv.Send(t, testkit.Request(7, "tools/call", map[string]any{"name": "hold"}))
 	expect(t, seen, "call")
-	tree := testkit.WaitTree(t, sup, func(n *supervisor.Node) bool { return n.Count(supervisor.KindCall) == 1 })
-	call := testkit.Find(tree, supervisor.KindCall)
+	tree := testkit.WaitTree(t, sup, func(n *supervisor.Node) bool { return n.Count("call") == 1 })
+	call := testkit.Find(tree, "call")
 	if call.Attrs["method"] != "tools/call" || call.Attrs["name"] != "hold" || call.Attrs["id"] != "7" || call.Attrs["target"] != hold.Id || call.Attrs["state"] != "waiting" {
 		t.Fatalf("the call's node: %+v", call)
 	}
 	srv.Send(t, testkit.Notification("notifications/cancelled", map[string]any{"requestId": 7}))
 	expect(t, seen, "cancelled: context canceled")
-	testkit.WaitTree(t, sup, func(n *supervisor.Node) bool { return n.Count(supervisor.KindCall) == 0 })
+	testkit.WaitTree(t, sup, func(n *supervisor.Node) bool { return n.Count("call") == 0 })
 
 	// The connection is still served; nothing was written for id 7.
 	srv.Send(t, testkit.Request(8, "tools/call", map[string]any{"name": "hold"}))
@@ -336,13 +336,13 @@ func TestCancelledPerCallActor(t *testing.T) {
 	srv.Send(t, testkit.Request(1, "tools/call", map[string]any{"name": "hold"}))
 	expect(t, seen, "call")
 	testkit.WaitTree(t, sup, func(n *supervisor.Node) bool {
-		c := testkit.Find(n, supervisor.KindCall)
-		return c != nil && c.Count(supervisor.KindActor) == 1
+		c := testkit.Find(n, "call")
+		return c != nil && c.Count("actor") == 1
 	})
 	srv.Send(t, testkit.Notification("notifications/cancelled", map[string]any{"requestId": 1}))
 	expect(t, seen, "cancelled: context canceled")
 	testkit.WaitTree(t, sup, func(n *supervisor.Node) bool {
-		return n.Count(supervisor.KindCall) == 0 && n.Count(supervisor.KindActor) == 0
+		return n.Count("call") == 0 && n.Count("actor") == 0
 	})
 	if got := srv.Client.Frames(); len(got) != 0 {
 		t.Fatalf("frames written for a cancelled call: %+v", got)

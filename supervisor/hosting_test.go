@@ -91,10 +91,10 @@ func TestHostedTreeStopsOnlyWhatItStarted(t *testing.T) {
 		t.Fatalf("reply %q", got)
 	}
 	tree := sup.Tree()
-	if tree.ID != root || testkit.Find(tree, supervisor.KindConnection) == nil {
+	if tree.ID != root || testkit.Find(tree, "connection") == nil {
 		t.Fatalf("tree:\n%s", tree)
 	}
-	if r := testkit.Find(tree, supervisor.KindActor); r == nil || r.ID != room.Id || r.Attrs["said"] != "1" {
+	if r := testkit.Find(tree, "actor"); r == nil || r.ID != room.Id || r.Attrs["said"] != "1" {
 		t.Fatalf("the room in the tree: %+v", r)
 	}
 	if len(registeredUnder(host, root)) == 0 {
@@ -141,7 +141,7 @@ func TestHostedTreeStopsWithItsParent(t *testing.T) {
 	spawn(t, sup, "room", actor.PropsFromProducer(func() actor.Actor { return &roomActor{} }), restartAlways())
 	srv := testkit.StartStdioWith(t, sup, rt)
 	// The connection is up before the parent stops.
-	testkit.WaitTree(t, sup, func(n *supervisor.Node) bool { return n.Count(supervisor.KindConnection) == 1 })
+	testkit.WaitTree(t, sup, func(n *supervisor.Node) bool { return n.Count("connection") == 1 })
 	srv.Client.ExpectStop()
 	if _, err := supervisor.New(rt, supervisor.WithActorSystem(host, parent)); err == nil || !strings.Contains(err.Error(), "already runs") {
 		t.Fatalf("a second tree under the same parent: %v", err)

@@ -10,70 +10,70 @@ import (
 	"github.com/snodo-go/snodo/internal/tree"
 )
 
-// Kind is the role of a node in the tree.
+// Kind is the role of a node in the tree, one of these values:
+//
+//   - "supervisor" is the root: it starts every connection and host and
+//     stops one once it reports that it has finished.
+//   - "executor" is the tree's executor, with its counts (running,
+//     queued, waiting: running requests that gave their slot back while
+//     a component's concurrency limit keeps them waiting; subscriptions)
+//     and its totals since it started (submitted, rejected, timed_out,
+//     cancelled).
+//   - "connection" is a byte-stream connection (stdio), with its
+//     transport, requests, subscriptions and negotiated version.
+//   - "listener" is the native Streamable HTTP listener, with its
+//     address and connections.
+//   - "handler" is a Streamable HTTP handler mounted in an application's
+//     server.
+//   - "writer" is a connection's writer, the sole owner of its output.
+//   - "request" is one request in flight: its method, id, age, deadline
+//     and state (queued, running, or waiting for a place under a
+//     component's concurrency limit, its slot given back), and its peer
+//     over HTTP.
+//   - "subscription" is one open subscriptions/listen stream (or an
+//     initialize-era GET stream), with its filter and the events sent.
+//   - "tasks" is the task runner, with its counts of tasks held.
+//   - "task" is one task the runner holds: its tool, status, age and
+//     deadline.
+//   - "application" is the application node: the parent of the actors
+//     started with [Supervisor.Spawn] and of the calls to actor
+//     handlers, with its counts (actors, calls in flight, total calls).
+//   - "actor" is one of the application's actors, with the attributes
+//     its [Describer] gives.
+//   - "call" is one call to an actor handler in flight: its method,
+//     tool, resource or prompt, request id, target, age and state
+//     (waiting, cancelled).
+//   - "unresponsive" marks an actor that did not answer in time while
+//     the snapshot was taken: stopping, or stuck.
+//   - "policies" holds the Runtime's component policies, one "policy"
+//     child per component with a timeout, a concurrency limit or a rate
+//     limit (dispatch.WithCallTimeout, WithConcurrencyLimit,
+//     WithRateLimit). It is not an actor: the policies run in the
+//     callers' goroutines.
+//   - "policy" is one component's policies and their use: its kind, name
+//     and method; the timeout; the concurrency limit's max_concurrent,
+//     running, max_waiting and waiting; the rate limit's rate, burst,
+//     keys and max_keys; totals admitted, waited and refused; and the
+//     number of middleware.
+//
+// A constant string compares with a Kind directly: n.Kind == "request".
 type Kind string
 
-// Node kinds.
+// The kinds the package itself names.
 const (
-	// KindSupervisor is the root: it starts every connection and host
-	// and stops one once it reports that it has finished.
-	KindSupervisor Kind = "supervisor"
-	// KindExecutor is the tree's executor, with its counts (running,
-	// queued, waiting: running requests that gave their slot back while
-	// a component's concurrency limit keeps them waiting; subscriptions)
-	// and its totals since it started (submitted, rejected, timed_out,
-	// cancelled).
-	KindExecutor Kind = "executor"
-	// KindConnection is a byte-stream connection (stdio), with its
-	// transport, requests, subscriptions and negotiated version.
-	KindConnection Kind = "connection"
-	// KindListener is the native Streamable HTTP listener, with its
-	// address and connections.
-	KindListener Kind = "listener"
-	// KindHandler is a Streamable HTTP handler mounted in an
-	// application's server.
-	KindHandler Kind = "handler"
-	// KindWriter is a connection's writer, the sole owner of its output.
-	KindWriter Kind = "writer"
-	// KindRequest is one request in flight: its method, id, age, deadline
-	// and state (queued, running, or waiting for a place under a
-	// component's concurrency limit, its slot given back), and its peer
-	// over HTTP.
-	KindRequest Kind = "request"
-	// KindSubscription is one open subscriptions/listen stream (or an
-	// initialize-era GET stream), with its filter and the events sent.
-	KindSubscription Kind = "subscription"
-	// KindTaskRunner is the task runner, with its counts of tasks held.
-	KindTaskRunner Kind = "tasks"
-	// KindTask is one task the runner holds: its tool, status, age and
-	// deadline.
-	KindTask Kind = "task"
-	// KindApplication is the application node: the parent of the actors
-	// started with [Supervisor.Spawn] and of the calls to actor handlers,
-	// with its counts (actors, calls in flight, total calls).
-	KindApplication Kind = "application"
-	// KindActor is one of the application's actors, with the attributes
-	// its [Describer] gives.
-	KindActor Kind = "actor"
-	// KindCall is one call to an actor handler in flight: its method,
-	// tool, resource or prompt, request id, target, age and state
-	// (waiting, cancelled).
-	KindCall Kind = "call"
-	// KindUnresponsive marks an actor that did not answer in time while
-	// the snapshot was taken: stopping, or stuck.
-	KindUnresponsive Kind = "unresponsive"
-	// KindPolicies holds the Runtime's component policies, one
-	// KindPolicy child per component with a timeout, a concurrency limit
-	// or a rate limit (dispatch.WithCallTimeout, WithConcurrencyLimit,
-	// WithRateLimit). It is not an actor: the policies run in the
-	// callers' goroutines.
-	KindPolicies Kind = "policies"
-	// KindPolicy is one component's policies and their use: its kind,
-	// name and method; the timeout; the concurrency limit's
-	// max_concurrent, running, max_waiting and waiting; the rate limit's
-	// rate, burst, keys and max_keys; totals admitted, waited and
-	// refused; and the number of middleware.
-	KindPolicy Kind = "policy"
+	kindSupervisor   Kind = "supervisor"
+	kindExecutor     Kind = "executor"
+	kindConnection   Kind = "connection"
+	kindListener     Kind = "listener"
+	kindHandler      Kind = "handler"
+	kindWriter       Kind = "writer"
+	kindRequest      Kind = "request"
+	kindSubscription Kind = "subscription"
+	kindTaskRunner   Kind = "tasks"
+	kindTask         Kind = "task"
+	kindUnresponsive Kind = "unresponsive"
+	kindPolicies     Kind = "policies"
+	kindPolicy       Kind = "policy"
 )
 
 // Node is one node of a tree snapshot. Its JSON form, as the

@@ -9,10 +9,10 @@ import (
 // The public kinds are the actors' own, value for value.
 func TestKindsAreTheTreesKinds(t *testing.T) {
 	for pub, internal := range map[Kind]tree.Kind{
-		KindSupervisor: tree.KindSupervisor, KindExecutor: tree.KindExecutor, KindConnection: tree.KindConnection,
-		KindListener: tree.KindListener, KindHandler: tree.KindHandler, KindWriter: tree.KindWriter,
-		KindRequest: tree.KindRequest, KindSubscription: tree.KindSubscription, KindTaskRunner: tree.KindTaskRunner,
-		KindTask: tree.KindTask, KindUnresponsive: tree.KindUnresponsive,
+		kindSupervisor: tree.KindSupervisor, kindExecutor: tree.KindExecutor, kindConnection: tree.KindConnection,
+		kindListener: tree.KindListener, kindHandler: tree.KindHandler, kindWriter: tree.KindWriter,
+		kindRequest: tree.KindRequest, kindSubscription: tree.KindSubscription, kindTaskRunner: tree.KindTaskRunner,
+		kindTask: tree.KindTask, kindUnresponsive: tree.KindUnresponsive,
 	} {
 		if string(pub) != string(internal) {
 			t.Errorf("supervisor kind %q is %q in the tree", pub, internal)

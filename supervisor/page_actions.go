@@ -23,9 +23,9 @@ func (v *pageView) offerActions() {
 	var mark func(n *pageNode, parent Kind)
 	mark = func(n *pageNode, parent Kind) {
 		switch {
-		case n.Kind == KindConnection:
+		case n.Kind == kindConnection:
 			n.Action = tree.ActionStop
-		case n.Kind == KindRequest && parent == KindConnection:
+		case n.Kind == kindRequest && parent == kindConnection:
 			n.Action = tree.ActionCancel
 		}
 		for _, c := range n.Children {
@@ -72,7 +72,7 @@ func (h *debugHandler) serveAction(w http.ResponseWriter, r *http.Request) {
 	}
 	// A form posted from the page goes back to it; a script or a tool
 	// gets no content.
-	if negotiate(r.Header.Values("Accept")) == FormatHTML {
+	if negotiate(r.Header.Values("Accept")) == formatHTML {
 		http.Redirect(w, r, r.URL.Path, http.StatusSeeOther)
 		return
 	}

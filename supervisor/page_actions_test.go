@@ -61,9 +61,9 @@ func TestPageActions(t *testing.T) {
 
 	srv.Send(t, testkit.Request(1, "tools/call", map[string]any{"name": "hold"}))
 	<-entered
-	tree := testkit.WaitTree(t, sup, func(n *supervisor.Node) bool { return n.Count(supervisor.KindRequest) == 1 })
-	conn := testkit.Find(tree, supervisor.KindConnection)
-	req := testkit.Find(tree, supervisor.KindRequest)
+	tree := testkit.WaitTree(t, sup, func(n *supervisor.Node) bool { return n.Count("request") == 1 })
+	conn := testkit.Find(tree, "connection")
+	req := testkit.Find(tree, "request")
 
 	// The page offers them.
 	_, doc := getPage(t, web.URL)

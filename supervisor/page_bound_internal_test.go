@@ -21,21 +21,21 @@ import (
 // handler host with 100,000 requests in flight, each answering with an
 // open subscription stream (200,003 nodes in all).
 func bigTree(subs int) *Node {
-	host := &Node{Kind: KindHandler, ID: "snodo/handler$1", Attrs: map[string]string{"requests": fmt.Sprint(subs)}}
+	host := &Node{Kind: kindHandler, ID: "snodo/handler$1", Attrs: map[string]string{"requests": fmt.Sprint(subs)}}
 	host.Children = make([]*Node, subs)
 	for i := range subs {
 		id := fmt.Sprintf("snodo/handler$1/req$%d", i+1)
 		// Request i is i ms old: the oldest has the highest number.
 		age := (time.Duration(i) * time.Millisecond).String()
-		host.Children[i] = &Node{Kind: KindRequest, ID: id,
+		host.Children[i] = &Node{Kind: kindRequest, ID: id,
 			Attrs: map[string]string{"method": "subscriptions/listen", "id": fmt.Sprint(i + 1), "age": age, "peer": "127.0.0.1:4000"},
-			Children: []*Node{{Kind: KindSubscription, ID: id + "/sub$1",
+			Children: []*Node{{Kind: kindSubscription, ID: id + "/sub$1",
 				Attrs: map[string]string{"toolsListChanged": "true", "resourceSubscriptions": "file:///a,file:///b", "age": age, "state": "idle"}}},
 		}
 	}
-	return &Node{Kind: KindSupervisor, ID: "snodo", Children: []*Node{
+	return &Node{Kind: kindSupervisor, ID: "snodo", Children: []*Node{
 		host,
-		{Kind: KindExecutor, ID: "snodo/executor", Attrs: map[string]string{"running": "0", "queued": "0", "subscriptions": fmt.Sprint(subs)}},
+		{Kind: kindExecutor, ID: "snodo/executor", Attrs: map[string]string{"running": "0", "queued": "0", "subscriptions": fmt.Sprint(subs)}},
 	}}
 }
 
@@ -70,19 +70,19 @@ func TestPageOfAHundredThousandSubscriptionsIsBounded(t *testing.T) {
 	if len(data) > maxViewBytes {
 		t.Fatalf("view of %d bytes", len(data))
 	}
-	if v.Nodes != 2*subs+3 || v.Counts[KindSubscription] != subs || v.Counts[KindRequest] != subs || v.Shown > defaultPageMaxNodes {
+	if v.Nodes != 2*subs+3 || v.Counts[kindSubscription] != subs || v.Counts[kindRequest] != subs || v.Shown > defaultPageMaxNodes {
 		t.Fatalf("view: nodes %d shown %d counts %v", v.Nodes, v.Shown, v.Counts)
 	}
 	hostView := v.Root.Children[0]
-	if hostView.Kind != KindHandler || hostView.Total != subs || len(hostView.Children) != defaultPageMaxChildren ||
-		hostView.Omitted != subs-defaultPageMaxChildren || hostView.OmittedKinds[KindRequest] != subs-defaultPageMaxChildren {
+	if hostView.Kind != kindHandler || hostView.Total != subs || len(hostView.Children) != defaultPageMaxChildren ||
+		hostView.Omitted != subs-defaultPageMaxChildren || hostView.OmittedKinds[kindRequest] != subs-defaultPageMaxChildren {
 		t.Fatalf("host: total %d shown %d omitted %d %v", hostView.Total, len(hostView.Children), hostView.Omitted, hostView.OmittedKinds)
 	}
 	for i, c := range hostView.Children {
 		if want := fmt.Sprintf("snodo/handler$1/req$%d", subs-i); c.ID != want {
 			t.Fatalf("child %d is %s, want the oldest first (%s)", i, c.ID, want)
 		}
-		if len(c.Children) != 1 || c.Children[0].Kind != KindSubscription {
+		if len(c.Children) != 1 || c.Children[0].Kind != kindSubscription {
 			t.Fatalf("request %s shows no subscription", c.ID)
 		}
 	}
@@ -223,7 +223,7 @@ func TestOpenPagesCostOneSnapshotPerInterval(t *testing.T) {
 			t.Fatalf("first event: %+v %v", ev, err)
 		}
 		var v pageView
-		if err := json.Unmarshal(ev.Data, &v); err != nil || v.Counts[KindSubscription] != 100_000 || v.Shown > defaultPageMaxNodes {
+		if err := json.Unmarshal(ev.Data, &v); err != nil || v.Counts[kindSubscription] != 100_000 || v.Shown > defaultPageMaxNodes {
 			t.Fatalf("event view: %v, %d shown", err, v.Shown)
 		}
 	}

@@ -39,8 +39,8 @@ func (s *Supervisor) Handler() http.Handler {
 // debug mux. On GET it serves, by ?format= or else by the Accept header:
 //
 //   - json (the default, and for any Accept without text/html or
-//     text/event-stream): the whole snapshot as [FormatJSON];
-//   - text: the whole snapshot as [FormatText];
+//     text/event-stream): the whole snapshot as indented JSON;
+//   - text: the whole snapshot as the text of [Node.String];
 //   - html (a browser's Accept): the page, a bounded view of the tree
 //     that works without JavaScript and, with it, follows the event
 //     stream, with collapsible nodes and a search box (?q= filters the
@@ -96,9 +96,9 @@ func (h *debugHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Cache-Control", "no-store")
 	switch f {
-	case FormatEvents:
+	case formatEvents:
 		h.serveEvents(w, r)
-	case FormatHTML:
+	case formatHTML:
 		// Without a search, the page is the feed's newest view (taken
 		// within an interval, shared with the streams); a search walks
 		// a snapshot of its own.
@@ -120,10 +120,10 @@ func (h *debugHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Security-Policy", pageCSP)
 		w.Header().Set("X-Content-Type-Options", "nosniff")
 		_, _ = w.Write(b.Bytes())
-	case FormatJSON, FormatText:
+	case formatJSON, formatText:
 		var b bytes.Buffer
 		_ = renderTree(&b, h.snapshot(), f)
-		if f == FormatText {
+		if f == formatText {
 			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		} else {
 			w.Header().Set("Content-Type", "application/json")
@@ -149,16 +149,16 @@ func negotiate(accept []string) Format {
 			}
 			switch strings.ToLower(strings.TrimSpace(typ)) {
 			case "text/event-stream":
-				return FormatEvents
+				return formatEvents
 			case "text/html":
 				html = true
 			}
 		}
 	}
 	if html {
-		return FormatHTML
+		return formatHTML
 	}
-	return FormatJSON
+	return formatJSON
 }
 
 // serveEvents streams the bounded view (of the nodes matching ?q=, when

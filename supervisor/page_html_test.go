@@ -63,7 +63,7 @@ func startLiveServer(t *testing.T) *liveServer {
 		t.Fatal(err)
 	}
 	srv := testkit.StartStdioWith(t, sup, rt)
-	web := testkit.StartHTTPWith(t, sup, rt)
+	web := testfixture.StartHTTPWith(t, sup, rt)
 	srv.Send(t, testkit.Request(1, "tools/call", map[string]any{"name": "hold"}))
 	srv.Send(t, testkit.Request("sub", dispatch.MethodListen, map[string]any{"notifications": map[string]any{
 		"toolsListChanged": true, "resourceSubscriptions": []string{"file:///a"},
@@ -76,7 +76,7 @@ func startLiveServer(t *testing.T) *liveServer {
 		<-entered
 	}
 	testkit.WaitTree(t, sup, func(n *supervisor.Node) bool {
-		return n.Count(supervisor.KindRequest) == 2 && n.Count(supervisor.KindSubscription) == 1
+		return n.Count("request") == 2 && n.Count("subscription") == 1
 	})
 	var once sync.Once
 	ls := &liveServer{sup: sup, stdio: srv, release: func() {
@@ -265,12 +265,12 @@ func TestPageStaticSnapshot(t *testing.T) {
 	}
 
 	// Every node, nested as in the tree, with what an operator reads.
-	conns := nodesOf(doc, supervisor.KindConnection)
-	listeners := nodesOf(doc, supervisor.KindListener)
-	if len(conns) != 1 || len(listeners) != 1 || len(nodesOf(doc, supervisor.KindWriter)) != 1 || len(nodesOf(doc, supervisor.KindExecutor)) != 1 {
+	conns := nodesOf(doc, "connection")
+	listeners := nodesOf(doc, "listener")
+	if len(conns) != 1 || len(listeners) != 1 || len(nodesOf(doc, "writer")) != 1 || len(nodesOf(doc, "executor")) != 1 {
 		t.Fatalf("connections %d, listeners %d", len(conns), len(listeners))
 	}
-	reqs := nodesOf(doc, supervisor.KindRequest)
+	reqs := nodesOf(doc, "request")
 	if len(reqs) != 2 {
 		t.Fatalf("%d requests", len(reqs))
 	}
@@ -293,15 +293,15 @@ func TestPageStaticSnapshot(t *testing.T) {
 	if held != 2 {
 		t.Fatalf("%d tools/call requests", held)
 	}
-	subs := nodesOf(doc, supervisor.KindSubscription)
+	subs := nodesOf(doc, "subscription")
 	if len(subs) != 1 || !isAncestor(conns[0], subs[0]) {
 		t.Fatal("no subscription under the connection")
 	}
 	if a := ownAttrs(subs[0]); a["toolsListChanged"] != "true" || a["id"] != `"sub"` {
 		t.Fatalf("subscription filter: %v", a)
 	}
-	actors := nodesOf(doc, supervisor.KindActor)
-	if len(actors) != 1 || len(nodesOf(doc, supervisor.KindApplication)) != 1 {
+	actors := nodesOf(doc, "actor")
+	if len(actors) != 1 || len(nodesOf(doc, "application")) != 1 {
 		t.Fatal("no application actor")
 	}
 	if a := ownAttrs(actors[0]); a["topic"] != `<script>alert("x")</script>` || a["members"] != "3" {
@@ -329,18 +329,18 @@ func TestPageStaticSnapshot(t *testing.T) {
 	// The search, on the server: the matching nodes and their
 	// ancestors only.
 	_, doc = getPage(t, srv.URL+"?q=toolsListChanged")
-	if len(nodesOf(doc, supervisor.KindSubscription)) != 1 || len(nodesOf(doc, supervisor.KindConnection)) != 1 ||
-		len(nodesOf(doc, supervisor.KindWriter)) != 0 || len(nodesOf(doc, supervisor.KindListener)) != 0 {
+	if len(nodesOf(doc, "subscription")) != 1 || len(nodesOf(doc, "connection")) != 1 ||
+		len(nodesOf(doc, "writer")) != 0 || len(nodesOf(doc, "listener")) != 0 {
 		t.Fatal("the search kept nodes that do not match")
 	}
 	_, doc = getPage(t, srv.URL+"?q=nothing-matches-this")
-	if len(nodesOf(doc, supervisor.KindSupervisor)) != 0 || len(all(doc, func(n *html.Node) bool { return hasClass(n, "empty") })) != 1 {
+	if len(nodesOf(doc, "supervisor")) != 0 || len(all(doc, func(n *html.Node) bool { return hasClass(n, "empty") })) != 1 {
 		t.Fatal("a search matching nothing")
 	}
 
 	ls.release()
 	_, doc = getPage(t, srv.URL)
-	if n := len(nodesOf(doc, supervisor.KindRequest)); n != 0 {
+	if n := len(nodesOf(doc, "request")); n != 0 {
 		t.Fatalf("%d requests after they ended", n)
 	}
 }
@@ -397,15 +397,15 @@ func TestHandlerNegotiates(t *testing.T) {
 			Seq    int64                   `json:"seq"`
 			Counts map[supervisor.Kind]int `json:"counts"`
 		}
-		if err != nil || resp.Header.Get("Content-Type") != "text/event-stream" || ev.Type != "tree" || json.Unmarshal(ev.Data, &v) != nil || v.Counts[supervisor.KindExecutor] != 1 {
+		if err != nil || resp.Header.Get("Content-Type") != "text/event-stream" || ev.Type != "tree" || json.Unmarshal(ev.Data, &v) != nil || v.Counts["executor"] != 1 {
 			t.Fatalf("stream %q: %v %+v", q, err, ev)
 		}
 	}
 	var b strings.Builder
-	if err := sup.Render(&b, supervisor.FormatHTML); err != nil || !strings.Contains(b.String(), `data-kind="executor"`) {
+	if err := sup.Render(&b, "html"); err != nil || !strings.Contains(b.String(), `data-kind="executor"`) {
 		t.Fatalf("Render html: %v", err)
 	}
-	if err := sup.Render(&b, supervisor.FormatEvents); err == nil {
+	if err := sup.Render(&b, "events"); err == nil {
 		t.Fatal("Render wrote an event stream")
 	}
 }
@@ -432,7 +432,7 @@ func TestPageCapsARealTree(t *testing.T) {
 	srv := httptest.NewServer(h)
 	defer srv.Close()
 	_, doc := getPage(t, srv.URL)
-	if n := len(nodesOf(doc, supervisor.KindActor)); n != 30 {
+	if n := len(nodesOf(doc, "actor")); n != 30 {
 		t.Fatalf("%d actors shown, want 30", n)
 	}
 	if counts := dlValues(doc, "counts"); counts["actor"] != "400" {

@@ -72,7 +72,7 @@ func summarize(root *Node, taken time.Time, maxChildren, maxNodes int, query str
 	root.Walk(func(n *Node) {
 		v.Nodes++
 		v.Counts[n.Kind]++
-		if n.Kind == KindExecutor && v.Executor == nil {
+		if n.Kind == kindExecutor && v.Executor == nil {
 			v.Executor = n.Attrs
 		}
 	})

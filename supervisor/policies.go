@@ -17,7 +17,7 @@ func policiesNode(root string, rt *dispatch.Runtime) *Node {
 		return nil
 	}
 	id := root + "/policies"
-	n := &Node{Kind: KindPolicies, ID: id, Attrs: map[string]string{"components": strconv.Itoa(len(uses))}}
+	n := &Node{Kind: kindPolicies, ID: id, Attrs: map[string]string{"components": strconv.Itoa(len(uses))}}
 	for _, u := range uses {
 		n.Children = append(n.Children, policyNode(id, u))
 	}
@@ -52,7 +52,7 @@ func policyNode(parent string, u dispatch.PolicyUse) *Node {
 		a["keys"] = strconv.Itoa(u.Keys)
 		a["max_keys"] = strconv.Itoa(u.MaxKeys)
 	}
-	return &Node{Kind: KindPolicy, ID: parent + "/" + kind + ":" + u.Name, Attrs: a}
+	return &Node{Kind: kindPolicy, ID: parent + "/" + kind + ":" + u.Name, Attrs: a}
 }
 
 func kindName(k dispatch.ComponentKind) string {

@@ -49,20 +49,20 @@ func TestWaitingCallHoldsNoExecutorSlot(t *testing.T) {
 		}
 	}
 	tree := testkit.WaitTree(t, sup, func(n *supervisor.Node) bool {
-		p := testkit.Find(n, supervisor.KindPolicy)
+		p := testkit.Find(n, "policy")
 		return p != nil && p.Attrs["running"] == "1" && p.Attrs["waiting"] == "1"
 	})
-	p := testkit.Find(tree, supervisor.KindPolicy)
+	p := testkit.Find(tree, "policy")
 	if p.ID != "snodo/policies/tool:slow" || p.Attrs["max_concurrent"] != "1" || p.Attrs["max_waiting"] != "4" || p.Attrs["method"] != "tools/call" {
 		t.Fatalf("policy node: %+v", p)
 	}
 	tree = testkit.WaitTree(t, sup, func(n *supervisor.Node) bool {
-		ex := testkit.Find(n, supervisor.KindExecutor)
+		ex := testkit.Find(n, "executor")
 		return ex != nil && ex.Attrs["waiting"] == "1" && ex.Attrs["running"] == "1"
 	})
 	states := map[string]int{}
 	tree.Walk(func(n *supervisor.Node) {
-		if n.Kind == supervisor.KindRequest {
+		if n.Kind == "request" {
 			states[n.Attrs["state"]]++
 		}
 	})
@@ -79,7 +79,7 @@ func TestWaitingCallHoldsNoExecutorSlot(t *testing.T) {
 		}
 	}
 	testkit.WaitTree(t, sup, func(n *supervisor.Node) bool {
-		p := testkit.Find(n, supervisor.KindPolicy)
+		p := testkit.Find(n, "policy")
 		return p != nil && p.Attrs["running"] == "0" && p.Attrs["waiting"] == "0" && p.Attrs["admitted"] == "2" && p.Attrs["waited"] == "1"
 	})
 }

@@ -32,10 +32,10 @@ func TestTreeShowsRootAndExecutorLimits(t *testing.T) {
 		t.Fatal(err)
 	}
 	tree := sup.Tree()
-	if tree.Kind != supervisor.KindSupervisor || tree.ID != "snodo" {
+	if tree.Kind != "supervisor" || tree.ID != "snodo" {
 		t.Fatalf("root: %+v", tree)
 	}
-	ex := testkit.Find(tree, supervisor.KindExecutor)
+	ex := testkit.Find(tree, "executor")
 	if ex == nil || ex.Attrs["max_concurrency"] != "3" || ex.Attrs["max_queue"] != "7" || ex.Attrs["running"] != "0" {
 		t.Fatalf("executor node: %+v", ex)
 	}
@@ -47,7 +47,7 @@ func TestTreeShowsRootAndExecutorLimits(t *testing.T) {
 	if err := sup.Close(ctx); err != nil {
 		t.Fatalf("second Close: %v", err)
 	}
-	if n := testkit.Find(sup.Tree(), supervisor.KindExecutor); n != nil {
+	if n := testkit.Find(sup.Tree(), "executor"); n != nil {
 		t.Fatalf("a closed tree still shows its executor: %+v", n)
 	}
 }

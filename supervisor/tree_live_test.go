@@ -43,7 +43,7 @@ func TestRenderLiveServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := testkit.StartStdioWith(t, sup, rt)
-	web := testkit.StartHTTPWith(t, sup, rt)
+	web := testfixture.StartHTTPWith(t, sup, rt)
 
 	srv.Send(t, testkit.Request(1, "tools/call", map[string]any{"name": "hold"}))
 	srv.Send(t, testkit.Request("two", "tools/call", map[string]any{"name": "hold"}))
@@ -62,7 +62,7 @@ func TestRenderLiveServer(t *testing.T) {
 	// Every handler has started, but a request actor may lag its job by
 	// one message: wait until the tree shows all three, and the stream.
 	testkit.WaitTree(t, sup, func(n *supervisor.Node) bool {
-		return n.Count(supervisor.KindRequest) == 3 && n.Count(supervisor.KindSubscription) == 1
+		return n.Count("request") == 3 && n.Count("subscription") == 1
 	})
 
 	var js bytes.Buffer
@@ -73,13 +73,13 @@ func TestRenderLiveServer(t *testing.T) {
 	if err := json.Unmarshal(js.Bytes(), &tree); err != nil {
 		t.Fatalf("JSON rendering does not decode: %v\n%s", err, js.String())
 	}
-	conn := testkit.Find(&tree, supervisor.KindConnection)
-	listener := testkit.Find(&tree, supervisor.KindListener)
-	exec := testkit.Find(&tree, supervisor.KindExecutor)
+	conn := testkit.Find(&tree, "connection")
+	listener := testkit.Find(&tree, "listener")
+	exec := testkit.Find(&tree, "executor")
 	if conn == nil || listener == nil || exec == nil {
 		t.Fatalf("missing connection, listener or executor:\n%s", js.String())
 	}
-	if conn.Attrs["transport"] != "stdio" || conn.Count(supervisor.KindWriter) != 1 || conn.Count(supervisor.KindRequest) != 2 {
+	if conn.Attrs["transport"] != "stdio" || conn.Count("writer") != 1 || conn.Count("request") != 2 {
 		t.Fatalf("connection: %+v", conn)
 	}
 	if exec.Attrs["running"] != "3" || exec.Attrs["queued"] != "0" {
@@ -87,7 +87,7 @@ func TestRenderLiveServer(t *testing.T) {
 	}
 	ids := map[string]bool{}
 	tree.Walk(func(n *supervisor.Node) {
-		if n.Kind != supervisor.KindRequest {
+		if n.Kind != "request" {
 			return
 		}
 		ids[n.Attrs["id"]] = true
@@ -100,10 +100,10 @@ func TestRenderLiveServer(t *testing.T) {
 	if !ids["1"] || !ids[`"two"`] || !ids["3"] {
 		t.Fatalf("request ids %v", ids)
 	}
-	if r := testkit.Find(listener, supervisor.KindRequest); r == nil || !strings.HasPrefix(r.Attrs["peer"], "127.0.0.1:") {
+	if r := testkit.Find(listener, "request"); r == nil || !strings.HasPrefix(r.Attrs["peer"], "127.0.0.1:") {
 		t.Fatalf("HTTP request without its peer: %+v", listener)
 	}
-	sub := testkit.Find(conn, supervisor.KindSubscription)
+	sub := testkit.Find(conn, "subscription")
 	if sub == nil || sub.Attrs["id"] != `"sub"` || sub.Attrs["toolsListChanged"] != "true" || sub.Attrs["resourceSubscriptions"] != "2" || sub.Attrs["age"] == "" {
 		t.Fatalf("subscription node under the connection, with its filter: %+v", sub)
 	}
@@ -142,7 +142,7 @@ func TestRenderLiveServer(t *testing.T) {
 	testkit.WaitNoRequests(t, sup)
 	// The stream ends when its client cancels it.
 	srv.Send(t, testkit.Notification("notifications/cancelled", map[string]any{"requestId": "sub"}))
-	testkit.WaitTree(t, sup, func(n *supervisor.Node) bool { return n.Count(supervisor.KindSubscription) == 0 })
+	testkit.WaitTree(t, sup, func(n *supervisor.Node) bool { return n.Count("subscription") == 0 })
 	srv.CloseInput()
 	if err := srv.Wait(t); err != nil {
 		t.Fatal(err)

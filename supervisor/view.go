@@ -10,26 +10,27 @@ import (
 	"time"
 )
 
-// Format is a rendering of the tree.
+// Format is a rendering of the tree, one of these values:
+//
+//   - "json" is indented JSON: each node an object with kind, id, attrs
+//     and children, the shape [Node] decodes from.
+//   - "text" is the indented text of [Node.String].
+//   - "html" is the debug page: the tree's counts, the executor's gauges
+//     and a bounded view of the tree (see [PageLimits]) as HTML that
+//     needs no script, with a script that keeps it live.
+//   - "events" is the page's event stream (text/event-stream): an event
+//     of type "tree" whose data is the bounded view as JSON each time
+//     the tree is seen to change, at most once per
+//     PageLimits.Interval. Only the debug handler serves it; Render
+//     refuses it.
 type Format string
 
-// Renderings of the tree.
+// The renderings the package itself names.
 const (
-	// FormatJSON is indented JSON: each node an object with kind, id,
-	// attrs and children, the shape [Node] decodes from.
-	FormatJSON Format = "json"
-	// FormatText is the indented text of [Node.String].
-	FormatText Format = "text"
-	// FormatHTML is the debug page: the tree's counts, the executor's
-	// gauges and a bounded view of the tree (see [PageLimits]) as HTML
-	// that needs no script, with a script that keeps it live.
-	FormatHTML Format = "html"
-	// FormatEvents is the page's event stream (text/event-stream): an
-	// event of type "tree" whose data is the bounded view as JSON each
-	// time the tree is seen to change, at most once per
-	// PageLimits.Interval. Only the debug handler serves it; Render
-	// refuses it.
-	FormatEvents Format = "events"
+	formatJSON   Format = "json"
+	formatText   Format = "text"
+	formatHTML   Format = "html"
+	formatEvents Format = "events"
 )
 
 // ErrUnknownFormat is returned by Render for a format it does not know.
@@ -42,7 +43,7 @@ var ErrUnknownFormat = errors.New("supervisor: unknown tree format")
 // its request. It is what an operator reads to see what a running server
 // is doing, and what a test can log when an assertion fails.
 //
-// [FormatHTML] writes the debug page as [Supervisor.Handler] serves it: a
+// "html" writes the debug page as [Supervisor.Handler] serves it: a
 // bounded view of the tree with the default [PageLimits].
 func (s *Supervisor) Render(w io.Writer, f Format) error {
 	return renderTree(w, s.Tree(), f)
@@ -50,14 +51,14 @@ func (s *Supervisor) Render(w io.Writer, f Format) error {
 
 func renderTree(w io.Writer, n *Node, f Format) error {
 	switch f {
-	case FormatJSON:
+	case formatJSON:
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(n)
-	case FormatText:
+	case formatText:
 		_, err := io.WriteString(w, n.String())
 		return err
-	case FormatHTML:
+	case formatHTML:
 		l := PageLimits{}.withDefaults()
 		return writePage(w, summarize(n, time.Now(), l.MaxChildren, l.MaxNodes, ""))
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/tasks"
@@ -71,7 +72,7 @@ var declared = map[string]any{"io.modelcontextprotocol/clientCapabilities": map[
 
 func call(t *testing.T, rt *dispatch.Runtime, method string, params map[string]any, header map[string][]string) *testkit.Frame {
 	t.Helper()
-	return testkit.DispatchRequest(t, rt, testkit.Request(1, method, params), func(r *dispatch.Request) { r.Header = header })
+	return testfixture.DispatchRequest(t, rt, testkit.Request(1, method, params), func(r *dispatch.Request) { r.Header = header })
 }
 
 func headers(method, name string) map[string][]string {
@@ -120,7 +121,7 @@ func TestTaskLifecycleOverTheRuntime(t *testing.T) {
 	if got.Status != mcp.TaskCompleted || got.ResultType != "complete" || !strings.Contains(string(got.Result), "rendered") {
 		t.Fatalf("tasks/get after completion: %+v", got)
 	}
-	if n := sup.Tree().Count(supervisor.KindTask); n != 0 {
+	if n := sup.Tree().Count("task"); n != 0 {
 		t.Fatalf("%d task actors after the task completed", n)
 	}
 

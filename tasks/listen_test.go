@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/supervisor"
@@ -83,7 +84,7 @@ func newListenServer(t *testing.T, hub dispatch.HubOptions, gates ...string) *li
 func (s *listenServer) as(t *testing.T, principal, method string, params map[string]any) *testkit.Frame {
 	t.Helper()
 	params["_meta"] = declared
-	return testkit.DispatchRequest(t, s.rt, testkit.Request(1, method, params), func(r *dispatch.Request) { r.Principal = principal })
+	return testfixture.DispatchRequest(t, s.rt, testkit.Request(1, method, params), func(r *dispatch.Request) { r.Principal = principal })
 }
 
 // start creates a task of "job" behind gate, as principal.

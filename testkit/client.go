@@ -25,7 +25,7 @@ type Frame struct {
 	// notification.
 	ID json.RawMessage `json:"id"`
 	// Method is set for a notification or a server-to-client request,
-	// and empty for a response.
+	// and empty for a response (f.Method == "" tells a response).
 	Method string `json:"method"`
 	// Params are a notification's or request's params.
 	Params json.RawMessage `json:"params"`
@@ -34,9 +34,6 @@ type Frame struct {
 	// Error is an error response's error.
 	Error *FrameError `json:"error"`
 }
-
-// IsResponse reports whether the frame is a response (it has no method).
-func (f *Frame) IsResponse() bool { return f.Method == "" }
 
 // FrameError is the error member of an error response.
 type FrameError struct {
@@ -189,7 +186,7 @@ func (c *Client) Call(t testing.TB, method string, params map[string]any) *Frame
 // AwaitResponse waits for the response whose id has the JSON text id.
 func (c *Client) AwaitResponse(t testing.TB, id string) *Frame {
 	t.Helper()
-	f, err := c.Await(context.Background(), func(f *Frame) bool { return f.IsResponse() && string(f.ID) == id })
+	f, err := c.Await(context.Background(), func(f *Frame) bool { return f.Method == "" && string(f.ID) == id })
 	if err != nil {
 		t.Fatalf("testkit: awaiting response %s: %v", id, err)
 	}

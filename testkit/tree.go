@@ -36,7 +36,7 @@ func WaitTree(t testing.TB, sup *supervisor.Supervisor, cond func(*supervisor.No
 // WaitNoRequests waits until no request actor remains anywhere in the tree.
 func WaitNoRequests(t testing.TB, sup *supervisor.Supervisor) *supervisor.Node {
 	t.Helper()
-	return WaitTree(t, sup, func(n *supervisor.Node) bool { return n.Count(supervisor.KindRequest) == 0 })
+	return WaitTree(t, sup, func(n *supervisor.Node) bool { return n.Count("request") == 0 })
 }
 
 // Find returns the first node of kind k in tree, or nil.

@@ -31,7 +31,7 @@ func checks(s *server) error {
 		// Wait until the call is running (the first) or queued (the
 		// second): the tree shows it.
 		want := i + 1
-		if err := waitFor(s.sup, func(n *supervisor.Node) bool { return n.Count(supervisor.KindRequest) == want }); err != nil {
+		if err := waitFor(s.sup, func(n *supervisor.Node) bool { return n.Count("request") == want }); err != nil {
 			return err
 		}
 	}

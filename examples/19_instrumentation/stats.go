@@ -49,7 +49,7 @@ func (s *Stats) DispatchStart(ctx context.Context, e instrumentation.DispatchSta
 
 // DispatchStop records one call's duration and outcome.
 func (s *Stats) DispatchStop(_ context.Context, e instrumentation.DispatchStop) {
-	outcome := e.Outcome.String()
+	outcome := string(e.Outcome)
 	if e.Outcome == instrumentation.OutcomeError {
 		outcome = fmt.Sprintf("error %d", e.ErrorCode)
 	}

@@ -211,7 +211,7 @@ func checks(base, token string) error {
 	}
 	status, body, err = get(base + "/debug/tree")
 	var tree supervisor.Node
-	if err != nil || status != 200 || json.Unmarshal(body, &tree) != nil || tree.Count(supervisor.KindHandler) != 1 {
+	if err != nil || status != 200 || json.Unmarshal(body, &tree) != nil || tree.Count("handler") != 1 {
 		return fmt.Errorf("supervision tree: %d %s %v", status, body, err)
 	}
 	if err := checkPage(base + "/debug/tree"); err != nil {

@@ -58,13 +58,13 @@ func scenario(rt *dispatch.Runtime) error {
 		return err
 	}
 	tree, err := waitTree(sup, func(n *supervisor.Node) bool {
-		r := testkit.Find(n, supervisor.KindRequest)
+		r := testkit.Find(n, "request")
 		return r != nil && r.Attrs["state"] == "running"
 	})
 	if err != nil {
 		return err
 	}
-	req := testkit.Find(tree, supervisor.KindRequest)
+	req := testkit.Find(tree, "request")
 	if req.Attrs["method"] != "tools/call" || req.Attrs["id"] != "1" || req.Attrs["deadline"] == "" {
 		return fmt.Errorf("request node: %+v", req.Attrs)
 	}
@@ -74,7 +74,7 @@ func scenario(rt *dispatch.Runtime) error {
 	if err := send(testkit.Notification("notifications/cancelled", map[string]any{"requestId": 1})); err != nil {
 		return err
 	}
-	if _, err := waitTree(sup, func(n *supervisor.Node) bool { return n.Count(supervisor.KindRequest) == 0 }); err != nil {
+	if _, err := waitTree(sup, func(n *supervisor.Node) bool { return n.Count("request") == 0 }); err != nil {
 		return err
 	}
 	if err := send(testkit.Request(2, "tools/call", map[string]any{"name": "fast"})); err != nil {
@@ -92,7 +92,7 @@ func scenario(rt *dispatch.Runtime) error {
 	if len(got) != 1 || !strings.Contains(got[0], `"id":2`) || !strings.Contains(got[0], `"text":"fast"`) {
 		return fmt.Errorf("output after the cancellation: %q (want only the fast call's response)", got)
 	}
-	if n := sup.Tree().Count(supervisor.KindConnection); n != 0 {
+	if n := sup.Tree().Count("connection"); n != 0 {
 		return errors.New("the connection is still in the tree after the end of input")
 	}
 	fmt.Println("running request visible with method, state and deadline; cancelled without a response; nothing left: ok")

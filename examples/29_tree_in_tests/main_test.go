@@ -30,10 +30,10 @@ func TestCancelledCallLeavesNothingBehind(t *testing.T) {
 	// The call is a request actor under the connection: wait for it,
 	// then read what the tree says about it.
 	tree := testkit.WaitTree(t, srv.Sup, func(n *supervisor.Node) bool {
-		r := testkit.Find(n, supervisor.KindRequest)
+		r := testkit.Find(n, "request")
 		return r != nil && r.Attrs["state"] == "running"
 	})
-	req := testkit.Find(tree, supervisor.KindRequest)
+	req := testkit.Find(tree, "request")
 	if req.Attrs["method"] != "tools/call" || req.Attrs["id"] != "1" {
 		t.Fatalf("request node: %+v", req.Attrs)
 	}
@@ -41,7 +41,7 @@ func TestCancelledCallLeavesNothingBehind(t *testing.T) {
 	if err != nil || !deadline.After(time.Now()) {
 		t.Fatalf("deadline %q: %v", req.Attrs["deadline"], err)
 	}
-	if conn := testkit.Find(tree, supervisor.KindConnection); conn.Attrs["transport"] != "stdio" || conn.Count(supervisor.KindWriter) != 1 {
+	if conn := testkit.Find(tree, "connection"); conn.Attrs["transport"] != "stdio" || conn.Count("writer") != 1 {
 		t.Fatalf("connection node: %+v", conn)
 	}
 	// When an assertion fails, the text form is the quickest to read.
@@ -53,7 +53,7 @@ func TestCancelledCallLeavesNothingBehind(t *testing.T) {
 	// The handler returns soon after (its slot frees when it does): the
 	// executor node shows it.
 	testkit.WaitTree(t, srv.Sup, func(n *supervisor.Node) bool {
-		return n.Count(supervisor.KindRequest) == 0 && testkit.Find(n, supervisor.KindExecutor).Attrs["running"] == "0"
+		return n.Count("request") == 0 && testkit.Find(n, "executor").Attrs["running"] == "0"
 	})
 
 	// The connection still serves.
@@ -71,7 +71,7 @@ func TestCancelledCallLeavesNothingBehind(t *testing.T) {
 		}
 	}
 	// After the end of input the connection is gone from the tree.
-	if n := srv.Sup.Tree().Count(supervisor.KindConnection); n != 0 {
+	if n := srv.Sup.Tree().Count("connection"); n != 0 {
 		t.Fatalf("%d connections left in the tree", n)
 	}
 }

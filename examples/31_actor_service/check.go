@@ -47,7 +47,7 @@ func scenario(rt *dispatch.Runtime) error {
 		return client.Send(testkit.Request(id, method, params))
 	}
 	response := func(id string) (*testkit.Frame, error) {
-		return client.Await(ctx, func(f *testkit.Frame) bool { return f.IsResponse() && string(f.ID) == id })
+		return client.Await(ctx, func(f *testkit.Frame) bool { return f.Method == "" && string(f.ID) == id })
 	}
 	say := func(id, room, text, want string) error {
 		if err := send(id, "tools/call", map[string]any{"name": "say", "arguments": map[string]any{"room": room, "text": text}}); err != nil {
@@ -88,15 +88,15 @@ func scenario(rt *dispatch.Runtime) error {
 		return err
 	}
 	tree, err := waitTree(ctx, sup, func(n *supervisor.Node) bool {
-		return roomAttrs(n, "lobby")["waiting"] == "1" && n.Count(supervisor.KindCall) == 1
+		return roomAttrs(n, "lobby")["waiting"] == "1" && n.Count("call") == 1
 	})
 	if err != nil {
 		return err
 	}
 	fmt.Println("tree while a wait call is in flight:")
 	fmt.Print(sup.Tree())
-	app := testkit.Find(tree, supervisor.KindApplication)
-	call := testkit.Find(app, supervisor.KindCall)
+	app := testkit.Find(tree, "application")
+	call := testkit.Find(app, "call")
 	if call == nil || call.Attrs["name"] != "wait" || call.Attrs["id"] != `"w1"` || !strings.HasSuffix(call.Attrs["target"], "/app/rooms") {
 		return fmt.Errorf("the wait call in the tree: %+v", call)
 	}
@@ -110,7 +110,7 @@ func scenario(rt *dispatch.Runtime) error {
 		return err
 	}
 	if _, err := waitTree(ctx, sup, func(n *supervisor.Node) bool {
-		return n.Count(supervisor.KindCall) == 0 && roomAttrs(n, "lobby")["waiting"] == "0"
+		return n.Count("call") == 0 && roomAttrs(n, "lobby")["waiting"] == "0"
 	}); err != nil {
 		return fmt.Errorf("after the cancellation: %w", err)
 	}
@@ -157,7 +157,7 @@ func scenario(rt *dispatch.Runtime) error {
 func roomAttrs(n *supervisor.Node, name string) map[string]string {
 	var attrs map[string]string
 	n.Walk(func(x *supervisor.Node) {
-		if x.Kind == supervisor.KindActor && x.Attrs["room"] == name {
+		if x.Kind == "actor" && x.Attrs["room"] == name {
 			attrs = x.Attrs
 		}
 	})

@@ -41,26 +41,26 @@ func TestRoomsAndCallsInTheTree(t *testing.T) {
 
 	srv.Send(t, testkit.Request("w", "tools/call", map[string]any{"name": "wait", "arguments": map[string]any{"room": "lobby"}}))
 	tree := testkit.WaitTree(t, sup, func(n *supervisor.Node) bool {
-		return roomAttrs(n, "lobby")["waiting"] == "1" && n.Count(supervisor.KindCall) == 1 && n.Count(supervisor.KindRequest) == 1
+		return roomAttrs(n, "lobby")["waiting"] == "1" && n.Count("call") == 1 && n.Count("request") == 1
 	})
 	t.Logf("tree while the wait is in flight:\n%s", tree)
-	app := testkit.Find(tree, supervisor.KindApplication)
+	app := testkit.Find(tree, "application")
 	if app.Attrs["actors"] != "1" || app.Attrs["calls"] != "1" {
 		t.Fatalf("application node: %+v", app.Attrs)
 	}
-	if call := testkit.Find(app, supervisor.KindCall); call.Attrs["name"] != "wait" || call.Attrs["id"] != `"w"` || call.Attrs["state"] != "waiting" {
+	if call := testkit.Find(app, "call"); call.Attrs["name"] != "wait" || call.Attrs["id"] != `"w"` || call.Attrs["state"] != "waiting" {
 		t.Fatalf("call node: %+v", call.Attrs)
 	}
-	if dir := testkit.Find(app, supervisor.KindActor); dir.ID != "snodo/app/rooms" || dir.Attrs["rooms"] != "2" || dir.Count(supervisor.KindActor) != 3 {
+	if dir := testkit.Find(app, "actor"); dir.ID != "snodo/app/rooms" || dir.Attrs["rooms"] != "2" || dir.Count("actor") != 3 {
 		t.Fatalf("the directory and its rooms: %+v", dir)
 	}
-	if req := testkit.Find(tree, supervisor.KindRequest); req == nil || req.Attrs["id"] != `"w"` {
+	if req := testkit.Find(tree, "request"); req == nil || req.Attrs["id"] != `"w"` {
 		t.Fatalf("the wait's request under the connection: %+v", req)
 	}
 
 	srv.Send(t, testkit.Notification("notifications/cancelled", map[string]any{"requestId": "w"}))
 	tree = testkit.WaitTree(t, sup, func(n *supervisor.Node) bool {
-		return n.Count(supervisor.KindCall) == 0 && n.Count(supervisor.KindRequest) == 0 && roomAttrs(n, "lobby")["waiting"] == "0"
+		return n.Count("call") == 0 && n.Count("request") == 0 && roomAttrs(n, "lobby")["waiting"] == "0"
 	})
 	if roomAttrs(tree, "lobby")["messages"] != "1" || roomAttrs(tree, "kitchen")["messages"] != "1" {
 		t.Fatalf("the rooms after the cancellation:\n%s", tree)

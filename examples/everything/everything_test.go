@@ -57,7 +57,7 @@ func (f *fixture) call(method string, params map[string]any, clientCaps map[stri
 	if setup == nil {
 		setup = func(*dispatch.Request) {}
 	}
-	return testkit.DispatchRequest(f.t, f.rt, testkit.Request(f.id.Add(1), method, p), setup)
+	return testfixture.DispatchRequest(f.t, f.rt, testkit.Request(f.id.Add(1), method, p), setup)
 }
 
 // result decodes a successful response's result, failing on an error.

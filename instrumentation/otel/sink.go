@@ -310,7 +310,7 @@ func (s *sink) Subscription(e instrumentation.SubscriptionEvent) {
 // status.
 func (s *sink) Refusal(e instrumentation.RefusalEvent) {
 	attrs := make([]attribute.KeyValue, 0, 3)
-	attrs = append(attrs, keyRefusal.String(e.Reason.String()))
+	attrs = append(attrs, keyRefusal.String(string(e.Reason)))
 	switch e.Transport {
 	case "stdio":
 		attrs = append(attrs, keyTransport.String("pipe"))
@@ -326,7 +326,7 @@ func (s *sink) Refusal(e instrumentation.RefusalEvent) {
 // Policy counts component policy decisions and records waits.
 func (s *sink) Policy(e instrumentation.PolicyEvent) {
 	ctx := context.Background()
-	decision := e.Kind.String()
+	decision := string(e.Kind)
 	if e.Kind == instrumentation.PolicyRefused {
 		decision = "refused_" + e.Reason
 	}

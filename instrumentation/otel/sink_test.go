@@ -19,6 +19,7 @@ import (
 	"github.com/snodo-go/snodo/instrumentation"
 	snodootel "github.com/snodo-go/snodo/instrumentation/otel"
 	"github.com/snodo-go/snodo/internal/executor"
+	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/testkit"
 )
@@ -89,11 +90,11 @@ func TestSpansFollowTheRequestTraceContext(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	testkit.DispatchRequest(t, rt, testkit.Request(1, "tools/call", map[string]any{
+	testfixture.DispatchRequest(t, rt, testkit.Request(1, "tools/call", map[string]any{
 		"name": "echo", "_meta": map[string]any{"traceparent": parent, "tracestate": "rojo=1"},
 	}), func(r *dispatch.Request) { r.Transport = dispatch.TransportHTTP })
-	testkit.Dispatch(t, rt, testkit.Request(2, "tools/call", map[string]any{"name": "unknown"}))
-	testkit.Dispatch(t, rt, testkit.Request(3, "tools/call", map[string]any{"name": "boom"}))
+	testfixture.Dispatch(t, rt, testkit.Request(2, "tools/call", map[string]any{"name": "unknown"}))
+	testfixture.Dispatch(t, rt, testkit.Request(3, "tools/call", map[string]any{"name": "boom"}))
 
 	spans := f.spans.Ended()
 	if len(spans) != 4 {

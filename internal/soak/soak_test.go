@@ -246,9 +246,9 @@ func waitIdle(t *testing.T, sup *supervisor.Supervisor) {
 	deadline := time.Now().Add(idleWithin)
 	for {
 		tree := sup.Tree()
-		exec := testkit.Find(tree, supervisor.KindExecutor)
-		idle := tree.Count(supervisor.KindConnection) == 0 && tree.Count(supervisor.KindRequest) == 0 &&
-			tree.Count(supervisor.KindSubscription) == 0 && exec != nil && exec.Attrs["running"] == "0" && exec.Attrs["queued"] == "0"
+		exec := testkit.Find(tree, "executor")
+		idle := tree.Count("connection") == 0 && tree.Count("request") == 0 &&
+			tree.Count("subscription") == 0 && exec != nil && exec.Attrs["running"] == "0" && exec.Attrs["queued"] == "0"
 		if idle {
 			return
 		}

@@ -49,8 +49,8 @@ func TestTreeShowsConnectionWriterAndEachRequest(t *testing.T) {
 		srv.Send(t, testkit.Request(fmt.Sprintf("r%d", i), "tools/call", map[string]any{"name": "hold"}))
 		mustWait(t, g.entered)
 	}
-	tree := testkit.WaitTree(t, srv.Sup, func(n *supervisor.Node) bool { return n.Count(supervisor.KindRequest) == 3 })
-	conn := testkit.Find(tree, supervisor.KindConnection)
+	tree := testkit.WaitTree(t, srv.Sup, func(n *supervisor.Node) bool { return n.Count("request") == 3 })
+	conn := testkit.Find(tree, "connection")
 	if conn == nil || !strings.HasPrefix(conn.ID, "snodo/stdio$") {
 		t.Fatalf("no stdio connection in the tree: %+v", tree)
 	}
@@ -61,9 +61,9 @@ func TestTreeShowsConnectionWriterAndEachRequest(t *testing.T) {
 	var writers int
 	for _, ch := range conn.Children {
 		switch ch.Kind {
-		case supervisor.KindWriter:
+		case "writer":
 			writers++
-		case supervisor.KindRequest:
+		case "request":
 			if ch.Attrs["method"] != "tools/call" || ch.Attrs["deadline"] == "" {
 				t.Errorf("request attributes: %v", ch.Attrs)
 			}
@@ -80,7 +80,7 @@ func TestTreeShowsConnectionWriterAndEachRequest(t *testing.T) {
 		t.Fatal(err)
 	}
 	testkit.WaitTree(t, srv.Sup, func(n *supervisor.Node) bool {
-		return n.Count(supervisor.KindConnection) == 0 && n.Count(supervisor.KindWriter) == 0
+		return n.Count("connection") == 0 && n.Count("writer") == 0
 	})
 }
 
@@ -297,22 +297,22 @@ func TestStopHandleAndAppSupervisor(t *testing.T) {
 	c, in := startPiped(t, context.Background(), rt, out, stdio.WithSupervisor(sup))
 	writeLine(t, in, testkit.Request(1, "tools/call", map[string]any{"name": "hold"}))
 	mustWait(t, g.entered)
-	tree := testkit.WaitTree(t, sup, func(n *supervisor.Node) bool { return n.Count(supervisor.KindRequest) == 1 })
-	if conn := testkit.Find(tree, supervisor.KindConnection); conn == nil || conn.ID != c.ID() {
+	tree := testkit.WaitTree(t, sup, func(n *supervisor.Node) bool { return n.Count("request") == 1 })
+	if conn := testkit.Find(tree, "connection"); conn == nil || conn.ID != c.ID() {
 		t.Fatalf("the connection %s is not in the application's tree", c.ID())
 	}
 	c.Stop()
 	if err := waitDone(t, c); !errors.Is(err, stdio.ErrStopped) {
 		t.Fatalf("Wait after Stop: %v", err)
 	}
-	testkit.WaitTree(t, sup, func(n *supervisor.Node) bool { return n.Count(supervisor.KindConnection) == 0 })
+	testkit.WaitTree(t, sup, func(n *supervisor.Node) bool { return n.Count("connection") == 0 })
 	if strings.Contains(out.String(), `"id":1`) {
 		t.Fatalf("a response was written for work cancelled by Stop: %s", out.String())
 	}
 
 	// Closing the application's tree ends a transport running in it.
 	c2, _ := startPiped(t, context.Background(), rt, out, stdio.WithSupervisor(sup))
-	testkit.WaitTree(t, sup, func(n *supervisor.Node) bool { return n.Count(supervisor.KindConnection) == 1 })
+	testkit.WaitTree(t, sup, func(n *supervisor.Node) bool { return n.Count("connection") == 1 })
 	if err := sup.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -335,7 +335,7 @@ func TestSupervisorLimits(t *testing.T) {
 	srv := testkit.StartStdioWith(t, sup, rt)
 	srv.Send(t, testkit.Request("held", "tools/call", map[string]any{"name": "hold"}))
 	mustWait(t, g.entered)
-	if ex := testkit.Find(sup.Tree(), supervisor.KindExecutor); ex.Attrs["running"] != "1" || ex.Attrs["max_concurrency"] != "1" {
+	if ex := testkit.Find(sup.Tree(), "executor"); ex.Attrs["running"] != "1" || ex.Attrs["max_concurrency"] != "1" {
 		t.Fatalf("the tree's executor: %v, want 1 job running of 1", ex.Attrs)
 	}
 	// Its one slot is taken and it has no queue: the next call is refused.

@@ -57,8 +57,8 @@ func quietSupervisor(t testing.TB, rt *dispatch.Runtime, opts ...supervisor.Opti
 func waitEmpty(t *testing.T, sup *supervisor.Supervisor) {
 	t.Helper()
 	testkit.WaitTree(t, sup, func(n *supervisor.Node) bool {
-		e := testkit.Find(n, supervisor.KindExecutor)
-		return n.Count(supervisor.KindConnection)+n.Count(supervisor.KindRequest)+n.Count(supervisor.KindWriter) == 0 &&
+		e := testkit.Find(n, "executor")
+		return n.Count("connection")+n.Count("request")+n.Count("writer") == 0 &&
 			e != nil && e.Attrs["running"] == "0" && e.Attrs["queued"] == "0"
 	})
 }
@@ -236,7 +236,7 @@ func TestChaosOwnerDiesWithQueuedWork(t *testing.T) {
 		writeLine(t, in, testfixture.ProbeCall(tag, "probe_echo", tag, 0))
 	}
 	testkit.WaitTree(t, sup, func(n *supervisor.Node) bool {
-		e := testkit.Find(n, supervisor.KindExecutor)
+		e := testkit.Find(n, "executor")
 		return e != nil && e.Attrs["queued"] == "40"
 	})
 

@@ -31,7 +31,7 @@ func TestTreeClosesRightAfterAStreamIsCancelled(t *testing.T) {
 			}
 			srv := testkit.StartStdioWith(t, sup, rt)
 			srv.Send(t, testkit.Request("watch", dispatch.MethodListen, map[string]any{"notifications": map[string]any{"toolsListChanged": true}}))
-			testkit.WaitTree(t, sup, func(n *supervisor.Node) bool { return n.Count(supervisor.KindSubscription) == 1 })
+			testkit.WaitTree(t, sup, func(n *supervisor.Node) bool { return n.Count("subscription") == 1 })
 			srv.Send(t, testkit.Notification("notifications/cancelled", map[string]any{"requestId": "watch"}))
 			ctx, cancel := context.WithTimeout(context.Background(), testkit.DefaultTimeout)
 			defer cancel()

@@ -108,7 +108,7 @@ func TestFaultShortReadsAndDataWithEOF(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			out := &testkit.Buffer{}
+			out := &testfixture.Buffer{}
 			if err := served(t, serveWith(t, testRuntime(t, newGate()), tc.in(), out)); err != nil {
 				t.Fatalf("Serve: %v", err)
 			}
@@ -127,12 +127,12 @@ func TestFaultShortReadsAndDataWithEOF(t *testing.T) {
 // the failure ends the input as end of input does, logged with its cause:
 // the requests admitted are answered and Serve returns nil.
 func TestFaultReadErrorWithData(t *testing.T) {
-	var logs testkit.Buffer
+	var logs testfixture.Buffer
 	rt := testRuntime(t, newGate(), dispatch.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
 	input := echoInput(2) + `{"jsonrpc":"2.0","id":3,"method":"tools/c`
 	reset := errors.New("connection reset by peer")
 	in := &faultio.Reader{R: strings.NewReader(input), Err: reset, FailAfter: int64(len(input)), WithData: true}
-	out := &testkit.Buffer{}
+	out := &testfixture.Buffer{}
 	if err := served(t, serveWith(t, rt, in, out)); err != nil {
 		t.Fatalf("Serve: %v", err)
 	}
@@ -203,7 +203,7 @@ func outputFailure(t *testing.T, rt *dispatch.Runtime, input string, w io.Writer
 func TestFaultShortWrite(t *testing.T) {
 	for _, loose := range []bool{false, true} {
 		t.Run(fmt.Sprintf("without error %t", loose), func(t *testing.T) {
-			out := &testkit.Buffer{}
+			out := &testfixture.Buffer{}
 			w := &faultio.Writer{W: out, MaxWrite: 16, ShortWithoutError: loose}
 			err := outputFailure(t, testRuntime(t, newGate()), echoInput(3), w)
 			if !errors.Is(err, stdio.ErrOutputFailed) || !errors.Is(err, io.ErrShortWrite) {
@@ -222,7 +222,7 @@ func TestFaultShortWrite(t *testing.T) {
 // TestFaultShortWriteWithoutError names the contract-breaking case alone,
 // for the mutation check.
 func TestFaultShortWriteWithoutError(t *testing.T) {
-	out := &testkit.Buffer{}
+	out := &testfixture.Buffer{}
 	w := &faultio.Writer{W: out, MaxWrite: 16, ShortWithoutError: true}
 	err := outputFailure(t, testRuntime(t, newGate()), echoInput(3), w)
 	if !errors.Is(err, io.ErrShortWrite) || w.CallsAfterFailure() != 0 {
@@ -236,7 +236,7 @@ func TestFaultShortWriteWithoutError(t *testing.T) {
 // after the failed write.
 func TestFaultWriteFailsAfterSomeBytes(t *testing.T) {
 	g := newGate()
-	out := &testkit.Buffer{}
+	out := &testfixture.Buffer{}
 	first := testkit.Request(1, "tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"text": "text 1"}})
 	w := &faultio.Writer{W: out, Err: syscall.EPIPE, FailAfter: 40}
 	inR, inW := io.Pipe()
@@ -295,7 +295,7 @@ func TestFaultOutputStall(t *testing.T) {
 	t.Run("shorter than the write timeout", func(t *testing.T) {
 		stalled, resume := make(chan struct{}), make(chan struct{})
 		var once sync.Once
-		out := &testkit.Buffer{}
+		out := &testfixture.Buffer{}
 		w := &faultio.Writer{W: out, Stall: func() { once.Do(func() { close(stalled); <-resume }) }}
 		done := serveWith(t, testRuntime(t, newGate()), strings.NewReader(echoInput(10)), w)
 		<-stalled
@@ -310,7 +310,7 @@ func TestFaultOutputStall(t *testing.T) {
 	t.Run("past the write timeout", func(t *testing.T) {
 		resume := make(chan struct{})
 		var once sync.Once
-		out := &testkit.Buffer{}
+		out := &testfixture.Buffer{}
 		w := &faultio.Writer{W: out, Stall: func() { once.Do(func() { <-resume }) }}
 		err := outputFailure(t, testRuntime(t, newGate()), echoInput(3), w, stdio.WithLimits(stdio.Limits{WriteTimeout: 50 * time.Millisecond}))
 		close(resume) // the stalled write returns; the pump then exits

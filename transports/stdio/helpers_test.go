@@ -71,7 +71,7 @@ func testRuntime(t testing.TB, g *gate, opts ...dispatch.Option) *dispatch.Runti
 // subscriptions) from the tree.
 func executorCount(t testing.TB, sup *supervisor.Supervisor, name string) int {
 	t.Helper()
-	n := testkit.Find(sup.Tree(), supervisor.KindExecutor)
+	n := testkit.Find(sup.Tree(), "executor")
 	if n == nil {
 		t.Fatal("no executor in the tree")
 	}

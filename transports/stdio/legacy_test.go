@@ -126,7 +126,7 @@ func TestLegacyClientElicitsOverStdio(t *testing.T) {
 		if f.Method == "notifications/message" {
 			logged = true
 		}
-		if f.IsResponse() && string(f.ID) == "2" && !logged {
+		if f.Method == "" && string(f.ID) == "2" && !logged {
 			t.Fatal("no log message before the response")
 		}
 	}
@@ -215,7 +215,7 @@ func TestOutstandingClientRequestCancelledOnStop(t *testing.T) {
 		t.Fatalf("Serve: %v", err)
 	}
 	for _, f := range srv.Client.WaitClosed(t) {
-		if f.IsResponse() && string(f.ID) == "1" {
+		if f.Method == "" && string(f.ID) == "1" {
 			t.Fatalf("a cancelled request was answered: %s", f.Raw)
 		}
 	}

@@ -207,7 +207,7 @@ func TestNotifyWaitingWhenTheTransportIsStopped(t *testing.T) {
 	go func() { errc <- c.Notify(context.Background(), hint, nil) }()
 	// The notification waits behind the blocked write.
 	testkit.WaitTree(t, sup, func(n *supervisor.Node) bool {
-		wr := testkit.Find(n, supervisor.KindWriter)
+		wr := testkit.Find(n, "writer")
 		return wr != nil && wr.Attrs["pending"] == "1"
 	})
 	cancel()

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/internal/limits"
+	"github.com/snodo-go/snodo/internal/mcpwire"
 	"github.com/snodo-go/snodo/supervisor"
 )
 
@@ -176,7 +176,7 @@ func checkNotificationMethod(m string) error {
 		return fmt.Errorf("notification method %q must start with %q", m, prefix)
 	case len(m) > maxMethodBytes:
 		return fmt.Errorf("notification method %q is longer than %d bytes", m, maxMethodBytes)
-	case dispatch.IsProtocolNotification(m):
+	case mcpwire.IsProtocolNotification(m):
 		return fmt.Errorf("notification method %q is defined by the protocol and cannot be sent by the application", m)
 	case slices.ContainsFunc([]byte(m), func(b byte) bool { return b < 0x21 || b > 0x7e }):
 		return fmt.Errorf("notification method %q must be printable ASCII without spaces", m)

@@ -26,7 +26,7 @@ func call(id any, tool string, args map[string]any) []byte {
 
 func answered(c *testkit.Client, id string) bool {
 	for _, f := range c.Frames() {
-		if f.IsResponse() && string(f.ID) == id {
+		if f.Method == "" && string(f.ID) == id {
 			return true
 		}
 	}

@@ -135,7 +135,7 @@ func (s *stdioScript) awaitRefusals(id string) {
 	}
 	seen := map[*testkit.Frame]bool{}
 	_, err := s.srv.Client.Await(context.Background(), func(f *testkit.Frame) bool {
-		if f.IsResponse() && string(f.ID) == id && f.Error != nil && f.Error.Code == -32600 {
+		if f.Method == "" && string(f.ID) == id && f.Error != nil && f.Error.Code == -32600 {
 			seen[f] = true
 		}
 		return len(seen) >= want
@@ -221,7 +221,7 @@ func (s *stdioScript) answeredEcho() *sent {
 			continue
 		}
 		for _, f := range frames {
-			if f.IsResponse() && string(f.ID) == c.id && testfixture.ProbeText(f) == c.tag {
+			if f.Method == "" && string(f.ID) == c.id && testfixture.ProbeText(f) == c.tag {
 				return c
 			}
 		}
@@ -323,12 +323,12 @@ func runStdioProperty(t *testing.T, seed uint64) {
 	// The connection is gone from the tree, the executor is idle, and
 	// nothing reached a stopped actor.
 	tree := sup.Tree()
-	if n := tree.Count(supervisor.KindConnection) + tree.Count(supervisor.KindRequest) + tree.Count(supervisor.KindWriter); n != 0 {
+	if n := tree.Count("connection") + tree.Count("request") + tree.Count("writer"); n != 0 {
 		t.Fatalf("%d connection, writer or request actors left in the tree", n)
 	}
 	// A handler's slot frees just after it returns.
 	testkit.WaitTree(t, sup, func(n *supervisor.Node) bool {
-		e := testkit.Find(n, supervisor.KindExecutor)
+		e := testkit.Find(n, "executor")
 		return e != nil && e.Attrs["running"] == "0" && e.Attrs["queued"] == "0"
 	})
 	if n := sup.UnexpectedDeadLetters(); n != 0 {
@@ -348,7 +348,7 @@ func (s *stdioScript) check(frames []*testkit.Frame) {
 	progress := map[string][]int{} // token → frame positions
 	parseErrors := 0
 	for i, f := range frames {
-		if !f.IsResponse() {
+		if f.Method != "" {
 			if f.Method != "notifications/progress" {
 				t.Fatalf("unexpected notification %s", f.Raw)
 			}

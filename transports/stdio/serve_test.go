@@ -19,8 +19,8 @@ func TestCallAndEOFDrain(t *testing.T) {
 	srv.Send(t, testkit.Request(10, "tools/call", map[string]any{"name": "hold"}))
 	mustWait(t, g.entered)
 	srv.CloseInput()
-	tree := testkit.WaitTree(t, srv.Sup, func(n *supervisor.Node) bool { return n.Count(supervisor.KindRequest) == 1 })
-	if testkit.Find(tree, supervisor.KindWriter) == nil {
+	tree := testkit.WaitTree(t, srv.Sup, func(n *supervisor.Node) bool { return n.Count("request") == 1 })
+	if testkit.Find(tree, "writer") == nil {
 		t.Fatalf("no writer in tree")
 	}
 	close(g.release)
@@ -32,7 +32,7 @@ func TestCallAndEOFDrain(t *testing.T) {
 	if string(last.ID) != "10" || !strings.Contains(string(last.Raw), "released") {
 		t.Fatalf("drained response: %s", last.Raw)
 	}
-	testkit.WaitTree(t, srv.Sup, func(n *supervisor.Node) bool { return n.Count(supervisor.KindConnection) == 0 })
+	testkit.WaitTree(t, srv.Sup, func(n *supervisor.Node) bool { return n.Count("connection") == 0 })
 }
 
 func TestCancelledRequestGetsNoResponse(t *testing.T) {

@@ -96,7 +96,7 @@ func streamFrames(c *testkit.Client, id string) []*testkit.Frame {
 			RequestID json.RawMessage `json:"requestId"`
 		}
 		_ = json.Unmarshal(f.Params, &p)
-		if subID(f) == id || (f.IsResponse() && string(f.ID) == id) || (f.Method == "notifications/cancelled" && string(p.RequestID) == id) {
+		if subID(f) == id || (f.Method == "" && string(f.ID) == id) || (f.Method == "notifications/cancelled" && string(p.RequestID) == id) {
 			out = append(out, f)
 		}
 	}
@@ -108,7 +108,7 @@ func streamFrames(c *testkit.Client, id string) []*testkit.Frame {
 // source and returns its slots: once this returns, those effects hold.
 func waitSubscriptions(t *testing.T, sup *supervisor.Supervisor, n int) {
 	t.Helper()
-	testkit.WaitTree(t, sup, func(tree *supervisor.Node) bool { return tree.Count(supervisor.KindSubscription) == n })
+	testkit.WaitTree(t, sup, func(tree *supervisor.Node) bool { return tree.Count("subscription") == n })
 }
 
 // awaitAcks waits until n acknowledgements have been written.
@@ -161,7 +161,7 @@ func TestListenAcknowledgesFirstTagsEventsAndFilters(t *testing.T) {
 		t.Fatalf("stream frames %v, want %v", methods, want)
 	}
 	for _, f := range srv.Client.Frames() {
-		if f.Method != "" && !f.IsResponse() && subID(f) != `"L"` {
+		if f.Method != "" && subID(f) != `"L"` {
 			t.Fatalf("a notification without the stream's id: %s", f.Raw)
 		}
 	}
@@ -189,15 +189,15 @@ func TestListenDoesNotBlockTheConnection(t *testing.T) {
 	// A worker frees its slot just after its response is written: wait
 	// for the last call's slot too, then check that the streams hold none.
 	tree := testkit.WaitTree(t, srv.Sup, func(n *supervisor.Node) bool {
-		ex := testkit.Find(n, supervisor.KindExecutor)
-		return n.Count(supervisor.KindSubscription) == 3 && ex != nil && ex.Attrs["running"] == "0"
+		ex := testkit.Find(n, "executor")
+		return n.Count("subscription") == 3 && ex != nil && ex.Attrs["running"] == "0"
 	})
-	conn := testkit.Find(tree, supervisor.KindConnection)
+	conn := testkit.Find(tree, "connection")
 	if conn.Attrs["subscriptions"] != "3" {
 		t.Fatalf("connection attributes: %v", conn.Attrs)
 	}
 	for _, ch := range conn.Children {
-		if ch.Kind != supervisor.KindSubscription {
+		if ch.Kind != "subscription" {
 			continue
 		}
 		if ch.Attrs["toolsListChanged"] != "true" || !strings.HasPrefix(ch.Attrs["id"], `"s`) || ch.Attrs["state"] != "idle" || ch.Attrs["age"] == "" {
@@ -241,7 +241,7 @@ func TestListenCapsAndSlotReturn(t *testing.T) {
 		}
 	}
 	// The duplicate was refused while stream 2 stayed open.
-	dup, err := srv.Client.Await(context.Background(), func(f *testkit.Frame) bool { return f.IsResponse() && string(f.ID) == "2" })
+	dup, err := srv.Client.Await(context.Background(), func(f *testkit.Frame) bool { return f.Method == "" && string(f.ID) == "2" })
 	if err != nil || dup.Error == nil || dup.Error.Code != -32600 {
 		t.Fatalf("duplicate id: %v %v", dup, err)
 	}
@@ -260,7 +260,7 @@ func TestListenSupervisorCap(t *testing.T) {
 	}
 	srv.Send(t, testkit.Notification("notifications/cancelled", map[string]any{"requestId": 1}))
 	waitSubscriptions(t, srv.Sup, 0)
-	if ex := testkit.Find(sup.Tree(), supervisor.KindExecutor); ex.Attrs["subscriptions"] != "0" {
+	if ex := testkit.Find(sup.Tree(), "executor"); ex.Attrs["subscriptions"] != "0" {
 		t.Fatalf("the shared slot was not returned: %v", ex.Attrs)
 	}
 	srv.Send(t, listen(3, map[string]any{"toolsListChanged": true}))
@@ -338,7 +338,7 @@ func TestListenOverflowPolicies(t *testing.T) {
 			}
 			awaitAck(t, client, `"o"`)
 			testkit.WaitTree(t, sup, func(n *supervisor.Node) bool {
-				sub := testkit.Find(n, supervisor.KindSubscription)
+				sub := testkit.Find(n, "subscription")
 				return sub != nil && sub.Attrs["state"] == "idle"
 			})
 			// The first event goes out at once; its write is held, so the
@@ -400,7 +400,7 @@ func TestHubCompletionEndsStreamsWithResultThenCancelled(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := streamFrames(srv.Client, `"c"`)
-	if len(got) != 4 || got[1].Method != "notifications/tools/list_changed" || !got[2].IsResponse() || got[3].Method != "notifications/cancelled" {
+	if len(got) != 4 || got[1].Method != "notifications/tools/list_changed" || got[2].Method != "" || got[3].Method != "notifications/cancelled" {
 		var raws []string
 		for _, f := range got {
 			raws = append(raws, string(f.Raw))
@@ -433,7 +433,7 @@ func TestEOFCompletesOpenStreams(t *testing.T) {
 	frames := srv.Client.WaitClosed(t)
 	for _, id := range []string{`"a"`, `"b"`} {
 		got := streamFrames(srv.Client, id)
-		if len(got) != 3 || !got[1].IsResponse() || got[1].Result == nil || got[2].Method != "notifications/cancelled" {
+		if len(got) != 3 || got[1].Method != "" || got[1].Result == nil || got[2].Method != "notifications/cancelled" {
 			t.Fatalf("stream %s at EOF: %d frames of %d", id, len(got), len(frames))
 		}
 	}
@@ -466,7 +466,7 @@ func TestOwnerDeathClosesStreamsAndReturnsSlots(t *testing.T) {
 		t.Fatalf("sources not closed: %+v", st)
 	}
 	for _, f := range srv.Client.WaitClosed(t) {
-		if f.IsResponse() || f.Method == "notifications/cancelled" {
+		if f.Method == "" || f.Method == "notifications/cancelled" {
 			t.Fatalf("written after the stop: %s", f.Raw)
 		}
 	}
@@ -533,7 +533,7 @@ func TestIdleStreamsAreCheap(t *testing.T) {
 	if gor1-gor0 > 16 {
 		t.Errorf("goroutines grew from %d to %d for %d idle streams", gor0, gor1, n)
 	}
-	if ex := testkit.Find(sup.Tree(), supervisor.KindExecutor); ex.Attrs["subscriptions"] != strconv.Itoa(n+1) || ex.Attrs["running"] != "0" {
+	if ex := testkit.Find(sup.Tree(), "executor"); ex.Attrs["subscriptions"] != strconv.Itoa(n+1) || ex.Attrs["running"] != "0" {
 		t.Fatalf("executor: %v", ex.Attrs)
 	}
 	// They all still work.

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/snodo-go/snodo/internal/testfixture"
-	"github.com/snodo-go/snodo/testkit"
+
 	"github.com/snodo-go/snodo/transports/streamablehttp"
 )
 
@@ -16,7 +16,7 @@ import (
 // with keep-alive clients in parallel: decoding, admission, one executor
 // job, one request actor, and the JSON response.
 func BenchmarkListenerCall(b *testing.B) {
-	srv := testkit.StartHTTP(b, testRuntime(b, nil))
+	srv := testfixture.StartHTTP(b, testRuntime(b, nil))
 	frame := call(1, "echo", map[string]any{"text": "hi"})
 	header := testfixture.HTTPHeaders(frame)
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 256}}

@@ -80,7 +80,7 @@ func TestChaosSlowLorisCrowd(t *testing.T) {
 	// seen closed: the server's deadline firing, the close, and the
 	// reader being scheduled.
 	const closeSlack = 10 * time.Second
-	srv := testkit.StartHTTP(t, chaosRuntime(t, testfixture.NewProbe()),
+	srv := testfixture.StartHTTP(t, chaosRuntime(t, testfixture.NewProbe()),
 		streamablehttp.WithListenerLimits(streamablehttp.ListenerLimits{HeadTimeout: headTimeout}), streamablehttp.WithListenerLimits(streamablehttp.ListenerLimits{ReadTimeout: time.Minute}))
 
 	type closed struct {
@@ -142,7 +142,7 @@ func TestChaosSlowLorisCrowd(t *testing.T) {
 // throughout, and the count of connections returns to what it was.
 func TestChaosConnectionFlood(t *testing.T) {
 	const capacity, flood = 32, 400
-	srv := testkit.StartHTTP(t, chaosRuntime(t, testfixture.NewProbe()), streamablehttp.WithListenerLimits(streamablehttp.ListenerLimits{MaxConnections: capacity}))
+	srv := testfixture.StartHTTP(t, chaosRuntime(t, testfixture.NewProbe()), streamablehttp.WithListenerLimits(streamablehttp.ListenerLimits{MaxConnections: capacity}))
 	// The bystander holds one kept-alive connection from before the flood.
 	others := startBystander(t, srv.URL())
 	testkit.WaitTree(t, srv.Sup, func(n *supervisor.Node) bool { return attr(listenerNode(n), "connections") == 1 })
@@ -243,8 +243,8 @@ func TestChaosDisconnectsMidStream(t *testing.T) {
 			}
 		}
 		testkit.WaitTree(t, ep.sup, func(n *supervisor.Node) bool {
-			e := testkit.Find(n, supervisor.KindExecutor)
-			return n.Count(supervisor.KindRequest)+n.Count(supervisor.KindSubscription) == 0 &&
+			e := testkit.Find(n, "executor")
+			return n.Count("request")+n.Count("subscription") == 0 &&
 				e != nil && e.Attrs["running"] == "0" && e.Attrs["subscriptions"] == "0"
 		})
 		others.check(t)
@@ -288,8 +288,8 @@ func TestChaosPanicsUnderLoad(t *testing.T) {
 		wg.Wait()
 		probe.WaitReturned(t)
 		testkit.WaitTree(t, ep.sup, func(n *supervisor.Node) bool {
-			e := testkit.Find(n, supervisor.KindExecutor)
-			return n.Count(supervisor.KindRequest) == 0 && e != nil && e.Attrs["running"] == "0"
+			e := testkit.Find(n, "executor")
+			return n.Count("request") == 0 && e != nil && e.Attrs["running"] == "0"
 		})
 	})
 }
@@ -336,8 +336,8 @@ func TestChaosOwnerDiesWithQueuedWork(t *testing.T) {
 	for i := range queued {
 		go post(dyingSrv.URL+"/mcp", "probe_echo", fmt.Sprintf("q%d", i))
 	}
-	testkit.WaitTree(t, dying.Supervisor(), func(n *supervisor.Node) bool {
-		e := testkit.Find(n, supervisor.KindExecutor)
+	testkit.WaitTree(t, streamablehttp.HandlerSupervisor(dying), func(n *supervisor.Node) bool {
+		e := testkit.Find(n, "executor")
 		return e != nil && e.Attrs["queued"] == strconv.Itoa(queued)
 	})
 	go post(survivorSrv.URL+"/mcp", "probe_echo", "s0") // queued behind the dying handler's work
@@ -377,8 +377,8 @@ func TestChaosOwnerDiesWithQueuedWork(t *testing.T) {
 	w.expectOne("echo", "s1", 200, resp, err, 0, isText("s1"))
 	probe.WaitReturned(t)
 	// A slot frees just after its handler returns.
-	testkit.WaitTree(t, survivor.Supervisor(), func(n *supervisor.Node) bool {
-		e := testkit.Find(n, supervisor.KindExecutor)
+	testkit.WaitTree(t, streamablehttp.HandlerSupervisor(survivor), func(n *supervisor.Node) bool {
+		e := testkit.Find(n, "executor")
 		return e != nil && e.Attrs["running"] == "0" && e.Attrs["queued"] == "0"
 	})
 }
@@ -459,6 +459,6 @@ func TestChaosStalledReaderHitsTheWriteTimeout(t *testing.T) {
 	if d := time.Since(stalled); d > writeTimeout+5*time.Second {
 		t.Fatalf("the stream failed %v after the client stopped reading (write timeout %v)", d, writeTimeout)
 	}
-	testkit.WaitNoRequests(t, h.Supervisor())
+	testkit.WaitNoRequests(t, streamablehttp.HandlerSupervisor(h))
 	others.check(t)
 }

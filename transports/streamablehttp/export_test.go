@@ -4,7 +4,12 @@ import (
 	"testing"
 
 	"github.com/snodo-go/snodo/instrumentation"
+	"github.com/snodo-go/snodo/supervisor"
 )
+
+// HandlerSupervisor is the tree h's actors live in: its private one when
+// it was made without WithSupervisor.
+func HandlerSupervisor(h *Handler) *supervisor.Supervisor { return h.sup }
 
 // Defaults the external tests size their inputs by.
 const (

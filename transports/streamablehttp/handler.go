@@ -153,9 +153,6 @@ func (h *Handler) describe(attrs map[string]string) {
 	}
 }
 
-// Supervisor returns the supervision tree the handler's actors live in.
-func (h *Handler) Supervisor() *supervisor.Supervisor { return h.sup }
-
 // beginDrain makes new requests get 503 and asks open streams to complete.
 func (h *Handler) beginDrain() {
 	h.drainOnce.Do(func() {

@@ -66,7 +66,7 @@ func limitedSupervisor(t testing.TB, rt *dispatch.Runtime, limits supervisor.Lim
 // subscriptions) from the tree.
 func executorCount(t testing.TB, sup *supervisor.Supervisor, name string) int {
 	t.Helper()
-	n := testkit.Find(sup.Tree(), supervisor.KindExecutor)
+	n := testkit.Find(sup.Tree(), "executor")
 	if n == nil {
 		t.Fatal("no executor in the tree")
 	}

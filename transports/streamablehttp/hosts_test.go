@@ -156,8 +156,8 @@ func TestStreamEndsWithItsClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	stream.Close()
-	testkit.WaitNoRequests(t, h.Supervisor())
-	if n := executorCount(t, h.Supervisor(), "cancelled"); n != 2 {
+	testkit.WaitNoRequests(t, streamablehttp.HandlerSupervisor(h))
+	if n := executorCount(t, streamablehttp.HandlerSupervisor(h), "cancelled"); n != 2 {
 		t.Fatalf("executor: %d cancelled", n)
 	}
 }

@@ -129,9 +129,9 @@ func TestRequestIsAnActorUnderItsNode(t *testing.T) {
 		done := make(chan *testfixture.HTTPReply, 1)
 		go func() { done <- testfixture.PostMCP(t, nil, ep.url, call("held", "hold", nil), nil) }()
 		waitFor(t, g.entered)
-		tree := testkit.WaitTree(t, ep.sup, func(n *supervisor.Node) bool { return n.Count(supervisor.KindRequest) == 1 })
+		tree := testkit.WaitTree(t, ep.sup, func(n *supervisor.Node) bool { return n.Count("request") == 1 })
 		node := testkit.Find(tree, ep.kind)
-		if node == nil || len(node.Children) != 1 || node.Children[0].Kind != supervisor.KindRequest {
+		if node == nil || len(node.Children) != 1 || node.Children[0].Kind != "request" {
 			t.Fatalf("no request actor under the %s node: %+v", ep.kind, tree)
 		}
 		req := node.Children[0]
@@ -174,7 +174,7 @@ func TestDisconnectCancelsTheRequest(t *testing.T) {
 				<-errc
 				// The slot frees once the handler has returned.
 				testkit.WaitTree(t, ep.sup, func(n *supervisor.Node) bool {
-					x := testkit.Find(n, supervisor.KindExecutor)
+					x := testkit.Find(n, "executor")
 					return x != nil && x.Attrs["running"] == "0"
 				})
 				if cancelled, submitted := executorCount(t, ep.sup, "cancelled"), executorCount(t, ep.sup, "submitted"); cancelled != 1 || submitted != 1 {

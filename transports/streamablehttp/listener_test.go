@@ -47,11 +47,11 @@ func trickle(t *testing.T, c net.Conn, s string, interval time.Duration) {
 }
 
 func listenerNode(tree *supervisor.Node) *supervisor.Node {
-	return testkit.Find(tree, supervisor.KindListener)
+	return testkit.Find(tree, "listener")
 }
 
 func TestListenerIsASupervisedChildOnLoopback(t *testing.T) {
-	srv := testkit.StartHTTP(t, testRuntime(t, nil))
+	srv := testfixture.StartHTTP(t, testRuntime(t, nil))
 	if !strings.HasPrefix(srv.URL(), "http://127.0.0.1:") || !strings.HasSuffix(srv.URL(), "/mcp") || strings.Contains(srv.URL(), ":0/") {
 		t.Fatalf("URL %q", srv.URL())
 	}
@@ -115,7 +115,7 @@ func TestServeRunsUntilTheContextEnds(t *testing.T) {
 }
 
 func TestConnectionOverTheCapIsClosedUnread(t *testing.T) {
-	srv := testkit.StartHTTP(t, testRuntime(t, nil), streamablehttp.WithListenerLimits(streamablehttp.ListenerLimits{MaxConnections: 2}))
+	srv := testfixture.StartHTTP(t, testRuntime(t, nil), streamablehttp.WithListenerLimits(streamablehttp.ListenerLimits{MaxConnections: 2}))
 	a, b := dial(t, srv.Addr().String()), dial(t, srv.Addr().String())
 	_ = b
 	testkit.WaitTree(t, srv.Sup, func(n *supervisor.Node) bool { return listenerNode(n).Attrs["connections"] == "2" })
@@ -141,7 +141,7 @@ func TestConnectionOverTheCapIsClosedUnread(t *testing.T) {
 }
 
 func TestSlowHeadIsCutAtTheHeadTimeout(t *testing.T) {
-	srv := testkit.StartHTTP(t, testRuntime(t, nil), streamablehttp.WithListenerLimits(streamablehttp.ListenerLimits{HeadTimeout: 200 * time.Millisecond}), streamablehttp.WithListenerLimits(streamablehttp.ListenerLimits{ReadTimeout: time.Minute}))
+	srv := testfixture.StartHTTP(t, testRuntime(t, nil), streamablehttp.WithListenerLimits(streamablehttp.ListenerLimits{HeadTimeout: 200 * time.Millisecond}), streamablehttp.WithListenerLimits(streamablehttp.ListenerLimits{ReadTimeout: time.Minute}))
 	c := dial(t, srv.Addr().String())
 	// Each byte arrives well within the read timeout; the head never ends.
 	trickle(t, c, "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: "+strings.Repeat("a", 100000), 5*time.Millisecond)
@@ -153,7 +153,7 @@ func TestSlowHeadIsCutAtTheHeadTimeout(t *testing.T) {
 }
 
 func TestStalledHeadIsCutAtTheReadTimeout(t *testing.T) {
-	srv := testkit.StartHTTP(t, testRuntime(t, nil), streamablehttp.WithListenerLimits(streamablehttp.ListenerLimits{HeadTimeout: time.Minute}), streamablehttp.WithListenerLimits(streamablehttp.ListenerLimits{ReadTimeout: 100 * time.Millisecond}))
+	srv := testfixture.StartHTTP(t, testRuntime(t, nil), streamablehttp.WithListenerLimits(streamablehttp.ListenerLimits{HeadTimeout: time.Minute}), streamablehttp.WithListenerLimits(streamablehttp.ListenerLimits{ReadTimeout: 100 * time.Millisecond}))
 	c := dial(t, srv.Addr().String())
 	if _, err := c.Write([]byte("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n")); err != nil {
 		t.Fatal(err)
@@ -164,7 +164,7 @@ func TestStalledHeadIsCutAtTheReadTimeout(t *testing.T) {
 }
 
 func TestSlowBodyGets408(t *testing.T) {
-	srv := testkit.StartHTTP(t, testRuntime(t, nil), streamablehttp.WithLimits(streamablehttp.Limits{BodyTimeout: 200 * time.Millisecond}), streamablehttp.WithListenerLimits(streamablehttp.ListenerLimits{ReadTimeout: time.Minute}))
+	srv := testfixture.StartHTTP(t, testRuntime(t, nil), streamablehttp.WithLimits(streamablehttp.Limits{BodyTimeout: 200 * time.Millisecond}), streamablehttp.WithListenerLimits(streamablehttp.ListenerLimits{ReadTimeout: time.Minute}))
 	c := dial(t, srv.Addr().String())
 	frame := discover(1)
 	if _, err := c.Write([]byte(rawRequest("/mcp", frame, "Content-Length: 100000") + "\r\n")); err != nil {
@@ -178,7 +178,7 @@ func TestSlowBodyGets408(t *testing.T) {
 }
 
 func TestStalledBodyGets408AtTheReadTimeout(t *testing.T) {
-	srv := testkit.StartHTTP(t, testRuntime(t, nil), streamablehttp.WithLimits(streamablehttp.Limits{BodyTimeout: time.Minute}), streamablehttp.WithListenerLimits(streamablehttp.ListenerLimits{ReadTimeout: 100 * time.Millisecond}))
+	srv := testfixture.StartHTTP(t, testRuntime(t, nil), streamablehttp.WithLimits(streamablehttp.Limits{BodyTimeout: time.Minute}), streamablehttp.WithListenerLimits(streamablehttp.ListenerLimits{ReadTimeout: 100 * time.Millisecond}))
 	c := dial(t, srv.Addr().String())
 	frame := discover(1)
 	if _, err := c.Write([]byte(rawRequest("/mcp", frame, "Content-Length: "+itoa(len(frame))) + "\r\n" + string(frame[:10]))); err != nil {
@@ -191,7 +191,7 @@ func TestStalledBodyGets408AtTheReadTimeout(t *testing.T) {
 }
 
 func TestHeadOverTheLimitGets431(t *testing.T) {
-	srv := testkit.StartHTTP(t, testRuntime(t, nil), streamablehttp.WithListenerLimits(streamablehttp.ListenerLimits{MaxHeaderBytes: 8192}))
+	srv := testfixture.StartHTTP(t, testRuntime(t, nil), streamablehttp.WithListenerLimits(streamablehttp.ListenerLimits{MaxHeaderBytes: 8192}))
 	frame := discover(1)
 	small := dial(t, srv.Addr().String())
 	if _, err := small.Write([]byte(rawRequest("/mcp", frame, "X-Pad: "+strings.Repeat("a", 6000), "Content-Length: "+itoa(len(frame))) + "\r\n" + string(frame))); err != nil {
@@ -210,7 +210,7 @@ func TestHeadOverTheLimitGets431(t *testing.T) {
 }
 
 func TestKeepAliveReusesConnectionsAndBoundsEachRequest(t *testing.T) {
-	srv := testkit.StartHTTP(t, testRuntime(t, nil),
+	srv := testfixture.StartHTTP(t, testRuntime(t, nil),
 		streamablehttp.WithListenerLimits(streamablehttp.ListenerLimits{HeadTimeout: 300 * time.Millisecond}), streamablehttp.WithListenerLimits(streamablehttp.ListenerLimits{ReadTimeout: 100 * time.Millisecond}))
 	// A Go client reuses its connection.
 	client := &http.Client{Transport: &http.Transport{}}
@@ -259,7 +259,7 @@ func TestKeepAliveReusesConnectionsAndBoundsEachRequest(t *testing.T) {
 
 func TestDrainGivesUpAtTheDrainTimeout(t *testing.T) {
 	g := newGate()
-	srv := testkit.StartHTTP(t, testRuntime(t, g), streamablehttp.WithListenerLimits(streamablehttp.ListenerLimits{DrainTimeout: 100 * time.Millisecond}))
+	srv := testfixture.StartHTTP(t, testRuntime(t, g), streamablehttp.WithListenerLimits(streamablehttp.ListenerLimits{DrainTimeout: 100 * time.Millisecond}))
 	errc := make(chan error, 1)
 	go func() {
 		req, _ := testfixture.NewMCPRequest(context.Background(), srv.URL(), call(1, "hold", nil))
@@ -287,7 +287,7 @@ func TestDrainGivesUpAtTheDrainTimeout(t *testing.T) {
 
 func TestDrainClosesConnectionsNotYetRead(t *testing.T) {
 	g := newGate()
-	srv := testkit.StartHTTP(t, testRuntime(t, g))
+	srv := testfixture.StartHTTP(t, testRuntime(t, g))
 	idle := dial(t, srv.Addr().String()) // connected, no request sent yet
 	held := make(chan *testfixture.HTTPReply, 1)
 	go func() { held <- testfixture.PostMCP(t, nil, srv.URL(), call(1, "hold", nil), nil) }()

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/snodo-go/snodo/internal/testfixture"
-	"github.com/snodo-go/snodo/testkit"
+
 	"github.com/snodo-go/snodo/transports/streamablehttp"
 )
 
@@ -39,7 +39,7 @@ func TestListenerMiddlewareSeesEveryRequest(t *testing.T) {
 			}
 		})
 	}
-	srv := testkit.StartHTTP(t, testRuntime(t, g),
+	srv := testfixture.StartHTTP(t, testRuntime(t, g),
 		streamablehttp.WithHTTPMiddleware(tag("outer")), streamablehttp.WithHTTPMiddleware(tag("inner")),
 		streamablehttp.WithHTTPMiddleware(guard))
 	base := strings.TrimSuffix(srv.URL(), "/mcp")

@@ -13,6 +13,7 @@ import (
 
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/instrumentation"
+	"github.com/snodo-go/snodo/internal/mcpwire"
 	"github.com/snodo-go/snodo/internal/tree"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
@@ -244,7 +245,7 @@ func (h *Handler) admit(req *Request, body []byte) (*Prepared, *Response) {
 			case msg.Method == "notifications/cancelled":
 				// In the initialize era a disconnect is not a
 				// cancellation: the client says so.
-				if id, ok := dispatch.CancelledRequestID(msg.Params); ok {
+				if id, ok := mcpwire.CancelledRequestID(msg.Params); ok {
 					h.sessions.cancel(hs, id)
 				}
 			default:

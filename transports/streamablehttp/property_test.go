@@ -70,7 +70,7 @@ func startRecordedHandler(t *testing.T, rt *dispatch.Runtime, l *lateWrites, opt
 	}))
 	t.Cleanup(func() {
 		ts.Close()
-		if n := h.Supervisor().UnexpectedDeadLetters(); n != 0 {
+		if n := streamablehttp.HandlerSupervisor(h).UnexpectedDeadLetters(); n != 0 {
 			t.Errorf("%d unexpected dead letters", n)
 		}
 	})
@@ -79,7 +79,7 @@ func startRecordedHandler(t *testing.T, rt *dispatch.Runtime, l *lateWrites, opt
 			t.Errorf("closing handler: %v", err)
 		}
 	})
-	return &endpoint{url: ts.URL + "/mcp", addr: ts.Listener.Addr().String(), sup: h.Supervisor(), kind: supervisor.KindHandler}
+	return &endpoint{url: ts.URL + "/mcp", addr: ts.Listener.Addr().String(), sup: streamablehttp.HandlerSupervisor(h), kind: "handler"}
 }
 
 // httpWorker is one client of the HTTP property test: its own
@@ -170,7 +170,7 @@ func (w *httpWorker) expectOne(tool, tag string, status int, resp *http.Response
 		}
 	}
 	last := frames[wantNotes]
-	if !last.IsResponse() || string(last.ID) != `"`+tag+`"` || !ok(last) {
+	if last.Method != "" || string(last.ID) != `"`+tag+`"` || !ok(last) {
 		t.Errorf("%s %s: final frame %s", tool, tag, last.Raw)
 	}
 }
@@ -355,7 +355,7 @@ func runHTTPProperty(t *testing.T, tg target, seed uint64) {
 	probe.WaitReturned(t)
 	testkit.WaitNoRequests(t, ep.sup)
 	testkit.WaitTree(t, ep.sup, func(n *supervisor.Node) bool {
-		e := testkit.Find(n, supervisor.KindExecutor)
+		e := testkit.Find(n, "executor")
 		return e != nil && e.Attrs["running"] == "0" && e.Attrs["queued"] == "0"
 	})
 	var abandoned, stubborn int

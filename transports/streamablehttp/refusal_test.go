@@ -257,7 +257,7 @@ func TestSessionRefusalsAreEvents(t *testing.T) {
 func TestListenerRefusalsAreEvents(t *testing.T) {
 	t.Run("431", func(t *testing.T) {
 		ev := &testfixture.Events{}
-		srv := testkit.StartHTTP(t, testRuntime(t, nil, dispatch.WithInstrumentation(ev)), streamablehttp.WithListenerLimits(streamablehttp.ListenerLimits{MaxHeaderBytes: 8192}))
+		srv := testfixture.StartHTTP(t, testRuntime(t, nil, dispatch.WithInstrumentation(ev)), streamablehttp.WithListenerLimits(streamablehttp.ListenerLimits{MaxHeaderBytes: 8192}))
 		frame := discover(1)
 		c := dial(t, srv.Addr().String())
 		if _, err := c.Write([]byte(rawRequest("/mcp", frame, "X-Pad: "+strings.Repeat("a", 10000), "Content-Length: "+itoa(len(frame))) + "\r\n" + string(frame))); err != nil {
@@ -272,7 +272,7 @@ func TestListenerRefusalsAreEvents(t *testing.T) {
 	})
 	t.Run("connection cap", func(t *testing.T) {
 		ev := &testfixture.Events{}
-		srv := testkit.StartHTTP(t, testRuntime(t, nil, dispatch.WithInstrumentation(ev)), streamablehttp.WithListenerLimits(streamablehttp.ListenerLimits{MaxConnections: 1}))
+		srv := testfixture.StartHTTP(t, testRuntime(t, nil, dispatch.WithInstrumentation(ev)), streamablehttp.WithListenerLimits(streamablehttp.ListenerLimits{MaxConnections: 1}))
 		_ = dial(t, srv.Addr().String())
 		testkit.WaitTree(t, srv.Sup, func(n *supervisor.Node) bool { return listenerNode(n).Attrs["connections"] == "1" })
 		over := dial(t, srv.Addr().String())
@@ -284,7 +284,7 @@ func TestListenerRefusalsAreEvents(t *testing.T) {
 	})
 	t.Run("body timeout", func(t *testing.T) {
 		ev := &testfixture.Events{}
-		srv := testkit.StartHTTP(t, testRuntime(t, nil, dispatch.WithInstrumentation(ev)),
+		srv := testfixture.StartHTTP(t, testRuntime(t, nil, dispatch.WithInstrumentation(ev)),
 			streamablehttp.WithLimits(streamablehttp.Limits{BodyTimeout: 100 * time.Millisecond}), streamablehttp.WithListenerLimits(streamablehttp.ListenerLimits{ReadTimeout: time.Minute}))
 		c := dial(t, srv.Addr().String())
 		frame := discover(1)

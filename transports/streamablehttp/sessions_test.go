@@ -251,7 +251,7 @@ func TestDeleteEndsOutstandingRequests(t *testing.T) {
 			t.Fatalf("second GET: %d", again.StatusCode)
 		}
 		tree := testkit.WaitTree(t, ep.sup, subscriptionsOpen(1))
-		if req := testkit.Find(tree, supervisor.KindRequest); req == nil || req.Attrs["response"] != "text/event-stream" {
+		if req := testkit.Find(tree, "request"); req == nil || req.Attrs["response"] != "text/event-stream" {
 			t.Fatalf("the GET stream is not a request actor: %+v", tree)
 		}
 
@@ -318,7 +318,7 @@ func TestIdleSessionsExpire(t *testing.T) {
 	cancel()
 	// Left alone, it expires.
 	testkit.WaitTree(t, ep.sup, func(n *supervisor.Node) bool {
-		h := testkit.Find(n, supervisor.KindListener)
+		h := testkit.Find(n, "listener")
 		return h != nil && h.Attrs["sessions"] == "0"
 	})
 	if r := held.Post(t, testfixture.LegacyRequest(2, "ping", nil), nil); r.Status != http.StatusNotFound {
@@ -467,7 +467,7 @@ func TestClientCancelsInItsSession(t *testing.T) {
 		ep := tg.start(t, legacyRuntime(t), sessionsOn)
 		s := testfixture.OpenHTTPSession(t, ep.url, mcp.Version20251125, map[string]any{"elicitation": map[string]any{}})
 		cancelLater := func(id int) {
-			testkit.WaitTree(t, ep.sup, func(n *supervisor.Node) bool { return n.Count(supervisor.KindRequest) == 1 })
+			testkit.WaitTree(t, ep.sup, func(n *supervisor.Node) bool { return n.Count("request") == 1 })
 			r := s.Post(t, testkit.Notification("notifications/cancelled", map[string]any{"requestId": id, "reason": "changed my mind"}), nil)
 			if r.Status != http.StatusAccepted {
 				t.Errorf("cancel: %d", r.Status)

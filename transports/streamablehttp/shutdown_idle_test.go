@@ -47,7 +47,7 @@ func (c *countingConn) Close() error {
 // reads an unsolicited response ("Unsolicited response received on idle
 // HTTP channel"). A 503 belongs only to a request that was read.
 func TestShutdownClosesIdleKeepAliveConnections(t *testing.T) {
-	srv := testkit.StartHTTP(t, testRuntime(t, nil))
+	srv := testfixture.StartHTTP(t, testRuntime(t, nil))
 	var mu sync.Mutex
 	var conns []*countingConn
 	tr := &http.Transport{
@@ -124,7 +124,7 @@ func TestShutdownUnderLoadSendsNoUnsolicitedResponse(t *testing.T) {
 	log.SetOutput(&logs) // net/http's client logs through the standard logger
 	defer log.SetOutput(os.Stderr)
 
-	srv := testkit.StartHTTP(t, testRuntime(t, nil))
+	srv := testfixture.StartHTTP(t, testRuntime(t, nil))
 	var mu sync.Mutex
 	var conns []*countingConn
 	tr := &http.Transport{

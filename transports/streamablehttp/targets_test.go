@@ -8,7 +8,8 @@ import (
 
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/supervisor"
-	"github.com/snodo-go/snodo/testkit"
+
+	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/transports/streamablehttp"
 )
 
@@ -38,14 +39,14 @@ var targets = []target{
 
 func startListener(t *testing.T, rt *dispatch.Runtime, opts ...streamablehttp.Option) *endpoint {
 	t.Helper()
-	srv := testkit.StartHTTP(t, rt, listenerOptions(opts)...)
-	return &endpoint{url: srv.URL(), addr: srv.Addr().String(), sup: srv.Sup, kind: supervisor.KindListener, shutdown: srv.Shutdown}
+	srv := testfixture.StartHTTP(t, rt, listenerOptions(opts)...)
+	return &endpoint{url: srv.URL(), addr: srv.Addr().String(), sup: srv.Sup, kind: "listener", shutdown: srv.Shutdown}
 }
 
 func startListenerWith(t *testing.T, sup *supervisor.Supervisor, rt *dispatch.Runtime, opts ...streamablehttp.Option) *endpoint {
 	t.Helper()
-	srv := testkit.StartHTTPWith(t, sup, rt, listenerOptions(opts)...)
-	return &endpoint{url: srv.URL(), addr: srv.Addr().String(), sup: sup, kind: supervisor.KindListener, shutdown: srv.Shutdown}
+	srv := testfixture.StartHTTPWith(t, sup, rt, listenerOptions(opts)...)
+	return &endpoint{url: srv.URL(), addr: srv.Addr().String(), sup: sup, kind: "listener", shutdown: srv.Shutdown}
 }
 
 func startHandlerWith(t *testing.T, sup *supervisor.Supervisor, rt *dispatch.Runtime, opts ...streamablehttp.Option) *endpoint {
@@ -66,7 +67,7 @@ func startHandler(t *testing.T, rt *dispatch.Runtime, opts ...streamablehttp.Opt
 	ts := httptest.NewServer(mux)
 	t.Cleanup(func() {
 		ts.Close()
-		if n := h.Supervisor().UnexpectedDeadLetters(); n != 0 {
+		if n := streamablehttp.HandlerSupervisor(h).UnexpectedDeadLetters(); n != 0 {
 			t.Errorf("%d unexpected dead letters", n)
 		}
 	})
@@ -75,7 +76,7 @@ func startHandler(t *testing.T, rt *dispatch.Runtime, opts ...streamablehttp.Opt
 			t.Errorf("closing handler: %v", err)
 		}
 	})
-	return &endpoint{url: ts.URL + "/mcp", addr: ts.Listener.Addr().String(), sup: h.Supervisor(), kind: supervisor.KindHandler, shutdown: h.Shutdown}
+	return &endpoint{url: ts.URL + "/mcp", addr: ts.Listener.Addr().String(), sup: streamablehttp.HandlerSupervisor(h), kind: "handler", shutdown: h.Shutdown}
 }
 
 // listenerOptions and handlerOptions pass options of both to one.

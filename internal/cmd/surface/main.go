@@ -21,13 +21,18 @@
 //
 // Usage:
 //
-//	go run ./internal/cmd/surface [-max N] [-documented] [-q] [module root]
+//	go run ./internal/cmd/surface [-max N] [-packages LIST] [-names] [-documented] [-q] [module root]
 //
 // It prints one row per package, the total, and every undocumented name
-// with its position (-q leaves that list out). With -max it exits with
-// status 1 when the total exceeds N; with -documented, when anything is
-// undocumented. Status 2 means it could not measure (no module root, a
-// file that does not parse, no package found).
+// with its position (-q leaves that list out); -names also lists each
+// package's counted names. With -packages, a comma-separated list of
+// package directories ("dir/..." for a directory and every package below
+// it), it also prints the total of that set and names any entry that
+// matches no package. With -max it exits with status 1 when the total
+// (the set's total when -packages is given) exceeds N; with -documented,
+// when anything in the module is undocumented. Status 2 means it could
+// not measure (no module root, a file that does not parse, no package
+// found).
 package main
 
 import (
@@ -37,12 +42,24 @@ import (
 	"os"
 )
 
+// options are the command's flags.
+type options struct {
+	max        int      // the limit on the total (the set's, with packages); 0 for none
+	packages   []string // the stated set's patterns; nil for the whole module
+	documented bool     // fail on an undocumented name or field
+	quiet      bool     // leave out the list of undocumented names
+	names      bool     // list each package's counted names
+}
+
 func main() {
-	max := flag.Int("max", 0, "exit 1 when the exported surface exceeds `N` names (0: no limit)")
-	documented := flag.Bool("documented", false, "exit 1 when an exported name or field has no doc comment")
-	quiet := flag.Bool("q", false, "leave out the list of undocumented names")
+	var o options
+	flag.IntVar(&o.max, "max", 0, "exit 1 when the exported surface (of the -packages set, if given) exceeds `N` names (0: no limit)")
+	packages := flag.String("packages", "", "count also the total of this comma-separated `list` of package directories (dir/... for a tree)")
+	flag.BoolVar(&o.documented, "documented", false, "exit 1 when an exported name or field has no doc comment")
+	flag.BoolVar(&o.quiet, "q", false, "leave out the list of undocumented names")
+	flag.BoolVar(&o.names, "names", false, "list each package's counted names")
 	flag.Usage = func() {
-		fmt.Fprintln(flag.CommandLine.Output(), "usage: surface [-max N] [-documented] [-q] [module root, default .]")
+		fmt.Fprintln(flag.CommandLine.Output(), "usage: surface [-max N] [-packages LIST] [-names] [-documented] [-q] [module root, default .]")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -55,12 +72,13 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
-	os.Exit(run(os.Stdout, os.Stderr, root, *max, *documented, *quiet))
+	o.packages = splitList(*packages)
+	os.Exit(run(os.Stdout, os.Stderr, root, o))
 }
 
 // run measures root, writes the report to w (and why it could not
 // measure to errw) and returns the exit status.
-func run(w, errw io.Writer, root string, max int, documented, quiet bool) int {
+func run(w, errw io.Writer, root string, o options) int {
 	pkgs, err := Measure(root)
 	if err != nil {
 		fmt.Fprintln(errw, "surface:", err)
@@ -70,13 +88,19 @@ func run(w, errw io.Writer, root string, max int, documented, quiet bool) int {
 		fmt.Fprintf(errw, "surface: no library package found under %s\n", root)
 		return 2
 	}
-	total := Report(w, pkgs, !quiet)
+	total := Report(w, pkgs, !o.quiet, o.names)
+	limited, what := total, "the exported surface"
+	if o.packages != nil {
+		set, missing := Select(pkgs, o.packages)
+		limited = ReportSet(w, set, missing)
+		what = "the exported surface of the stated packages"
+	}
 	status := 0
-	if max > 0 && total.Names > max {
-		fmt.Fprintf(w, "FAIL: the exported surface is %d names, over the limit of %d by %d\n", total.Names, max, total.Names-max)
+	if o.max > 0 && limited.Names > o.max {
+		fmt.Fprintf(w, "FAIL: %s is %d names, over the limit of %d by %d\n", what, limited.Names, o.max, limited.Names-o.max)
 		status = 1
 	}
-	if documented && total.Undocumented > 0 {
+	if o.documented && total.Undocumented > 0 {
 		fmt.Fprintf(w, "FAIL: %d exported names and fields have no doc comment\n", total.Undocumented)
 		status = 1
 	}

@@ -38,6 +38,8 @@ type Package struct {
 	// Undocumented lists, as "dir/file:line: name", every exported name
 	// and field without a doc comment, in file and line order.
 	Undocumented []string
+	// Exported lists the counted names (Type.Method for a method), sorted.
+	Exported []string
 }
 
 // Measure walks the module rooted at root and returns the surface of each
@@ -130,6 +132,7 @@ func measureDir(dir, rel string) (Package, error) {
 	}
 	pkg.Names = c.names
 	pkg.Fields = c.fields
+	pkg.Exported = slices.Sorted(slices.Values(c.exported))
 	findings := slices.Collect(maps.Values(c.undocumented))
 	slices.SortFunc(findings, func(a, b finding) int {
 		return cmp.Or(cmp.Compare(a.pos.Filename, b.pos.Filename), cmp.Compare(a.pos.Line, b.pos.Line),
@@ -173,6 +176,7 @@ type counter struct {
 	dir          string
 	names        int
 	fields       int
+	exported     []string
 	seen         map[string]bool
 	undocumented map[string]finding
 }
@@ -203,6 +207,7 @@ func (c *counter) add(key string, pos token.Pos, doc bool, k kind) {
 		switch k {
 		case nameKind:
 			c.names++
+			c.exported = append(c.exported, key)
 		case fieldKind:
 			c.fields++
 		}

@@ -6,6 +6,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 )
 
@@ -19,9 +20,10 @@ type Total struct {
 	Undocumented int
 }
 
-// Report writes one row per package and the total to w and, when list is
-// set, every undocumented name with its position. It returns the total.
-func Report(w io.Writer, pkgs []Package, list bool) Total {
+// Report writes one row per package and the total to w, then, when list
+// is set, every undocumented name with its position and, when names is
+// set, each package's counted names. It returns the total.
+func Report(w io.Writer, pkgs []Package, list, names bool) Total {
 	var total Total
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "package\tnames\tfields\tundocumented\t")
@@ -40,6 +42,30 @@ func Report(w io.Writer, pkgs []Package, list bool) Total {
 				fmt.Fprintln(w, "  "+u)
 			}
 		}
+	}
+	if names {
+		for _, p := range pkgs {
+			fmt.Fprintf(w, "\n%s (%d): %s\n", p.Dir, p.Names, strings.Join(p.Exported, " "))
+		}
+	}
+	return total
+}
+
+// ReportSet writes the total of the stated set of packages, the packages
+// it holds and the patterns that matched no package. It returns the
+// set's total.
+func ReportSet(w io.Writer, set []Package, missing []string) Total {
+	var total Total
+	dirs := make([]string, 0, len(set))
+	for _, p := range set {
+		total.Names += p.Names
+		total.Fields += p.Fields
+		total.Undocumented += len(p.Undocumented)
+		dirs = append(dirs, p.Dir)
+	}
+	fmt.Fprintf(w, "\nstated packages: %d names, %d fields (%s)\n", total.Names, total.Fields, strings.Join(dirs, ", "))
+	if len(missing) > 0 {
+		fmt.Fprintf(w, "no package matches: %s\n", strings.Join(missing, ", "))
 	}
 	return total
 }

@@ -65,26 +65,29 @@ func TestRunExitStatus(t *testing.T) {
 	writeFile(t, broken, "p/p.go", "package p\n\nfunc {\n")
 
 	cases := []struct {
-		name       string
-		root       string
-		max        int
-		documented bool
-		status     int
-		output     string
+		name   string
+		root   string
+		opts   options
+		status int
+		output string
 	}{
-		{"report only", tree, 0, false, 0, "total     18       6             9"},
-		{"at the limit", tree, 18, false, 0, "total"},
-		{"over the limit", tree, 17, false, 1, "over the limit of 17 by 1"},
-		{"undocumented", tree, 0, true, 1, "9 exported names and fields have no doc comment"},
-		{"all documented", documentedTree, 1, true, 0, "total      1       0             0"},
-		{"not a module root", t.TempDir(), 0, false, 2, "is not a module root"},
-		{"no package", emptyModule, 0, false, 2, "no library package found"},
-		{"unparsable file", broken, 0, false, 2, "p.go:3:6: expected 'IDENT'"},
+		{"report only", tree, options{}, 0, "total     18       6             9"},
+		{"at the limit", tree, options{max: 18}, 0, "total"},
+		{"over the limit", tree, options{max: 17}, 1, "over the limit of 17 by 1"},
+		{"undocumented", tree, options{documented: true}, 1, "9 exported names and fields have no doc comment"},
+		{"all documented", documentedTree, options{max: 1, documented: true}, 0, "total      1       0             0"},
+		{"not a module root", t.TempDir(), options{}, 2, "is not a module root"},
+		{"no package", emptyModule, options{}, 2, "no library package found"},
+		{"unparsable file", broken, options{}, 2, "p.go:3:6: expected 'IDENT'"},
+		// With a stated set, -max limits the set's total, not the module's.
+		{"set at the limit", tree, options{max: 1, packages: []string{"lib/sub"}}, 0, "stated packages: 1 names, 0 fields (lib/sub)"},
+		{"set over the limit", tree, options{max: 17, packages: []string{"lib/..."}}, 1, "stated packages is 18 names, over the limit of 17 by 1"},
+		{"set names what is missing", tree, options{packages: []string{"lib", "gone"}}, 0, "no package matches: gone"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var out bytes.Buffer
-			if got := run(&out, &out, c.root, c.max, c.documented, false); got != c.status {
+			if got := run(&out, &out, c.root, c.opts); got != c.status {
 				t.Fatalf("status %d, want %d; output:\n%s", got, c.status, out.String())
 			}
 			if !strings.Contains(out.String(), c.output) {
@@ -96,9 +99,37 @@ func TestRunExitStatus(t *testing.T) {
 
 func TestQuietLeavesOutTheList(t *testing.T) {
 	var out bytes.Buffer
-	run(&out, &out, tree, 0, false, true)
+	run(&out, &out, tree, options{quiet: true})
 	if strings.Contains(out.String(), "without a doc comment") {
 		t.Errorf("-q printed the list:\n%s", out.String())
+	}
+}
+
+func TestNamesListsTheCountedNames(t *testing.T) {
+	var out bytes.Buffer
+	run(&out, &out, tree, options{quiet: true, names: true})
+	for _, want := range []string{"lib/sub (1): One\n", "Pair.BareMethod", "Box.Get"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("-names output lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+func TestSelectMatchesDirectoriesAndTrees(t *testing.T) {
+	pkgs := []Package{{Dir: "a"}, {Dir: "a/b"}, {Dir: "ab"}, {Dir: "c/d"}}
+	got, missing := Select(pkgs, []string{"a/...", "c", "c/d"})
+	var dirs []string
+	for _, p := range got {
+		dirs = append(dirs, p.Dir)
+	}
+	if want := []string{"a", "a/b", "c/d"}; !slices.Equal(dirs, want) {
+		t.Errorf("selected %v, want %v", dirs, want)
+	}
+	if want := []string{"c"}; !slices.Equal(missing, want) {
+		t.Errorf("missing %v, want %v", missing, want)
+	}
+	if got := splitList(" a, ,b,a "); !slices.Equal(got, []string{"a", "b"}) {
+		t.Errorf("splitList = %v", got)
 	}
 }
 

@@ -1,7 +1,7 @@
 // This file is a bytes buffer that a test may read while a server, a
 // logger or a child process writes to it.
 
-package testkit
+package testfixture
 
 import (
 	"bytes"

@@ -1,6 +1,6 @@
 // This file starts the native Streamable HTTP listener for a test.
 
-package testkit
+package testfixture
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/supervisor"
+	"github.com/snodo-go/snodo/testkit"
 	"github.com/snodo-go/snodo/transports/streamablehttp"
 )
 
@@ -44,19 +45,19 @@ func StartHTTPWith(t testing.TB, sup *supervisor.Supervisor, rt *dispatch.Runtim
 	}
 	t.Cleanup(func() {
 		if err := srv.Close(); err != nil {
-			t.Errorf("testkit: closing listener: %v", err)
+			t.Errorf("testfixture: closing listener: %v", err)
 		}
 	})
 	return &HTTPServer{Server: srv, Sup: sup}
 }
 
 func closeSupervisor(t testing.TB, sup *supervisor.Supervisor) {
-	ctx, cancel := context.WithTimeout(context.Background(), DefaultTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.DefaultTimeout)
 	defer cancel()
 	if err := sup.Close(ctx); err != nil {
-		t.Errorf("testkit: closing supervisor: %v", err)
+		t.Errorf("testfixture: closing supervisor: %v", err)
 	}
 	if n := sup.UnexpectedDeadLetters(); n != 0 {
-		t.Errorf("testkit: %d unexpected dead letters", n)
+		t.Errorf("testfixture: %d unexpected dead letters", n)
 	}
 }

@@ -1,7 +1,7 @@
 // The protocol's notification methods, for transports that tell them from
 // application notifications.
 
-package dispatch
+package mcpwire
 
 // protocolNotifications are the notification methods the protocol
 // revisions define, in either direction (2025-06-18, 2025-11-25,
