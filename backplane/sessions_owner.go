@@ -132,8 +132,16 @@ func (o *ownerRelay) serve(next http.Handler, req *http.Request) {
 func (o *ownerRelay) control(done <-chan struct{}) {
 	defer func() { _ = o.ctl.Unsubscribe() }()
 	cfg := o.s.cfg
+	beat := time.Now() // the last heartbeat sent
 	for {
-		m, err := nextMsg(o.ctx, o.ctl, cfg.Heartbeat)
+		// A heartbeat every Heartbeat, whatever the relaying instance
+		// sends (see relayReader.run).
+		wait := time.Until(beat.Add(cfg.Heartbeat))
+		if wait <= 0 {
+			_ = o.s.nc.PublishMsg(relayMsg(o.reply, kindBeat, 0, nil))
+			beat, wait = time.Now(), cfg.Heartbeat
+		}
+		m, err := nextMsg(o.ctx, o.ctl, wait)
 		select {
 		case <-done:
 			return
@@ -149,9 +157,7 @@ func (o *ownerRelay) control(done <-chan struct{}) {
 			o.mu.Unlock()
 			if silent {
 				o.cancel()
-				continue
 			}
-			_ = o.s.nc.PublishMsg(relayMsg(o.reply, kindBeat, 0, nil))
 			continue
 		}
 		o.mu.Lock()

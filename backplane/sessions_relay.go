@@ -157,8 +157,16 @@ type relayReader struct {
 // stalled, or a message was lost.
 func (rr *relayReader) run(ctx context.Context) error {
 	cfg := rr.s.cfg
+	beat := time.Now() // the last heartbeat sent
 	for {
-		m, err := nextMsg(ctx, rr.sub, cfg.Heartbeat)
+		// A heartbeat every Heartbeat, whatever the owner sends: its
+		// own heartbeats must not silence this side's.
+		wait := time.Until(beat.Add(cfg.Heartbeat))
+		if wait <= 0 {
+			_ = rr.s.nc.PublishMsg(relayMsg(rr.ctl, kindBeat, 0, nil))
+			beat, wait = time.Now(), cfg.Heartbeat
+		}
+		m, err := nextMsg(ctx, rr.sub, wait)
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
@@ -169,7 +177,6 @@ func (rr *relayReader) run(ctx context.Context) error {
 			if time.Since(rr.heard) >= cfg.StallTimeout {
 				return errRelayLost
 			}
-			_ = rr.s.nc.PublishMsg(relayMsg(rr.ctl, kindBeat, 0, nil))
 			continue
 		}
 		rr.heard = time.Now()
@@ -199,6 +206,9 @@ func (rr *relayReader) run(ctx context.Context) error {
 			if !rr.headDone {
 				return errRelayLost
 			}
+			// A client that reads nothing for the stall timeout ends
+			// the relay; the deadline is lifted once the chunk is out,
+			// as an idle stream must not fail its next write.
 			_ = rr.rc.SetWriteDeadline(time.Now().Add(cfg.StallTimeout))
 			if _, err := rr.w.Write(m.Data); err != nil {
 				return err
@@ -206,6 +216,7 @@ func (rr *relayReader) run(ctx context.Context) error {
 			if err := rr.flush(); err != nil {
 				return err
 			}
+			_ = rr.rc.SetWriteDeadline(time.Time{})
 			rr.chunks++
 			ack := relayMsg(rr.ctl, kindAck, 0, nil)
 			ack.Header[relayAckHeader] = []string{strconv.FormatUint(rr.chunks, 10)}

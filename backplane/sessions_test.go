@@ -35,8 +35,16 @@ var bigText = func() string {
 	return base64.StdEncoding.EncodeToString(b)[:3<<19]
 }()
 
+// waitEnded receives the name of the instance whose tool "wait" saw its
+// context end (the tests using it do not run in parallel).
+var waitEnded = make(chan string, 8)
+
+// waitStarted receives the name of the instance whose tool "wait" runs.
+var waitStarted = make(chan string, 8)
+
 // startSessions runs instances with sessions and the relay, each with the
-// tools "whoami", "ask_name" (elicits) and "big".
+// tools "whoami", "ask_name" (elicits), "big" and "wait" (until its
+// context ends).
 func startSessions(t *testing.T, n int, relay backplane.SessionsConfig, listener ...streamablehttp.ListenerOption) *clustertest.Cluster {
 	t.Helper()
 	form := json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}}}`)
@@ -49,6 +57,12 @@ func startSessions(t *testing.T, n int, relay backplane.SessionsConfig, listener
 			return []dispatch.Option{
 				dispatch.WithTool(mcp.Tool{Name: "whoami"}, func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 					return mcp.TextResult(in.Name), nil
+				}),
+				dispatch.WithTool(mcp.Tool{Name: "wait"}, func(ctx context.Context, _ *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
+					waitStarted <- in.Name
+					<-ctx.Done()
+					waitEnded <- in.Name
+					return nil, ctx.Err()
 				}),
 				dispatch.WithTool(mcp.Tool{Name: "big"}, func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 					return mcp.TextResult(bigText), nil
@@ -395,5 +409,83 @@ func TestSessionsRefusesBadInstanceNames(t *testing.T) {
 	defer s.Close()
 	if p := s.IDPrefix(); p != "i-0." {
 		t.Fatalf("IDPrefix %q", p)
+	}
+}
+
+// TestIdleRelayedStreamOutlivesStallTimeout: a relayed GET stream with
+// nothing to say stays open past several stall timeouts, held by the two
+// sides' heartbeats, and ends when DELETE (through a third instance)
+// ends the session.
+func TestIdleRelayedStreamOutlivesStallTimeout(t *testing.T) {
+	const stall = 200 * time.Millisecond
+	cl := startSessions(t, 3, backplane.SessionsConfig{StallTimeout: stall, Heartbeat: 40 * time.Millisecond})
+	s := testfixture.OpenHTTPSession(t, cl.Instances[0].Server.URL(), mcp.Version20251125, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.DefaultTimeout)
+	defer cancel()
+	get := send(t, ctx, through(s, cl.Instances[1]), http.MethodGet, nil)
+	if get.StatusCode != 200 {
+		t.Fatalf("GET through i1: %d", get.StatusCode)
+	}
+	ended := make(chan error, 1)
+	go func() {
+		_, err := io.Copy(io.Discard, get.Body)
+		ended <- err
+	}()
+	select {
+	case err := <-ended:
+		t.Fatalf("the idle relayed stream ended (%v) within five stall timeouts", err)
+	case <-time.After(5 * stall): // the time the relay must survive, not a synchronization
+	}
+	if del := send(t, ctx, through(s, cl.Instances[2]), http.MethodDelete, nil); del.StatusCode != http.StatusNoContent {
+		t.Fatalf("DELETE through i2: %d", del.StatusCode)
+	}
+	select {
+	case err := <-ended:
+		if err != nil {
+			t.Fatalf("the stream was cut off (%v), not ended", err)
+		}
+	case <-ctx.Done():
+		t.Fatal("the GET stream did not end with its session")
+	}
+}
+
+// TestRelayedRequestCancelledWithItsClient: a client that goes away
+// while its relayed request runs cancels the request on the owner.
+func TestRelayedRequestCancelledWithItsClient(t *testing.T) {
+	cl := startSessions(t, 2, backplane.SessionsConfig{})
+	s := testfixture.OpenHTTPSession(t, cl.Instances[0].Server.URL(), mcp.Version20251125, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	req, err := through(s, cl.Instances[1]).NewRequest(ctx, testfixture.LegacyRequest(1, "tools/call", map[string]any{"name": "wait"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			resp.Body.Close()
+		}
+		done <- err
+	}()
+	// Cancelling before the tool runs would test nothing.
+	select {
+	case name := <-waitStarted:
+		if name != "i0" {
+			t.Fatalf("the tool ran on %s, not the owner", name)
+		}
+	case <-time.After(testkit.DefaultTimeout):
+		t.Fatal("the tool never started")
+	}
+	cancel()
+	if err := <-done; err == nil {
+		t.Fatal("the cancelled request succeeded")
+	}
+	select {
+	case name := <-waitEnded:
+		if name != "i0" {
+			t.Fatalf("the tool ended on %s, not the owner", name)
+		}
+	case <-time.After(testkit.DefaultTimeout):
+		t.Fatal("the owner's request went on after its client left")
 	}
 }
