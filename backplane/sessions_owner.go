@@ -20,7 +20,7 @@ import (
 // serveRelay takes a relay sent to this instance. It runs on the
 // subscription's goroutine, so the relay runs on its own.
 func (s *Sessions) serveRelay(m *nats.Msg) {
-	if kind, _ := kindOf(m); kind != kindOpen || m.Reply == "" {
+	if kind, _ := kindOf(m); kind != kindOpen || m.Reply == "" || m.Header.Get(relayControlHeader) == "" {
 		return
 	}
 	select {
@@ -40,8 +40,7 @@ func (s *Sessions) serveRelay(m *nats.Msg) {
 		<-s.owning
 		return
 	}
-	inbox := s.nc.NewInbox()
-	ctl, err := s.nc.SubscribeSync(inbox)
+	ctl, err := s.nc.SubscribeSync(m.Header.Get(relayControlHeader))
 	if err != nil {
 		<-s.owning
 		return
@@ -63,9 +62,7 @@ func (s *Sessions) serveRelay(m *nats.Msg) {
 	}
 	s.wg.Add(2)
 	s.mu.Unlock()
-	accept := relayMsg(m.Reply, kindAccept, 0, nil)
-	accept.Reply = inbox
-	if err := s.nc.PublishMsg(accept); err != nil {
+	if err := s.nc.PublishMsg(relayMsg(m.Reply, kindAccept, 0, nil)); err != nil {
 		cancel()
 		_ = ctl.Unsubscribe()
 		<-s.owning
@@ -90,7 +87,7 @@ func (s *Sessions) serveRelay(m *nats.Msg) {
 type ownerRelay struct {
 	s      *Sessions
 	reply  string             // the relaying instance's inbox
-	ctl    *nats.Subscription // where it sends ack, beat, cancel
+	ctl    *nats.Subscription // its control inbox: ack, beat, cancel
 	ctx    context.Context
 	cancel context.CancelFunc
 	acked  chan struct{} // a signal that an ack came

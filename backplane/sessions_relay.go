@@ -91,6 +91,10 @@ func (s *Sessions) relay(w http.ResponseWriter, r *http.Request, owner string) {
 	defer func() { _ = sub.Unsubscribe() }()
 	open := relayMsg(s.subject+owner, kindOpen, 0, body)
 	open.Reply = inbox
+	// The control inbox is ours to name, so that a client that leaves
+	// before the owner's accept arrives can still cancel the relay.
+	ctl := s.nc.NewInbox()
+	open.Header[relayControlHeader] = []string{ctl}
 	open.Header[relayHeader] = []string{string(mustJSON(relayRequest{
 		Method: r.Method, URI: r.URL.RequestURI(), Host: r.Host, Peer: r.RemoteAddr, Header: endToEnd(r.Header),
 	}))}
@@ -102,20 +106,22 @@ func (s *Sessions) relay(w http.ResponseWriter, r *http.Request, owner string) {
 	ctx := r.Context()
 	m, err := nextMsg(ctx, sub, s.cfg.OpenTimeout)
 	if err != nil || noResponders(m) {
-		if ctx.Err() == nil {
-			relayError(w, http.StatusNotFound, body, relayNotFound)
+		if ctx.Err() != nil {
+			_ = s.nc.PublishMsg(relayMsg(ctl, kindCancel, 0, nil))
+			return
 		}
+		relayError(w, http.StatusNotFound, body, relayNotFound)
 		return
 	}
 	switch kind, _ := kindOf(m); {
 	case kind == kindBusy:
 		relayError(w, http.StatusServiceUnavailable, body, relayOwnerFull)
 		return
-	case kind != kindAccept || m.Reply == "":
+	case kind != kindAccept:
 		relayError(w, http.StatusNotFound, body, relayNotFound)
 		return
 	}
-	rr := &relayReader{s: s, w: w, rc: http.NewResponseController(w), sub: sub, ctl: m.Reply, heard: time.Now()}
+	rr := &relayReader{s: s, w: w, rc: http.NewResponseController(w), sub: sub, ctl: ctl, heard: time.Now()}
 	err = rr.run(ctx)
 	switch {
 	case err == nil:
@@ -145,7 +151,7 @@ type relayReader struct {
 	w        http.ResponseWriter
 	rc       *http.ResponseController
 	sub      *nats.Subscription
-	ctl      string // the owner's inbox
+	ctl      string // the control inbox the owner listens on
 	seq      uint64 // the last seq received
 	chunks   uint64 // data chunks written
 	heard    time.Time

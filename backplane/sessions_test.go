@@ -309,17 +309,16 @@ func fakeOwner(t *testing.T, cl *clustertest.Cluster, head bool) <-chan string {
 	t.Helper()
 	nc := cl.NATS.Connect(t)
 	kinds := make(chan string, 64)
-	ctl := nc.NewInbox()
-	if _, err := nc.Subscribe(ctl, func(m *nats.Msg) {
-		select {
-		case kinds <- m.Header.Get("Snodo-Relay-Kind"):
-		default:
-		}
-	}); err != nil {
-		t.Fatal(err)
-	}
 	if _, err := nc.Subscribe("clustertest.sessions.ghost", func(m *nats.Msg) {
-		_ = nc.PublishMsg(&nats.Msg{Subject: m.Reply, Reply: ctl, Header: nats.Header{"Snodo-Relay-Kind": {"accept"}}})
+		if _, err := nc.Subscribe(m.Header.Get("Snodo-Relay-Control"), func(m *nats.Msg) {
+			select {
+			case kinds <- m.Header.Get("Snodo-Relay-Kind"):
+			default:
+			}
+		}); err != nil {
+			t.Error(err)
+		}
+		_ = nc.PublishMsg(&nats.Msg{Subject: m.Reply, Header: nats.Header{"Snodo-Relay-Kind": {"accept"}}})
 		if head {
 			_ = nc.PublishMsg(&nats.Msg{Subject: m.Reply, Header: nats.Header{"Snodo-Relay-Kind": {"head"}, "Snodo-Relay-Seq": {"1"}},
 				Data: []byte(`{"status":200,"header":{"Content-Type":["text/event-stream"]}}`)})

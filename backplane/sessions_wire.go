@@ -15,8 +15,10 @@ import (
 // session's owner O:
 //
 //	R → O  open   on <name>.sessions.<owner>, reply to R's inbox; the
-//	              request's head in relayHeader, its body as data
-//	O → R  accept reply to O's inbox, where R sends ack, beat and cancel
+//	              request's head in relayHeader, its body as data, and
+//	              in relayControlHeader the control inbox R names, where
+//	              O listens for ack, beat and cancel
+//	O → R  accept O listens on the control inbox
 //	O → R  busy   the owner is at its bound (then nothing more)
 //	O → R  head   seq 1: the response's status and header (JSON)
 //	O → R  data   seq 2…: a chunk of the body
@@ -29,10 +31,11 @@ import (
 // Core NATS keeps the order of one publisher's messages to a subscriber;
 // a gap in seq (a message lost) ends the relay as a stall does.
 const (
-	relayKindHeader = "Snodo-Relay-Kind"
-	relaySeqHeader  = "Snodo-Relay-Seq"
-	relayAckHeader  = "Snodo-Relay-Ack"
-	relayHeader     = "Snodo-Relay"
+	relayKindHeader    = "Snodo-Relay-Kind"
+	relaySeqHeader     = "Snodo-Relay-Seq"
+	relayAckHeader     = "Snodo-Relay-Ack"
+	relayHeader        = "Snodo-Relay"
+	relayControlHeader = "Snodo-Relay-Control"
 
 	kindOpen   = "open"
 	kindAccept = "accept"
