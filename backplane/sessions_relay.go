@@ -128,9 +128,11 @@ func (s *Sessions) relay(w http.ResponseWriter, r *http.Request, owner string) {
 	case ctx.Err() != nil:
 		_ = s.nc.PublishMsg(relayMsg(rr.ctl, kindCancel, 0, nil))
 	case !rr.headDone:
+		s.logger.Warn("backplane: a session relay stalled before its response", "owner", owner, "error", err)
 		_ = s.nc.PublishMsg(relayMsg(rr.ctl, kindCancel, 0, nil))
 		relayError(w, http.StatusGatewayTimeout, body, relayStalled)
 	default:
+		s.logger.Warn("backplane: a session relay was cut off", "owner", owner, "error", err)
 		_ = s.nc.PublishMsg(relayMsg(rr.ctl, kindCancel, 0, nil))
 		// The response has begun: cut it off, so that the client sees
 		// it incomplete rather than complete.

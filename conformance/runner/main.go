@@ -3,9 +3,9 @@
 // the http.Handler mounted in a plain net/http server, stdio through
 // the project's own stdio-to-HTTP bridge (the suite targets URLs only),
 // and, for 2026-07-28, proxy: the fixture behind a proxy Runtime (package
-// proxy) on the native listener. The opt-in lane cluster (-lanes cluster)
-// runs the fixture as three instances behind a round-robin proxy
-// (backplane/cmd/clusterfixture).
+// proxy) on the native listener. The opt-in lane cluster (-lanes cluster,
+// 2025-11-25) runs the fixture as three instances behind a round-robin
+// proxy (backplane/cmd/clusterfixture).
 //
 // It installs the pinned suite and Node.js with npm ci when they are
 // missing, prints one line per lane and protocol version,
@@ -46,11 +46,14 @@ var (
 	// laneVersions limits a lane to some versions: the proxy lane (the
 	// fixture behind a proxy Runtime on the native listener) is run for
 	// 2026-07-28 only.
-	laneVersions = map[string][]string{"proxy": {"2026-07-28"}}
+	laneVersions = map[string][]string{"proxy": {"2026-07-28"}, "cluster": {"2025-11-25"}}
 	// optInLanes run only when -lanes names them: cluster is the fixture
 	// as three instances behind a round-robin proxy
 	// (backplane/cmd/clusterfixture), initialize-era sessions relayed
-	// between them over NATS.
+	// between them over NATS, run for 2025-11-25 only: its instances are
+	// separate processes sharing no 2026-07-28 state (multi round-trip
+	// key, tasks, listen streams), and 2025-06-18 fails now and then
+	// with a connection cut between the proxies, with one instance too.
 	optInLanes = []string{"cluster"}
 	// clusterFixture is the built backplane/cmd/clusterfixture, when the
 	// cluster lane runs.

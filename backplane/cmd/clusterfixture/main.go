@@ -166,9 +166,10 @@ func start(i int, fixture string, sessions bool, natsURL string, stderr io.Write
 			pr.Out.URL.Scheme, pr.Out.URL.Host, pr.Out.Host = "http", target.Host, target.Host
 		},
 		FlushInterval: -1,
-		ErrorLog:      slog.NewLogLogger(slog.DiscardHandler, slog.LevelError),
+		ErrorLog:      slog.NewLogLogger(logger.With("instance", name).Handler(), slog.LevelWarn),
 	}
-	in.front = &http.Server{Handler: in.relay.Middleware(rp), ReadHeaderTimeout: 10 * time.Second}
+	in.front = &http.Server{Handler: in.relay.Middleware(rp), ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog: slog.NewLogLogger(logger.With("front", name).Handler(), slog.LevelWarn)}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		in.stop(logger)
