@@ -488,3 +488,84 @@ func TestRelayedRequestCancelledWithItsClient(t *testing.T) {
 		t.Fatal("the owner's request went on after its client left")
 	}
 }
+
+// TestOwnerSendsAWindowOfChunks: speaking the relay's wire as a relaying
+// instance that acknowledges nothing, the owner sends Window chunks of a
+// large response and then waits; one acknowledgement lets exactly one
+// more through, and a cancel ends the relay, which gives back its slot.
+func TestOwnerSendsAWindowOfChunks(t *testing.T) {
+	cl := startSessions(t, 1, backplane.SessionsConfig{Window: 2, ChunkBytes: 1024, MaxRelays: 1})
+	s := testfixture.OpenHTTPSession(t, cl.Instances[0].Server.URL(), mcp.Version20251125, nil)
+	nc := cl.NATS.Connect(t)
+	inbox, ctl := nc.NewInbox(), nc.NewInbox()
+	sub, err := nc.SubscribeSync(inbox)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, _ := json.Marshal(map[string]any{"method": "POST", "uri": "/mcp", "host": cl.Instances[0].Server.Addr().String(), "peer": "127.0.0.1:1",
+		"header": http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"},
+			"Mcp-Session-Id": {s.ID}, "Mcp-Protocol-Version": {s.Version}}})
+	open := &nats.Msg{Subject: "clustertest.sessions.i0", Reply: inbox, Data: testfixture.LegacyRequest(1, "tools/call", map[string]any{"name": "big"}),
+		Header: nats.Header{"Snodo-Relay-Kind": {"open"}, "Snodo-Relay": {string(head)}, "Snodo-Relay-Control": {ctl}}}
+	if err := nc.PublishMsg(open); err != nil {
+		t.Fatal(err)
+	}
+	next := func(wait time.Duration) (string, error) {
+		for {
+			m, err := sub.NextMsg(wait)
+			if err != nil {
+				return "", err
+			}
+			if k := m.Header.Get("Snodo-Relay-Kind"); k != "beat" {
+				return k, nil
+			}
+		}
+	}
+	for _, want := range []string{"accept", "head", "data", "data"} {
+		if k, err := next(testkit.DefaultTimeout); k != want {
+			t.Fatalf("got %q (%v), want %q", k, err, want)
+		}
+	}
+	// The window is full: nothing more until an acknowledgement. The
+	// wait is the time a third chunk would need, not a synchronization.
+	if k, err := next(300 * time.Millisecond); !errors.Is(err, nats.ErrTimeout) {
+		t.Fatalf("the owner sent %q past a full window", k)
+	}
+	if err := nc.PublishMsg(&nats.Msg{Subject: ctl, Header: nats.Header{"Snodo-Relay-Kind": {"ack"}, "Snodo-Relay-Ack": {"1"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if k, err := next(testkit.DefaultTimeout); k != "data" {
+		t.Fatalf("after one acknowledgement: %q (%v)", k, err)
+	}
+	if k, err := next(300 * time.Millisecond); !errors.Is(err, nats.ErrTimeout) {
+		t.Fatalf("the owner sent %q past the window after one acknowledgement", k)
+	}
+	if err := nc.PublishMsg(&nats.Msg{Subject: ctl, Header: nats.Header{"Snodo-Relay-Kind": {"cancel"}}}); err != nil {
+		t.Fatal(err)
+	}
+	// The cancelled relay ends and gives back its slot (one only): a
+	// relay opened afterwards is taken, not refused as busy.
+	deadline := time.Now().Add(testkit.DefaultTimeout)
+	for {
+		retry, err := nc.SubscribeSync(nc.NewInbox())
+		if err != nil {
+			t.Fatal(err)
+		}
+		again := *open
+		again.Reply, again.Header = retry.Subject, nats.Header{"Snodo-Relay-Kind": {"open"}, "Snodo-Relay": {string(head)}, "Snodo-Relay-Control": {nc.NewInbox()}}
+		again.Data = testfixture.LegacyRequest(2, "ping", nil)
+		if err := nc.PublishMsg(&again); err != nil {
+			t.Fatal(err)
+		}
+		m, err := retry.NextMsg(testkit.DefaultTimeout)
+		if err != nil {
+			t.Fatalf("no answer to a relay after the cancel: %v", err)
+		}
+		_ = retry.Unsubscribe()
+		if k := m.Header.Get("Snodo-Relay-Kind"); k == "accept" {
+			break
+		} else if k != "busy" || time.Now().After(deadline) {
+			t.Fatalf("a relay after the cancel: %q", k)
+		}
+	}
+}
