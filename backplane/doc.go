@@ -18,6 +18,10 @@
 //     are present, and every instance applies its revisions in order.
 //   - [NewClusterView] gathers the supervision trees of every live
 //     instance, listing those that do not answer in time as missing.
+//   - [NewSessions] relays the requests of an initialize-era session
+//     (Mcp-Session-Id) received by any instance to the one that owns
+//     it, streaming the answer back in chunks, so those clients need no
+//     session affinity either.
 //
 // Package clustertest, in this module, runs several instances in a test:
 // one embedded NATS server, N Runtimes sharing it through Events, each on

@@ -44,8 +44,18 @@ type Config struct {
 	// can replace them. Nil: no more options.
 	Options func(in *Instance) []dispatch.Option
 	// Listener is given to each instance's streamablehttp.Listen, after
-	// the supervisor and the counting middleware Start adds.
+	// the supervisor, the counting middleware and (with Sessions) the
+	// session relay Start adds.
 	Listener []streamablehttp.ListenerOption
+	// Sessions, when not nil, turns on initialize-era sessions in every
+	// instance (streamablehttp.WithSessions with this config, its
+	// IDPrefix set to the instance's backplane.Sessions.IDPrefix) and the
+	// relay that lets each session be used through every instance
+	// (backplane.NewSessions, outside any middleware of Listener). A
+	// WithSessions in Listener would replace this one.
+	Sessions *streamablehttp.SessionConfig
+	// SessionRelay bounds the relay of each instance, with Sessions.
+	SessionRelay backplane.SessionsConfig
 }
 
 // Cluster is a set of instances behind a round-robin proxy, on one NATS
@@ -84,6 +94,9 @@ type Instance struct {
 	// View answers the other instances' requests for this instance's
 	// supervision tree, and gathers theirs (backplane.ClusterView).
 	View *backplane.ClusterView
+	// Sessions relays the requests of sessions owned by other instances
+	// (nil unless Config.Sessions is set).
+	Sessions *backplane.Sessions
 
 	served  atomic.Int64
 	stop    sync.Once
@@ -177,7 +190,18 @@ func startInstance(t testing.TB, cl *Cluster, cfg Config, i int) *Instance {
 			next.ServeHTTP(w, r)
 		})
 	})
-	lopts := append([]streamablehttp.ListenerOption{streamablehttp.WithSupervisor(sup), count}, cfg.Listener...)
+	lopts := []streamablehttp.ListenerOption{streamablehttp.WithSupervisor(sup), count}
+	if cfg.Sessions != nil {
+		in.Sessions, err = backplane.NewSessions(context.Background(), in.Conn, in.Name, cfg.SessionRelay, backplane.WithName(cfg.Name))
+		if err != nil {
+			t.Fatalf("clustertest: instance %s: %v", in.Name, err)
+		}
+		t.Cleanup(func() { _ = in.Sessions.Close() })
+		sc := *cfg.Sessions
+		sc.IDPrefix = in.Sessions.IDPrefix()
+		lopts = append(lopts, streamablehttp.WithHTTPMiddleware(in.Sessions.Middleware), streamablehttp.WithSessions(sc))
+	}
+	lopts = append(lopts, cfg.Listener...)
 	in.Server, err = streamablehttp.Listen(in.Runtime, lopts...)
 	if err != nil {
 		t.Fatalf("clustertest: instance %s: %v", in.Name, err)
@@ -204,13 +228,17 @@ func (in *Instance) Served() int64 { return in.served.Load() }
 
 // Stop stops the instance as a crashed process would: its listener is
 // closed at once (requests in flight are cancelled, open streams end),
-// its Events stops fanning events in and out, and its View stops
-// answering (it says so, and the others no longer count it). The proxy's idle
+// its Events stops fanning events in and out, its View stops
+// answering (it says so, and the others no longer count it), and its
+// Sessions stops taking relays (the others answer 404 for its sessions). The proxy's idle
 // connections are dropped, so that it must dial again, and from then on
 // the proxy skips the instance, whose port refuses connections. Stop is
 // idempotent; the Runtime and the NATS connection stay until cleanup.
 func (in *Instance) Stop(t testing.TB) {
 	t.Helper()
+	if in.Sessions != nil {
+		_ = in.Sessions.Close()
+	}
 	if err := in.shutdown(); err != nil {
 		t.Fatalf("clustertest: stopping instance %s: %v", in.Name, err)
 	}

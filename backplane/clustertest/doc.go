@@ -23,6 +23,11 @@
 //		cl.NATS.Stop(t)         // and cl.NATS.Start(t) brings it back
 //	}
 //
+// With Config.Sessions, each instance also issues initialize-era
+// sessions and relays the requests of every other instance's sessions to
+// it (backplane.Sessions), so that a 2025-11-25 or 2025-06-18 client
+// works through the proxy.
+//
 // Everything a Cluster starts is stopped by the test's cleanup, so the
 // package's goroutine-leak check (testkit.VerifyTestMain) holds.
 package clustertest

@@ -3,7 +3,9 @@
 // the http.Handler mounted in a plain net/http server, stdio through
 // the project's own stdio-to-HTTP bridge (the suite targets URLs only),
 // and, for 2026-07-28, proxy: the fixture behind a proxy Runtime (package
-// proxy) on the native listener.
+// proxy) on the native listener. The opt-in lane cluster (-lanes cluster,
+// 2025-11-25) runs the fixture as three instances behind a round-robin
+// proxy (backplane/cmd/clusterfixture).
 //
 // It installs the pinned suite and Node.js with npm ci when they are
 // missing, prints one line per lane and protocol version,
@@ -44,7 +46,18 @@ var (
 	// laneVersions limits a lane to some versions: the proxy lane (the
 	// fixture behind a proxy Runtime on the native listener) is run for
 	// 2026-07-28 only.
-	laneVersions = map[string][]string{"proxy": {"2026-07-28"}}
+	laneVersions = map[string][]string{"proxy": {"2026-07-28"}, "cluster": {"2025-11-25"}}
+	// optInLanes run only when -lanes names them: cluster is the fixture
+	// as three instances behind a round-robin proxy
+	// (backplane/cmd/clusterfixture), initialize-era sessions relayed
+	// between them over NATS, run for 2025-11-25 only: its instances are
+	// separate processes sharing no 2026-07-28 state (multi round-trip
+	// key, tasks, listen streams), and 2025-06-18 fails now and then
+	// with a connection cut between the proxies, with one instance too.
+	optInLanes = []string{"cluster"}
+	// clusterFixture is the built backplane/cmd/clusterfixture, when the
+	// cluster lane runs.
+	clusterFixture string
 )
 
 const (
@@ -53,7 +66,7 @@ const (
 )
 
 func main() {
-	lanes := flag.String("lanes", strings.Join(allLanes, ","), "comma-separated lanes: native, handler, stdio, proxy")
+	lanes := flag.String("lanes", strings.Join(allLanes, ","), "comma-separated lanes: native, handler, stdio, proxy, and the opt-in cluster")
 	versions := flag.String("versions", strings.Join(allVersions, ","), "comma-separated protocol versions")
 	out := flag.String("out", "", "directory for raw results (default: a temporary directory)")
 	baselinePath := flag.String("baseline", "conformance/expected-failures.json", "expected-failures baseline")
@@ -97,6 +110,15 @@ func run(laneList, versionList, out, baselinePath string, writeDoc, verbose bool
 			return err
 		}
 	}
+	if slices.Contains(split(laneList, append(slices.Clone(allLanes), optInLanes...)), "cluster") {
+		// A module of its own: built from its directory.
+		clusterFixture = filepath.Join(bin, "clusterfixture")
+		cmd := exec.Command("go", "build", "-C", "backplane", "-o", clusterFixture, "./cmd/clusterfixture")
+		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("building backplane/cmd/clusterfixture: %w", err)
+		}
+	}
 	baseline, err := loadBaseline(baselinePath)
 	if err != nil {
 		return err
@@ -104,7 +126,7 @@ func run(laneList, versionList, out, baselinePath string, writeDoc, verbose bool
 
 	var results []laneResult
 	var problems []string
-	for _, lane := range split(laneList, allLanes) {
+	for _, lane := range split(laneList, append(slices.Clone(allLanes), optInLanes...)) {
 		for _, version := range split(versionList, allVersions) {
 			if only, ok := laneVersions[lane]; ok && !slices.Contains(only, version) {
 				continue
@@ -207,6 +229,8 @@ func serverCommand(lane, version, fixture, bridge string) *exec.Cmd {
 		args = append(args, "-transport", "handler")
 	case "proxy":
 		args = append(args, "-transport", "http", "-proxy")
+	case "cluster":
+		return exec.Command(clusterFixture, "-fixture", fixture, "-instances", "3", "-sessions="+fmt.Sprint(sessions))
 	case "stdio":
 		// Stateless, the bridge serves every request through one stdio
 		// server, as a stdio client does, so a list change one request

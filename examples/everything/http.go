@@ -25,7 +25,7 @@ func serveListener(ctx context.Context, rt *dispatch.Runtime, cfg config, stdin 
 		opts = append(opts, streamablehttp.WithSupervisor(cfg.sup))
 	}
 	if cfg.sessions {
-		opts = append(opts, sessions())
+		opts = append(opts, sessions(cfg.sessionPrefix))
 	}
 	srv, err := streamablehttp.Listen(rt, opts...)
 	if err != nil {
@@ -49,7 +49,7 @@ func serveHandler(ctx context.Context, rt *dispatch.Runtime, cfg config, stdin i
 		opts = append(opts, streamablehttp.WithSupervisor(cfg.sup))
 	}
 	if cfg.sessions {
-		opts = append(opts, sessions())
+		opts = append(opts, sessions(cfg.sessionPrefix))
 	}
 	h, err := streamablehttp.NewHandler(rt, opts...)
 	if err != nil {
@@ -87,9 +87,9 @@ func serveHandler(ctx context.Context, rt *dispatch.Runtime, cfg config, stdin i
 }
 
 // sessions turns on initialize-era sessions (Mcp-Session-Id), for
-// -sessions.
-func sessions() streamablehttp.Option {
-	return streamablehttp.WithSessions(streamablehttp.SessionConfig{})
+// -sessions, their ids beginning with prefix.
+func sessions(prefix string) streamablehttp.Option {
+	return streamablehttp.WithSessions(streamablehttp.SessionConfig{IDPrefix: prefix})
 }
 
 // announce prints the ready line the conformance runner waits for.

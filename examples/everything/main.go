@@ -3,7 +3,7 @@
 // exercises, plus echo and sleep for load tests.
 //
 //	everything -transport stdio [-subscriptions=false] [-page-size N]  # MCP on standard input and output
-//	everything -transport http [-addr 127.0.0.1:0] [-sessions]
+//	everything -transport http [-addr 127.0.0.1:0] [-sessions [-session-prefix P]]
 //	everything -transport handler [-addr 127.0.0.1:0] [-sessions]
 //	everything -transport http -proxy
 //
@@ -14,7 +14,9 @@
 //	{"conformanceReady":true,"url":"http://127.0.0.1:PORT/mcp"}
 //
 // and it exits cleanly when its standard input closes, so a parent that
-// dies takes it along. -sessions asks for initialize-era HTTP sessions.
+// dies takes it along. -sessions asks for initialize-era HTTP sessions;
+// -session-prefix begins their ids (streamablehttp.SessionConfig.IDPrefix),
+// for an instance of several (backplane/cmd/clusterfixture).
 // While it serves, test://watched-resource changes every 3 seconds.
 // -subscriptions=false leaves out the subscription hub (no listChanged,
 // no subscriptions/listen, no resources/subscribe), for a server that is
@@ -52,6 +54,7 @@ type config struct {
 	transport     string
 	addr          string
 	sessions      bool
+	sessionPrefix string
 	subscriptions bool
 	pageSize      int
 	proxy         bool
@@ -67,6 +70,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	fs.StringVar(&cfg.transport, "transport", "stdio", "stdio, http (native listener) or handler (http.Handler in a net/http server)")
 	fs.StringVar(&cfg.addr, "addr", "127.0.0.1:0", "address the HTTP modes listen on")
 	fs.BoolVar(&cfg.sessions, "sessions", false, "serve initialize-era HTTP sessions (Mcp-Session-Id)")
+	fs.StringVar(&cfg.sessionPrefix, "session-prefix", "", "prefix of the session ids issued with -sessions")
 	fs.BoolVar(&cfg.subscriptions, "subscriptions", true, "serve list changes and resource subscriptions from a hub")
 	fs.IntVar(&cfg.pageSize, "page-size", 0, "items per page of list results (0: the library's default)")
 	fs.BoolVar(&cfg.proxy, "proxy", false, "serve the fixture through a proxy Runtime")

@@ -20,7 +20,7 @@ import (
 // successful initialize.
 
 // maxSessionIDBytes bounds the Mcp-Session-Id a client may send; ours are
-// 43 bytes.
+// 43 bytes after SessionConfig.IDPrefix (at most maxIDPrefixBytes).
 const maxSessionIDBytes = 128
 
 // sessionIDOf returns the one Mcp-Session-Id of a request when it is

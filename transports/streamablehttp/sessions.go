@@ -51,6 +51,15 @@ type SessionConfig struct {
 	// comparable values (strings, pointers, structs of those): a
 	// principal that is not comparable never matches.
 	BindPrincipal bool
+	// IDPrefix begins every session id this handler issues (default
+	// none): up to 64 visible ASCII characters (0x21 to 0x7E) followed by
+	// the 43 random ones. Several instances behind one load balancer give
+	// each its own prefix, such as "i0.", so that an http.Handler in
+	// front of this one knows, from the Mcp-Session-Id alone, which
+	// instance holds the session: an id with this handler's prefix is
+	// local, any other it may relay to the owner (the backplane module's
+	// Sessions does). Only this handler's sessions are ever found here.
+	IDPrefix string
 }
 
 // WithSessions turns on sessions for initialize-era clients. A successful
@@ -75,6 +84,9 @@ func WithSessions(cfg SessionConfig) Option {
 		if cfg.IdleTimeout < 0 || cfg.MaxSessions < 0 || cfg.ReplayEvents < 0 || cfg.ReplayBytes < 0 || cfg.RetryDelay < 0 {
 			return errors.New("session limits must not be negative")
 		}
+		if !validIDPrefix(cfg.IDPrefix) {
+			return errors.New("session id prefix must be at most 64 visible ASCII characters")
+		}
 		if cfg.ReplayEvents == 0 {
 			cfg.ReplayEvents = 256
 		}
@@ -93,6 +105,23 @@ func WithSessions(cfg SessionConfig) Option {
 		o.sessions = &cfg
 		return nil
 	}}
+}
+
+// maxIDPrefixBytes bounds SessionConfig.IDPrefix, so that an id stays
+// within maxSessionIDBytes.
+const maxIDPrefixBytes = 64
+
+// validIDPrefix reports whether p may begin a session id.
+func validIDPrefix(p string) bool {
+	if len(p) > maxIDPrefixBytes {
+		return false
+	}
+	for i := 0; i < len(p); i++ {
+		if p[i] < 0x21 || p[i] > 0x7e {
+			return false
+		}
+	}
+	return true
 }
 
 // sessionStore holds the live sessions of a Handler.
@@ -158,7 +187,7 @@ func (st *sessionStore) register(sess *dispatch.Session, principal any) (string,
 		st.unreserve()
 		return "", err
 	}
-	hs := &httpSession{store: st, id: base64.RawURLEncoding.EncodeToString(b[:]), sess: sess, principal: principal,
+	hs := &httpSession{store: st, id: st.cfg.IDPrefix + base64.RawURLEncoding.EncodeToString(b[:]), sess: sess, principal: principal,
 		endCh: make(chan struct{}), wake: make(chan struct{}, 1), log: newEventLog(st.cfg.ReplayEvents, st.cfg.ReplayBytes)}
 	sess.SetWake(func() {
 		select {
