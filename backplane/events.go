@@ -17,6 +17,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/hub"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
 )
@@ -33,7 +34,7 @@ const subscribeTimeout = 10 * time.Second
 // instance of a server: an event published on any instance reaches every
 // matching listener on every instance, at most once each.
 //
-// Each instance keeps its own [dispatch.Hub], which opens the listeners
+// Each instance keeps its own [hub.Hub], which opens the listeners
 // and applies to each its filter, its buffer bound and the overflow policy
 // exactly as in one process. [Events.Publish] hands an event to the local
 // hub at once and sends it on the NATS subject <name>.events (see
@@ -62,7 +63,7 @@ const subscribeTimeout = 10 * time.Second
 // safe for concurrent use; Close it before closing the NATS connection.
 type Events struct {
 	nc      *nats.Conn
-	hub     *dispatch.Hub
+	hub     *hub.Hub
 	subject string
 	origin  string
 	seq     atomic.Uint64
@@ -70,8 +71,8 @@ type Events struct {
 	sub    *nats.Subscription
 	inbox  chan *nats.Msg
 	status chan nats.Status
-	reg    *dispatch.Hub
-	regL   *dispatch.HubListener
+	reg    *hub.Hub
+	regL   *hub.Listener
 	regC   chan struct{}
 	done   chan struct{}
 	wg     sync.WaitGroup
@@ -110,17 +111,17 @@ type EventStats struct {
 	Resyncs int64
 }
 
-// NewEvents starts fanning hub's events out over nc and the other
+// NewEvents starts fanning h's events out over nc and the other
 // instances' events in. It fails, wrapping [ErrUnavailable], when nc is
 // not connected (unless [WithLocalOnlyStart] is given), or when the
 // server does not confirm the subscription before ctx ends (within 10 s
 // when ctx has no deadline).
-func NewEvents(ctx context.Context, nc *nats.Conn, hub *dispatch.Hub, opts ...Option) (*Events, error) {
+func NewEvents(ctx context.Context, nc *nats.Conn, h *hub.Hub, opts ...Option) (*Events, error) {
 	c, err := newConfig(opts)
 	if err != nil {
 		return nil, err
 	}
-	if hub == nil {
+	if h == nil {
 		return nil, errors.New("backplane: NewEvents: nil hub")
 	}
 	local := false
@@ -131,7 +132,7 @@ func NewEvents(ctx context.Context, nc *nats.Conn, hub *dispatch.Hub, opts ...Op
 		local = true // see WithLocalOnlyStart
 	}
 	e := &Events{
-		nc: nc, hub: hub, subject: c.name + ".events", origin: rand.Text(),
+		nc: nc, hub: h, subject: c.name + ".events", origin: rand.Text(),
 		inbox: make(chan *nats.Msg, inboxSize), regC: make(chan struct{}, 1), done: make(chan struct{}),
 		origins: newOrigins(), streams: map[*stream]struct{}{},
 	}
@@ -160,7 +161,7 @@ func NewEvents(ctx context.Context, nc *nats.Conn, hub *dispatch.Hub, opts ...Op
 		}
 		return nil, fmt.Errorf("%w: subscribing to %s: %w", ErrUnavailable, e.subject, err)
 	}
-	e.reg = dispatch.NewHub(dispatch.HubOptions{})
+	e.reg = hub.New(hub.Options{})
 	e.regL = e.reg.Attach(mcp.SubscriptionFilter{ToolsListChanged: true, PromptsListChanged: true, ResourcesListChanged: true}, e.registryChanged)
 	e.wg.Add(3)
 	go e.receive()
@@ -196,11 +197,11 @@ func (e *Events) Publish(ev dispatch.Event) (dispatch.PublishResult, error) {
 	return r, nil
 }
 
-// NewRegistry returns a dispatch.Registry whose changes (tools and
+// NewRegistry returns a hub.Registry whose changes (tools and
 // prompts added or removed) are published through e, so that every
 // instance's listeners hear them. It changes this instance's catalog
 // only: the application applies the same change on every instance.
-func (e *Events) NewRegistry() *dispatch.Registry { return dispatch.NewRegistry(e.reg) }
+func (e *Events) NewRegistry() *hub.Registry { return hub.NewRegistry(e.reg) }
 
 // OpenSubscription implements [dispatch.SubscriptionSource]: it attaches a
 // listener for req.Filter to the local hub and accepts all of it.
@@ -396,7 +397,7 @@ func (e *Events) count(f func(*EventStats)) {
 // and the URIs it subscribed to, which a resynchronisation updates.
 type stream struct {
 	e    *Events
-	l    *dispatch.HubListener
+	l    *hub.Listener
 	uris []string
 }
 

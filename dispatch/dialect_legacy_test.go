@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/hub"
 	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
@@ -790,7 +791,7 @@ func TestPingClient(t *testing.T) {
 // the same Hub as subscriptions/listen: list changes it was offered, and
 // updates of the resources it subscribed to, pulled from the session.
 func TestLegacySubscriptionsFromTheHub(t *testing.T) {
-	hub := dispatch.NewHub(dispatch.HubOptions{})
+	hub := hub.New(hub.Options{})
 	secret := "test://secret"
 	rt := legacyRuntime(t, nil, dispatch.WithSubscriptions(hub), dispatch.WithAuthorizer(dispatch.AuthorizerFunc(func(_ context.Context, a *dispatch.Access) error {
 		if a.URI == secret || a.Name == secret {

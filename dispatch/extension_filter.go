@@ -22,7 +22,7 @@ import (
 // names tasks; their notifications/tasks follow). The client's keys
 // arrive in mcp.SubscriptionFilter.Keys[Member]; the events that answer
 // them are [EventExtension] events with the same Member and one Key,
-// published to the [Hub] like any other.
+// published to the hub like any other.
 type ExtensionFilter struct {
 	// Member is the member's name in the filter object, such as
 	// "taskIds". It may not be a core member's name, nor one another

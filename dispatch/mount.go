@@ -123,7 +123,7 @@ func (b *builder) finishMounts() error {
 			rt.capabilities.Completions = &struct{}{}
 		}
 	}
-	if out := rt.Hub(); out != nil {
+	if out, ok := rt.source.(Publisher); ok {
 		for _, m := range b.mounts {
 			relayChanges(m, out)
 		}

@@ -61,7 +61,7 @@ func (r *Runner) Option() dispatch.Option {
 // string the Runner keeps (see principalKey), not the original value.
 //
 // When the Runtime's subscription source is a [Publisher] (a
-// *dispatch.Hub given with dispatch.WithSubscriptions, or a source that
+// *hub.Hub given with dispatch.WithSubscriptions, or a source that
 // fans events out to other instances), each status change of a task is
 // published through it as a notifications/tasks, which reaches the
 // subscriptions/listen streams whose taskIds name the task; a stream may

@@ -1,0 +1,40 @@
+// The interfaces a Runtime reaches event sources through: publishing an
+// event, following what a source publishes, and what a publish did.
+
+package dispatch
+
+// Publisher publishes change events: a hub (package hub), or a source
+// that also fans them out to other processes. A Runtime that mounts parts
+// ([WithMount]) publishes its parts' changes on its subscription source
+// when the source is a Publisher.
+type Publisher interface {
+	// Publish hands ev to every listener whose filter names it. An
+	// invalid event ([Event.Validate]) reaches nobody and is an error.
+	Publish(ev Event) (PublishResult, error)
+}
+
+// Tapper is an event source that can be followed: a mounting Runtime
+// relays the changes of a part whose subscription source, or catalog
+// ([WithCatalog]), is a Tapper.
+type Tapper interface {
+	// Tap calls fn with every event published from now on, on the
+	// publishing goroutine; fn must not block. It returns the function
+	// that removes the tap.
+	Tap(fn func(Event)) (remove func())
+}
+
+// PublishResult counts what one Publish did.
+type PublishResult struct {
+	// Matched is the number of listeners whose filter names the event.
+	Matched int
+	// Delivered counts listeners that were waiting for an event: theirs
+	// goes to the client at once.
+	Delivered int
+	// Buffered counts listeners that were still sending earlier events:
+	// the event waits in their buffer.
+	Buffered int
+	// Dropped counts events lost to a full buffer: the new event when
+	// the newest is dropped, the oldest buffered one when the oldest is
+	// (the new one is then also counted in Buffered).
+	Dropped int
+}
