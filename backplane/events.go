@@ -30,9 +30,11 @@ const inboxSize = 4096
 // subscription when ctx has no deadline.
 const subscribeTimeout = 10 * time.Second
 
-// Events is a [dispatch.SubscriptionSource] and publisher shared by every
-// instance of a server: an event published on any instance reaches every
-// matching listener on every instance, at most once each.
+// Events is a [dispatch.SubscriptionSource], [dispatch.SessionSource]
+// and publisher shared by every instance of a server: an event published
+// on any instance reaches every matching listener on every instance (the
+// listen streams and the initialize-era sessions alike), at most once
+// each.
 //
 // Each instance keeps its own [hub.Hub], which opens the listeners
 // and applies to each its filter, its buffer bound and the overflow policy
@@ -50,9 +52,9 @@ const subscribeTimeout = 10 * time.Second
 // other instances meanwhile may never arrive, so once the connection is
 // back every listener is resynchronised: the hub is handed one
 // tools, prompts and resources list change, and one update of every
-// resource a listen stream opened through Events subscribed to, so that
-// each client reads again what it listens to. Listeners stay open through
-// the loss; the resynchronising events obey their bounds and overflow
+// resource a listen stream or session opened through Events subscribed
+// to, so that each client reads again what it listens to. Listeners stay
+// open through the loss; the resynchronising events obey their bounds and overflow
 // policy like any other. Extensions' events (dispatch.EventExtension,
 // such as the tasks extension's status changes) travel the same way but
 // have no resynchronisation: one published elsewhere while the connection
@@ -206,12 +208,30 @@ func (e *Events) NewRegistry() *hub.Registry { return hub.NewRegistry(e.reg) }
 // OpenSubscription implements [dispatch.SubscriptionSource]: it attaches a
 // listener for req.Filter to the local hub and accepts all of it.
 func (e *Events) OpenSubscription(_ context.Context, req *dispatch.SubscriptionRequest) (dispatch.Subscription, mcp.SubscriptionFilter, error) {
-	s := &stream{e: e, uris: req.Filter.ResourceSubscriptions}
-	s.l = e.hub.Attach(req.Filter, req.Wake)
+	return e.attach(req.Filter, req.Wake), req.Filter, nil
+}
+
+// AttachSession implements [dispatch.SessionSource]: an initialize-era
+// session's feed is a listener on the local hub, so it hears the list
+// changes and resource updates published on every instance; the URIs it
+// subscribes to are resynchronised after a lost connection like a listen
+// stream's.
+func (e *Events) AttachSession(f mcp.SubscriptionFilter, wake func()) dispatch.SessionSubscription {
+	return e.attach(f, wake)
+}
+
+// attach opens a listener on the local hub and tracks its resource
+// subscriptions for resynchronisation.
+func (e *Events) attach(f mcp.SubscriptionFilter, wake func()) *stream {
+	s := &stream{e: e, uris: map[string]struct{}{}}
+	for _, u := range f.ResourceSubscriptions {
+		s.uris[u] = struct{}{}
+	}
+	s.l = e.hub.Attach(f, wake)
 	e.mu.Lock()
 	e.streams[s] = struct{}{}
 	e.mu.Unlock()
-	return s, req.Filter, nil
+	return s
 }
 
 // Stats returns e's counters.
@@ -345,7 +365,7 @@ func (e *Events) resync() {
 	uris := map[string]struct{}{}
 	e.mu.Lock()
 	for s := range e.streams {
-		for _, u := range s.uris {
+		for u := range s.uris {
 			uris[u] = struct{}{}
 		}
 	}
@@ -393,12 +413,33 @@ func (e *Events) count(f func(*EventStats)) {
 	e.mu.Unlock()
 }
 
-// stream is a listen stream opened through Events: the hub's listener,
-// and the URIs it subscribed to, which a resynchronisation updates.
+// stream is a listen stream or an initialize-era session's feed opened
+// through Events: the hub's listener, and the URIs it subscribed to
+// (guarded by e.mu), which a resynchronisation updates.
 type stream struct {
 	e    *Events
 	l    *hub.Listener
-	uris []string
+	uris map[string]struct{}
+}
+
+// Subscribe implements dispatch.SessionSubscription.
+func (s *stream) Subscribe(uris ...string) {
+	s.e.mu.Lock()
+	for _, u := range uris {
+		s.uris[u] = struct{}{}
+	}
+	s.e.mu.Unlock()
+	s.l.Subscribe(uris...)
+}
+
+// Unsubscribe implements dispatch.SessionSubscription.
+func (s *stream) Unsubscribe(uris ...string) {
+	s.e.mu.Lock()
+	for _, u := range uris {
+		delete(s.uris, u)
+	}
+	s.e.mu.Unlock()
+	s.l.Unsubscribe(uris...)
 }
 
 // Next implements dispatch.Subscription.

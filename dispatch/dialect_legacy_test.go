@@ -885,11 +885,12 @@ func TestLegacySubscriptionsFromTheHub(t *testing.T) {
 		func(r *dispatch.Request) { r.ProtocolVersion = "2025-11-25" })
 	rpcError(t, f, jsonrpc.CodeMethodNotFound)
 
-	// A source that is not a Hub cannot follow resources/subscribe.
+	// A source that is not a SessionSource cannot follow
+	// resources/subscribe.
 	other := legacyRuntime(t, nil, dispatch.WithSubscriptions(notAHub{}))
 	c, r := initialize(t, other, "2025-11-25", map[string]any{})
 	if res := r["capabilities"].(map[string]any)["resources"].(map[string]any); res["subscribe"] != nil || res["listChanged"] != nil {
-		t.Fatalf("offered with a source that is not a Hub: %v", res)
+		t.Fatalf("offered with a source that is not a SessionSource: %v", res)
 	}
 	rpcError(t, c.call("resources/subscribe", map[string]any{"uri": "test://static"}), jsonrpc.CodeMethodNotFound)
 }
