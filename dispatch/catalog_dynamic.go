@@ -88,8 +88,8 @@ func NewComponents(opts ...Option) (*Components, error) {
 	return &Components{newSnapshot(b.tools, b.prompts, b.resources, b.templates)}, nil
 }
 
-// Len returns the number of components in the set.
-func (c *Components) Len() int {
+// len returns the number of components in the set.
+func (c *Components) len() int {
 	s := c.snap()
 	return len(s.tools) + len(s.prompts) + len(s.resources) + len(s.templates)
 }
@@ -125,7 +125,7 @@ func (c *Components) With(add *Components) (*Components, error) {
 	if err := checkResourceOverlap(a.resources, o.templates); err != nil {
 		return nil, err
 	}
-	if add.Len() == 0 {
+	if add.len() == 0 {
 		return &Components{a}, nil
 	}
 	tools, prompts, resources := cloneMap(a.tools), cloneMap(a.prompts), cloneMap(a.resources)

@@ -1,25 +1,23 @@
-// The interfaces a Runtime reaches event sources through: publishing an
-// event, following what a source publishes, and what a publish did.
+// What a publish did, and the method sets a mounting Runtime relays its
+// parts' change events through.
 
 package dispatch
 
-// Publisher publishes change events: a hub (package hub), or a source
-// that also fans them out to other processes. A Runtime that mounts parts
-// ([WithMount]) publishes its parts' changes on its subscription source
-// when the source is a Publisher.
-type Publisher interface {
-	// Publish hands ev to every listener whose filter names it. An
-	// invalid event ([Event.Validate]) reaches nobody and is an error.
+// publisher is a subscription source that publishes change events: a
+// hub (package hub), or a source that also fans them out to other
+// processes. A Runtime that mounts parts ([WithMount]) publishes its
+// parts' changes on its subscription source when the source has this
+// method.
+type publisher interface {
 	Publish(ev Event) (PublishResult, error)
 }
 
-// Tapper is an event source that can be followed: a mounting Runtime
+// tapper is an event source that can be followed: a mounting Runtime
 // relays the changes of a part whose subscription source, or catalog
-// ([WithCatalog]), is a Tapper.
-type Tapper interface {
-	// Tap calls fn with every event published from now on, on the
-	// publishing goroutine; fn must not block. It returns the function
-	// that removes the tap.
+// ([WithCatalog]), has this method. Tap calls fn with every event
+// published from now on, on the publishing goroutine (fn does not
+// block), and returns the function that removes the tap.
+type tapper interface {
 	Tap(fn func(Event)) (remove func())
 }
 

@@ -6,8 +6,8 @@ import "reflect"
 
 // partTapper is what a part publishes its changes on: its subscription
 // source, or its catalog, when it can be followed.
-func partTapper(rt *Runtime) Tapper {
-	if t, ok := rt.source.(Tapper); ok {
+func partTapper(rt *Runtime) tapper {
+	if t, ok := rt.source.(tapper); ok {
 		return t
 	}
 	own := rt.catalog
@@ -15,7 +15,7 @@ func partTapper(rt *Runtime) Tapper {
 		own = mc.own
 	}
 	if dc, ok := own.(dynamicCatalog); ok {
-		if t, ok := dc.c.(Tapper); ok {
+		if t, ok := dc.c.(tapper); ok {
 			return t
 		}
 	}
@@ -28,7 +28,7 @@ func partTapper(rt *Runtime) Tapper {
 // mounted URI hears of it). No goroutine: the tap runs on the goroutine
 // that published on the part's side, and publishing on out must not
 // block. The tap lives as long as the part's source.
-func relayChanges(p *mountPart, out Publisher) {
+func relayChanges(p *mountPart, out publisher) {
 	in := partTapper(p.rt)
 	if in == nil || same(in, out) {
 		return

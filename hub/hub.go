@@ -6,9 +6,9 @@
 // a Hub.
 //
 // The package sits above dispatch and reaches it only through dispatch's
-// interfaces: a Hub is a dispatch.SubscriptionSource, SessionSource,
-// Publisher and Tapper, a Registry a dispatch.Catalog. Any other
-// implementation of those interfaces serves a Runtime as well.
+// interfaces: a Hub is a dispatch.SubscriptionSource and SessionSource,
+// a Registry a dispatch.Catalog. Any other implementation of those
+// interfaces serves a Runtime as well.
 package hub
 
 import (

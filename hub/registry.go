@@ -59,7 +59,7 @@ func (r *Registry) Adopt(own *dispatch.Components) error {
 	return nil
 }
 
-// Tap implements [dispatch.Tapper] with the registry's hub, so that a
+// Tap follows the events of the registry's hub, so that a
 // Runtime mounting one whose catalog is this registry relays its list
 // changes. With no hub, fn is never called.
 func (r *Registry) Tap(fn func(dispatch.Event)) (remove func()) {

@@ -115,7 +115,7 @@ func (b *Backend) Health() Health {
 // forwards, and the remote's task store stays authoritative.
 //
 // Resource subscriptions are followed upstream: when the set of URIs the
-// proxy's clients subscribe to changes (Hub's OnSubscriptionsChanged),
+// proxy's clients subscribe to changes (hub.Options.OnSubscriptionsChanged),
 // the watcher opens its stream again naming them (at most 1,000), and
 // the remote's updates are published to those clients.
 func Dial(ctx context.Context, t client.Transport, opts ...Option) (*Backend, error) {
