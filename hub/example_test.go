@@ -1,3 +1,6 @@
+// Runnable examples of the hub package: a Hub, a Registry, and an
+// initialize-era session fed by a Hub.
+
 package hub_test
 
 import (
@@ -7,6 +10,7 @@ import (
 
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/hub"
+	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
 )
 
@@ -71,4 +75,40 @@ func ExampleRegistry() {
 	// notifications/tools/list_changed
 	// report
 	// listChanged: true
+}
+
+// A Hub given with WithSubscriptions is also the SessionSource of
+// initialize-era sessions: a 2025-11-25 session that subscribed to a
+// resource with resources/subscribe is sent its updates, which the
+// transport pulls with NextNotification when the session wakes it.
+func Example() {
+	h := hub.New(hub.Options{})
+	read := func(_ context.Context, req *dispatch.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{mcp.TextContents(req.URI, "text/plain", "hello")}}, nil
+	}
+	rt, err := dispatch.New(mcp.Implementation{Name: "example", Version: "1.0.0"},
+		dispatch.WithSubscriptions(h),
+		dispatch.WithResource(mcp.Resource{URI: "file:///notes", Name: "notes"}, read))
+	if err != nil {
+		panic(err)
+	}
+	sess := dispatch.NewSession()
+	defer sess.Close()
+	send := func(raw string) {
+		msg, err := jsonrpc.Decode([]byte(raw))
+		if err != nil {
+			panic(err)
+		}
+		rt.Dispatch(context.Background(), &dispatch.Request{Message: msg, Session: sess, Transport: dispatch.TransportStdio})
+	}
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"old","version":"1"}}}`)
+	send(`{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"file:///notes"}}`)
+
+	_, _ = h.ResourceUpdated("file:///other") // not subscribed: not sent
+	_, _ = h.ResourceUpdated("file:///notes")
+	for f := sess.NextNotification(); f != nil; f = sess.NextNotification() {
+		fmt.Println(string(f))
+	}
+	// Output:
+	// {"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"file:///notes"}}
 }
