@@ -13,7 +13,9 @@ import (
 
 // swapCatalog is the smallest Catalog: the current version behind an
 // atomic pointer, replaced whole.
-type swapCatalog struct{ cur atomic.Pointer[dispatch.Components] }
+type swapCatalog struct {
+	cur atomic.Pointer[dispatch.Components]
+}
 
 func (c *swapCatalog) Components() *dispatch.Components { return c.cur.Load() }
 

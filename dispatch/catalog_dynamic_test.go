@@ -62,7 +62,9 @@ func TestComponents(t *testing.T) {
 		"tool":     func(c *dispatch.Components) (*dispatch.Components, bool) { return c.WithoutTool("t") },
 		"prompt":   func(c *dispatch.Components) (*dispatch.Components, bool) { return c.WithoutPrompt("p") },
 		"resource": func(c *dispatch.Components) (*dispatch.Components, bool) { return c.WithoutResource("docs://a") },
-		"template": func(c *dispatch.Components) (*dispatch.Components, bool) { return c.WithoutResourceTemplate("files://{path}") },
+		"template": func(c *dispatch.Components) (*dispatch.Components, bool) {
+			return c.WithoutResourceTemplate("files://{path}")
+		},
 	} {
 		less, ok := without(all)
 		if !ok {
