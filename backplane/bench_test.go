@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/hub"
 	"github.com/snodo-go/snodo/mcp"
 )
 
@@ -14,8 +15,8 @@ import (
 // 127.0.0.1, one event at a time; it reports the p50 and p99 latency.
 func BenchmarkFanOut(b *testing.B) {
 	ns := startNATS(b)
-	a := newInstance(b, "a", ns.connect(b), dispatch.HubOptions{})
-	r := newInstance(b, "b", ns.connect(b), dispatch.HubOptions{})
+	a := newInstance(b, "a", ns.connect(b), hub.Options{})
+	r := newInstance(b, "b", ns.connect(b), hub.Options{})
 	woke := make(chan struct{}, 1)
 	l := r.hub.Attach(mcp.SubscriptionFilter{ToolsListChanged: true}, func() {
 		select {

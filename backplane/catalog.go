@@ -17,7 +17,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/hub"
 )
 
 // ErrUndefined is returned by [Catalog.Add] for a component this instance
@@ -73,7 +73,7 @@ const watchAttempt = 2 * time.Second
 type Catalog struct {
 	nc   *nats.Conn
 	name string // the bucket's
-	reg  *dispatch.Registry
+	reg  *hub.Registry
 	defs map[Component]definition
 	log  *slog.Logger
 
@@ -118,20 +118,20 @@ type entry struct {
 }
 
 // NewCatalog opens the catalog bucket on nc, applies its present
-// components that defs defines to a new registry on hub, and keeps
+// components that defs defines to a new registry on h, and keeps
 // applying its changes until Close. Give the Runtime
-// dispatch.WithRegistry(c.Registry()) and, for listen streams, an Events
-// on the same hub. It fails, wrapping [ErrUnavailable], when nc cannot
+// dispatch.WithCatalog(c.Registry()) and, for listen streams, an Events
+// on the same h. It fails, wrapping [ErrUnavailable], when nc cannot
 // carry JetStream; and when the first read of the catalog does not end
 // before ctx (within 10 s when ctx has no deadline). With
 // [WithLocalOnlyStart] it starts instead, and reads the catalog once NATS
 // is reachable.
-func NewCatalog(ctx context.Context, nc *nats.Conn, hub *dispatch.Hub, defs *Definitions, opts ...Option) (*Catalog, error) {
+func NewCatalog(ctx context.Context, nc *nats.Conn, h *hub.Hub, defs *Definitions, opts ...Option) (*Catalog, error) {
 	cfg, err := newConfig(opts)
 	if err != nil {
 		return nil, err
 	}
-	if hub == nil || defs == nil {
+	if h == nil || defs == nil {
 		return nil, errors.New("backplane: NewCatalog: nil hub or definitions")
 	}
 	if _, ok := ctx.Deadline(); !ok {
@@ -140,7 +140,7 @@ func NewCatalog(ctx context.Context, nc *nats.Conn, hub *dispatch.Hub, defs *Def
 		defer cancel()
 	}
 	c := &Catalog{
-		nc: nc, name: cfg.name + "-catalog", reg: dispatch.NewRegistry(hub), defs: map[Component]definition{}, log: cfg.logger,
+		nc: nc, name: cfg.name + "-catalog", reg: hub.NewRegistry(h), defs: map[Component]definition{}, log: cfg.logger,
 		present: map[Component]bool{}, applied: make(chan struct{}),
 	}
 	for k, d := range defs.m {
@@ -228,8 +228,8 @@ func (c *Catalog) initial(ctx context.Context, w jetstream.KeyWatcher) error {
 }
 
 // Registry is the registry the catalog changes: give it to the Runtime
-// with dispatch.WithRegistry. Change it only through the catalog.
-func (c *Catalog) Registry() *dispatch.Registry { return c.reg }
+// with dispatch.WithCatalog. Change it only through the catalog.
+func (c *Catalog) Registry() *hub.Registry { return c.reg }
 
 // Add makes comp present on every instance and returns the version at
 // which it is. comp must be defined on this instance ([ErrUndefined]

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/hub"
 	"github.com/snodo-go/snodo/mcp"
 )
 
@@ -106,8 +107,8 @@ type Definitions struct {
 
 // definition adds a component to a registry and removes it.
 type definition struct {
-	add    func(*dispatch.Registry) error
-	remove func(*dispatch.Registry) bool
+	add    func(*hub.Registry) error
+	remove func(*hub.Registry) bool
 }
 
 func (d *Definitions) set(c Component, def definition) {
@@ -120,8 +121,8 @@ func (d *Definitions) set(c Component, def definition) {
 // DefineTool defines the tool t under the rules of dispatch.WithTool.
 func (d *Definitions) DefineTool(t mcp.Tool, h dispatch.ToolHandler, opts ...dispatch.ComponentOption) {
 	d.set(Tool(t.Name), definition{
-		add:    func(r *dispatch.Registry) error { return r.AddTool(t, h, opts...) },
-		remove: func(r *dispatch.Registry) bool { return r.RemoveTool(t.Name) },
+		add:    func(r *hub.Registry) error { return r.AddTool(t, h, opts...) },
+		remove: func(r *hub.Registry) bool { return r.RemoveTool(t.Name) },
 	})
 }
 
@@ -129,16 +130,16 @@ func (d *Definitions) DefineTool(t mcp.Tool, h dispatch.ToolHandler, opts ...dis
 // dispatch.WithTypedTool.
 func DefineTypedTool[In, Out any](d *Definitions, t mcp.Tool, h dispatch.TypedToolHandler[In, Out], opts ...dispatch.ComponentOption) {
 	d.set(Tool(t.Name), definition{
-		add:    func(r *dispatch.Registry) error { return dispatch.AddTypedTool(r, t, h, opts...) },
-		remove: func(r *dispatch.Registry) bool { return r.RemoveTool(t.Name) },
+		add:    func(r *hub.Registry) error { return hub.AddTypedTool(r, t, h, opts...) },
+		remove: func(r *hub.Registry) bool { return r.RemoveTool(t.Name) },
 	})
 }
 
 // DefinePrompt defines the prompt p under the rules of dispatch.WithPrompt.
 func (d *Definitions) DefinePrompt(p mcp.Prompt, h dispatch.PromptHandler, opts ...dispatch.ComponentOption) {
 	d.set(Prompt(p.Name), definition{
-		add:    func(r *dispatch.Registry) error { return r.AddPrompt(p, h, opts...) },
-		remove: func(r *dispatch.Registry) bool { return r.RemovePrompt(p.Name) },
+		add:    func(r *hub.Registry) error { return r.AddPrompt(p, h, opts...) },
+		remove: func(r *hub.Registry) bool { return r.RemovePrompt(p.Name) },
 	})
 }
 
@@ -146,8 +147,8 @@ func (d *Definitions) DefinePrompt(p mcp.Prompt, h dispatch.PromptHandler, opts 
 // dispatch.WithResource.
 func (d *Definitions) DefineResource(res mcp.Resource, h dispatch.ResourceHandler) {
 	d.set(Resource(res.URI), definition{
-		add:    func(r *dispatch.Registry) error { return r.AddResource(res, h) },
-		remove: func(r *dispatch.Registry) bool { return r.RemoveResource(res.URI) },
+		add:    func(r *hub.Registry) error { return r.AddResource(res, h) },
+		remove: func(r *hub.Registry) bool { return r.RemoveResource(res.URI) },
 	})
 }
 
@@ -155,7 +156,7 @@ func (d *Definitions) DefineResource(res mcp.Resource, h dispatch.ResourceHandle
 // of dispatch.WithResourceTemplate.
 func (d *Definitions) DefineResourceTemplate(t mcp.ResourceTemplate, h dispatch.ResourceHandler, opts ...dispatch.ComponentOption) {
 	d.set(ResourceTemplate(t.URITemplate), definition{
-		add:    func(r *dispatch.Registry) error { return r.AddResourceTemplate(t, h, opts...) },
-		remove: func(r *dispatch.Registry) bool { return r.RemoveResourceTemplate(t.URITemplate) },
+		add:    func(r *hub.Registry) error { return r.AddResourceTemplate(t, h, opts...) },
+		remove: func(r *hub.Registry) bool { return r.RemoveResourceTemplate(t.URITemplate) },
 	})
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/hub"
 	"github.com/snodo-go/snodo/mcp"
 )
 
@@ -44,9 +45,9 @@ func put(t *testing.T, c Component, present bool, rev uint64) fakeEntry {
 // the last applied changes nothing, not even the version, and each
 // change reaches the hub once.
 func TestCatalogApplyInOrderAtMostOnce(t *testing.T) {
-	hub := dispatch.NewHub(dispatch.HubOptions{})
+	hb := hub.New(hub.Options{})
 	wake := make(chan struct{}, 1)
-	l := hub.Attach(mcp.SubscriptionFilter{ToolsListChanged: true}, func() {
+	l := hb.Attach(mcp.SubscriptionFilter{ToolsListChanged: true}, func() {
 		select {
 		case wake <- struct{}{}:
 		default:
@@ -58,7 +59,7 @@ func TestCatalogApplyInOrderAtMostOnce(t *testing.T) {
 		func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			return mcp.TextResult("a"), nil
 		})
-	c := &Catalog{reg: dispatch.NewRegistry(hub), defs: defs.m, log: slog.New(slog.DiscardHandler),
+	c := &Catalog{reg: hub.NewRegistry(hb), defs: defs.m, log: slog.New(slog.DiscardHandler),
 		present: map[Component]bool{}, applied: make(chan struct{})}
 
 	c.apply(put(t, Tool("a"), true, 3))
@@ -80,7 +81,7 @@ func TestCatalogApplyInOrderAtMostOnce(t *testing.T) {
 		heard++
 	}
 	if heard != 2 {
-		t.Fatalf("the hub heard %d tool-list changes, want 2 (one addition, one removal)", heard)
+		t.Fatalf("the hb heard %d tool-list changes, want 2 (one addition, one removal)", heard)
 	}
 }
 

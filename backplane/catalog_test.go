@@ -53,7 +53,7 @@ func startCatalogCluster(t *testing.T, define func(in *clustertest.Instance, d *
 			cc.cats[in.Index] = cat
 			mu.Unlock()
 			return []dispatch.Option{
-				dispatch.WithRegistry(cat.Registry()),
+				dispatch.WithCatalog(cat.Registry()),
 				dispatch.WithResource(mcp.Resource{URI: "file:///end/" + in.Name, Name: "end"},
 					func(_ context.Context, r *dispatch.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 						return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{mcp.TextContents(r.URI, "text/plain", "")}}, nil

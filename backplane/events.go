@@ -17,6 +17,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/hub"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
 )
@@ -29,11 +30,13 @@ const inboxSize = 4096
 // subscription when ctx has no deadline.
 const subscribeTimeout = 10 * time.Second
 
-// Events is a [dispatch.SubscriptionSource] and publisher shared by every
-// instance of a server: an event published on any instance reaches every
-// matching listener on every instance, at most once each.
+// Events is a [dispatch.SubscriptionSource], [dispatch.SessionSource]
+// and publisher shared by every instance of a server: an event published
+// on any instance reaches every matching listener on every instance (the
+// listen streams and the initialize-era sessions alike), at most once
+// each.
 //
-// Each instance keeps its own [dispatch.Hub], which opens the listeners
+// Each instance keeps its own [hub.Hub], which opens the listeners
 // and applies to each its filter, its buffer bound and the overflow policy
 // exactly as in one process. [Events.Publish] hands an event to the local
 // hub at once and sends it on the NATS subject <name>.events (see
@@ -49,9 +52,9 @@ const subscribeTimeout = 10 * time.Second
 // other instances meanwhile may never arrive, so once the connection is
 // back every listener is resynchronised: the hub is handed one
 // tools, prompts and resources list change, and one update of every
-// resource a listen stream opened through Events subscribed to, so that
-// each client reads again what it listens to. Listeners stay open through
-// the loss; the resynchronising events obey their bounds and overflow
+// resource a listen stream or session opened through Events subscribed
+// to, so that each client reads again what it listens to. Listeners stay
+// open through the loss; the resynchronising events obey their bounds and overflow
 // policy like any other. Extensions' events (dispatch.EventExtension,
 // such as the tasks extension's status changes) travel the same way but
 // have no resynchronisation: one published elsewhere while the connection
@@ -62,7 +65,7 @@ const subscribeTimeout = 10 * time.Second
 // safe for concurrent use; Close it before closing the NATS connection.
 type Events struct {
 	nc      *nats.Conn
-	hub     *dispatch.Hub
+	hub     *hub.Hub
 	subject string
 	origin  string
 	seq     atomic.Uint64
@@ -70,8 +73,8 @@ type Events struct {
 	sub    *nats.Subscription
 	inbox  chan *nats.Msg
 	status chan nats.Status
-	reg    *dispatch.Hub
-	regL   *dispatch.HubListener
+	reg    *hub.Hub
+	regL   *hub.Listener
 	regC   chan struct{}
 	done   chan struct{}
 	wg     sync.WaitGroup
@@ -110,17 +113,17 @@ type EventStats struct {
 	Resyncs int64
 }
 
-// NewEvents starts fanning hub's events out over nc and the other
+// NewEvents starts fanning h's events out over nc and the other
 // instances' events in. It fails, wrapping [ErrUnavailable], when nc is
 // not connected (unless [WithLocalOnlyStart] is given), or when the
 // server does not confirm the subscription before ctx ends (within 10 s
 // when ctx has no deadline).
-func NewEvents(ctx context.Context, nc *nats.Conn, hub *dispatch.Hub, opts ...Option) (*Events, error) {
+func NewEvents(ctx context.Context, nc *nats.Conn, h *hub.Hub, opts ...Option) (*Events, error) {
 	c, err := newConfig(opts)
 	if err != nil {
 		return nil, err
 	}
-	if hub == nil {
+	if h == nil {
 		return nil, errors.New("backplane: NewEvents: nil hub")
 	}
 	local := false
@@ -131,7 +134,7 @@ func NewEvents(ctx context.Context, nc *nats.Conn, hub *dispatch.Hub, opts ...Op
 		local = true // see WithLocalOnlyStart
 	}
 	e := &Events{
-		nc: nc, hub: hub, subject: c.name + ".events", origin: rand.Text(),
+		nc: nc, hub: h, subject: c.name + ".events", origin: rand.Text(),
 		inbox: make(chan *nats.Msg, inboxSize), regC: make(chan struct{}, 1), done: make(chan struct{}),
 		origins: newOrigins(), streams: map[*stream]struct{}{},
 	}
@@ -160,7 +163,7 @@ func NewEvents(ctx context.Context, nc *nats.Conn, hub *dispatch.Hub, opts ...Op
 		}
 		return nil, fmt.Errorf("%w: subscribing to %s: %w", ErrUnavailable, e.subject, err)
 	}
-	e.reg = dispatch.NewHub(dispatch.HubOptions{})
+	e.reg = hub.New(hub.Options{})
 	e.regL = e.reg.Attach(mcp.SubscriptionFilter{ToolsListChanged: true, PromptsListChanged: true, ResourcesListChanged: true}, e.registryChanged)
 	e.wg.Add(3)
 	go e.receive()
@@ -196,21 +199,39 @@ func (e *Events) Publish(ev dispatch.Event) (dispatch.PublishResult, error) {
 	return r, nil
 }
 
-// NewRegistry returns a dispatch.Registry whose changes (tools and
+// NewRegistry returns a hub.Registry whose changes (tools and
 // prompts added or removed) are published through e, so that every
 // instance's listeners hear them. It changes this instance's catalog
 // only: the application applies the same change on every instance.
-func (e *Events) NewRegistry() *dispatch.Registry { return dispatch.NewRegistry(e.reg) }
+func (e *Events) NewRegistry() *hub.Registry { return hub.NewRegistry(e.reg) }
 
 // OpenSubscription implements [dispatch.SubscriptionSource]: it attaches a
 // listener for req.Filter to the local hub and accepts all of it.
 func (e *Events) OpenSubscription(_ context.Context, req *dispatch.SubscriptionRequest) (dispatch.Subscription, mcp.SubscriptionFilter, error) {
-	s := &stream{e: e, uris: req.Filter.ResourceSubscriptions}
-	s.l = e.hub.Attach(req.Filter, req.Wake)
+	return e.attach(req.Filter, req.Wake), req.Filter, nil
+}
+
+// AttachSession implements [dispatch.SessionSource]: an initialize-era
+// session's feed is a listener on the local hub, so it hears the list
+// changes and resource updates published on every instance; the URIs it
+// subscribes to are resynchronised after a lost connection like a listen
+// stream's.
+func (e *Events) AttachSession(f mcp.SubscriptionFilter, wake func()) dispatch.SessionSubscription {
+	return e.attach(f, wake)
+}
+
+// attach opens a listener on the local hub and tracks its resource
+// subscriptions for resynchronisation.
+func (e *Events) attach(f mcp.SubscriptionFilter, wake func()) *stream {
+	s := &stream{e: e, uris: map[string]struct{}{}}
+	for _, u := range f.ResourceSubscriptions {
+		s.uris[u] = struct{}{}
+	}
+	s.l = e.hub.Attach(f, wake)
 	e.mu.Lock()
 	e.streams[s] = struct{}{}
 	e.mu.Unlock()
-	return s, req.Filter, nil
+	return s
 }
 
 // Stats returns e's counters.
@@ -344,7 +365,7 @@ func (e *Events) resync() {
 	uris := map[string]struct{}{}
 	e.mu.Lock()
 	for s := range e.streams {
-		for _, u := range s.uris {
+		for u := range s.uris {
 			uris[u] = struct{}{}
 		}
 	}
@@ -392,12 +413,33 @@ func (e *Events) count(f func(*EventStats)) {
 	e.mu.Unlock()
 }
 
-// stream is a listen stream opened through Events: the hub's listener,
-// and the URIs it subscribed to, which a resynchronisation updates.
+// stream is a listen stream or an initialize-era session's feed opened
+// through Events: the hub's listener, and the URIs it subscribed to
+// (guarded by e.mu), which a resynchronisation updates.
 type stream struct {
 	e    *Events
-	l    *dispatch.HubListener
-	uris []string
+	l    *hub.Listener
+	uris map[string]struct{}
+}
+
+// Subscribe implements dispatch.SessionSubscription.
+func (s *stream) Subscribe(uris ...string) {
+	s.e.mu.Lock()
+	for _, u := range uris {
+		s.uris[u] = struct{}{}
+	}
+	s.e.mu.Unlock()
+	s.l.Subscribe(uris...)
+}
+
+// Unsubscribe implements dispatch.SessionSubscription.
+func (s *stream) Unsubscribe(uris ...string) {
+	s.e.mu.Lock()
+	for _, u := range uris {
+		delete(s.uris, u)
+	}
+	s.e.mu.Unlock()
+	s.l.Unsubscribe(uris...)
 }
 
 // Next implements dispatch.Subscription.

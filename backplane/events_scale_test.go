@@ -11,6 +11,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/hub"
 	"github.com/snodo-go/snodo/mcp"
 )
 
@@ -55,13 +56,13 @@ func drainUntil(t *testing.T, streams []*scaleStream, woke chan struct{}, last s
 // sentinel is a listener of one hub that the test reads to learn that an
 // event has reached that hub's listeners.
 type sentinel struct {
-	l    *dispatch.HubListener
+	l    *hub.Listener
 	woke chan struct{}
 }
 
-func newSentinel(t *testing.T, hub *dispatch.Hub) *sentinel {
+func newSentinel(t *testing.T, h *hub.Hub) *sentinel {
 	s := &sentinel{woke: make(chan struct{}, 1)}
-	s.l = hub.Attach(mcp.SubscriptionFilter{ResourceSubscriptions: []string{watched}}, func() {
+	s.l = h.Attach(mcp.SubscriptionFilter{ResourceSubscriptions: []string{watched}}, func() {
 		select {
 		case s.woke <- struct{}{}:
 		default:
@@ -115,7 +116,7 @@ func TestManyListenStreamsThroughANATSRestart(t *testing.T) {
 	}
 	ns := startNATS(t)
 	opts := []nats.Option{nats.ReconnectWait(20 * time.Millisecond), nats.MaxReconnects(-1), nats.ReconnectBufSize(-1)}
-	hubOpts := dispatch.HubOptions{MaxBuffer: 4, Overflow: dispatch.DropOldest}
+	hubOpts := hub.Options{MaxBuffer: 4, Overflow: hub.DropOldest}
 	a := newInstance(t, "a", ns.connect(t, opts...), hubOpts)
 	b := newInstance(t, "b", ns.connect(t, opts...), hubOpts)
 	woke := make(chan struct{}, 1)

@@ -14,6 +14,7 @@ import (
 	"github.com/snodo-go/snodo/backplane"
 	"github.com/snodo-go/snodo/client"
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/hub"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/transports/inprocess"
 )
@@ -23,9 +24,9 @@ import (
 type instance struct {
 	name   string
 	nc     *nats.Conn
-	hub    *dispatch.Hub
+	hub    *hub.Hub
 	events *backplane.Events
-	reg    *dispatch.Registry
+	reg    *hub.Registry
 	rt     *dispatch.Runtime
 }
 
@@ -34,9 +35,9 @@ const (
 	other   = "file:///other"
 )
 
-func newInstance(t testing.TB, name string, nc *nats.Conn, hubOpts dispatch.HubOptions) *instance {
+func newInstance(t testing.TB, name string, nc *nats.Conn, hubOpts hub.Options) *instance {
 	t.Helper()
-	in := &instance{name: name, nc: nc, hub: dispatch.NewHub(hubOpts)}
+	in := &instance{name: name, nc: nc, hub: hub.New(hubOpts)}
 	var err error
 	in.events, err = backplane.NewEvents(context.Background(), nc, in.hub, backplane.WithName("fanout"))
 	if err != nil {
@@ -50,7 +51,7 @@ func newInstance(t testing.TB, name string, nc *nats.Conn, hubOpts dispatch.HubO
 	in.rt, err = dispatch.New(mcp.Implementation{Name: name, Version: "1"},
 		dispatch.WithLogger(slog.New(slog.DiscardHandler)),
 		dispatch.WithSubscriptions(in.events),
-		dispatch.WithRegistry(in.reg),
+		dispatch.WithCatalog(in.reg),
 		dispatch.WithResource(mcp.Resource{URI: watched, Name: "watched"}, read),
 		dispatch.WithResource(mcp.Resource{URI: other, Name: "other"}, read),
 		// One end marker per instance: see collect.
@@ -136,7 +137,7 @@ func TestEventsReachEveryListenerOnEveryInstanceOnce(t *testing.T) {
 	ns := startNATS(t)
 	var ins []*instance
 	for _, name := range []string{"a", "b", "c"} {
-		ins = append(ins, newInstance(t, name, ns.connect(t), dispatch.HubOptions{}))
+		ins = append(ins, newInstance(t, name, ns.connect(t), hub.Options{}))
 	}
 	ends := mcp.SubscriptionFilter{ResourceSubscriptions: []string{"file:///end/a", "file:///end/b", "file:///end/c"}}
 	withEnds := func(f mcp.SubscriptionFilter) mcp.SubscriptionFilter {
@@ -232,7 +233,7 @@ func waitPublished(t *testing.T, in *instance, n int64) {
 // once, the reordered ones too, and one older than the window is dropped.
 func TestEventsDuplicateAndReordered(t *testing.T) {
 	ns := startNATS(t)
-	in := newInstance(t, "a", ns.connect(t), dispatch.HubOptions{})
+	in := newInstance(t, "a", ns.connect(t), hub.Options{})
 	sub := in.listen(t, mcp.SubscriptionFilter{ResourceSubscriptions: []string{watched, other, "file:///end/x"}})
 	raw := ns.connect(t)
 	send := func(seq uint64, uri string) {
@@ -282,8 +283,8 @@ func TestEventsDuplicateAndReordered(t *testing.T) {
 func TestEventsNATSRestart(t *testing.T) {
 	ns := startNATS(t)
 	opts := []nats.Option{nats.ReconnectWait(20 * time.Millisecond), nats.MaxReconnects(-1)}
-	a := newInstance(t, "a", ns.connect(t, opts...), dispatch.HubOptions{})
-	b := newInstance(t, "b", ns.connect(t, opts...), dispatch.HubOptions{})
+	a := newInstance(t, "a", ns.connect(t, opts...), hub.Options{})
+	b := newInstance(t, "b", ns.connect(t, opts...), hub.Options{})
 	sub := b.listen(t, mcp.SubscriptionFilter{ToolsListChanged: true, ResourceSubscriptions: []string{watched, other}})
 	backA := a.nc.StatusChanged(nats.CONNECTED)
 	backB := b.nc.StatusChanged(nats.CONNECTED)
@@ -353,8 +354,8 @@ func TestEventsNATSRestart(t *testing.T) {
 // as local ones do (here 2 events, DropNewest).
 func TestRemoteEventsObeyTheListenersBound(t *testing.T) {
 	ns := startNATS(t)
-	a := newInstance(t, "a", ns.connect(t), dispatch.HubOptions{})
-	b := newInstance(t, "b", ns.connect(t), dispatch.HubOptions{MaxBuffer: 2, Overflow: dispatch.DropNewest})
+	a := newInstance(t, "a", ns.connect(t), hub.Options{})
+	b := newInstance(t, "b", ns.connect(t), hub.Options{MaxBuffer: 2, Overflow: hub.DropNewest})
 	// A listener nobody reads, and a stream that sees the end marker: the
 	// hub hands each event to both in one Publish.
 	slow := b.hub.Attach(mcp.SubscriptionFilter{ResourceSubscriptions: []string{watched, "file:///end/a"}}, nil)
@@ -389,8 +390,8 @@ func TestRemoteEventsObeyTheListenersBound(t *testing.T) {
 // and not the other's.
 func TestExtensionEventsCrossInstances(t *testing.T) {
 	ns := startNATS(t)
-	a := newInstance(t, "a", ns.connect(t), dispatch.HubOptions{})
-	b := newInstance(t, "b", ns.connect(t), dispatch.HubOptions{})
+	a := newInstance(t, "a", ns.connect(t), hub.Options{})
+	b := newInstance(t, "b", ns.connect(t), hub.Options{})
 	wake := make(chan struct{}, 1)
 	l := b.hub.Attach(mcp.SubscriptionFilter{ResourceSubscriptions: []string{"file:///end/a"},
 		Keys: map[string][]string{mcp.FilterTaskIDs: {"T1"}}}, func() {

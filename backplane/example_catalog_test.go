@@ -12,6 +12,7 @@ import (
 	"github.com/snodo-go/snodo/backplane"
 	"github.com/snodo-go/snodo/client"
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/hub"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/transports/inprocess"
 )
@@ -36,11 +37,11 @@ func ExampleCatalog() {
 			func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 				return mcp.TextResult("echo"), nil
 			})
-		cat, err := backplane.NewCatalog(ctx, nc, dispatch.NewHub(dispatch.HubOptions{}), &defs)
+		cat, err := backplane.NewCatalog(ctx, nc, hub.New(hub.Options{}), &defs)
 		if err != nil {
 			panic(err)
 		}
-		rt, _ := dispatch.New(mcp.Implementation{Name: "example", Version: "1"}, dispatch.WithRegistry(cat.Registry()))
+		rt, _ := dispatch.New(mcp.Implementation{Name: "example", Version: "1"}, dispatch.WithCatalog(cat.Registry()))
 		return cat, rt, func() { _ = cat.Close(); nc.Close() }
 	}
 	a, _, closeA := instance()

@@ -10,13 +10,14 @@ import (
 
 	"github.com/snodo-go/snodo/backplane"
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/hub"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/taskstore"
 )
 
 // nextEvent waits for the listener's next event.
-func nextEvent(t *testing.T, l *dispatch.HubListener, wake <-chan struct{}) dispatch.Event {
+func nextEvent(t *testing.T, l *hub.Listener, wake <-chan struct{}) dispatch.Event {
 	t.Helper()
 	deadline := time.After(20 * time.Second)
 	for {
@@ -49,17 +50,17 @@ func TestLocalOnlyStart(t *testing.T) {
 	t.Cleanup(nc.Close)
 	up := nc.StatusChanged(nats.CONNECTED)
 	defer nc.RemoveStatusListener(up)
-	hub := dispatch.NewHub(dispatch.HubOptions{})
+	hb := hub.New(hub.Options{})
 	var defs backplane.Definitions
 	defs.DefineTool(mcp.Tool{Name: "x", InputSchema: emptyObject}, func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 		return mcp.TextResult("x"), nil
 	})
 	name := backplane.WithName("local")
 
-	if _, err := backplane.NewEvents(ctx, nc, hub, name); !errors.Is(err, backplane.ErrUnavailable) {
+	if _, err := backplane.NewEvents(ctx, nc, hb, name); !errors.Is(err, backplane.ErrUnavailable) {
 		t.Errorf("NewEvents without the option: %v", err)
 	}
-	if _, err := backplane.NewCatalog(ctx, nc, hub, &defs, name); !errors.Is(err, backplane.ErrUnavailable) {
+	if _, err := backplane.NewCatalog(ctx, nc, hb, &defs, name); !errors.Is(err, backplane.ErrUnavailable) {
 		t.Errorf("NewCatalog without the option: %v", err)
 	}
 	if _, err := backplane.NewTaskStore(ctx, nc, taskstore.Options{}, name); !errors.Is(err, backplane.ErrUnavailable) {
@@ -67,12 +68,12 @@ func TestLocalOnlyStart(t *testing.T) {
 	}
 
 	local := backplane.WithLocalOnlyStart()
-	events, err := backplane.NewEvents(ctx, nc, hub, name, local)
+	events, err := backplane.NewEvents(ctx, nc, hb, name, local)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = events.Close() })
-	cat, err := backplane.NewCatalog(ctx, nc, hub, &defs, name, local)
+	cat, err := backplane.NewCatalog(ctx, nc, hb, &defs, name, local)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +99,7 @@ func TestLocalOnlyStart(t *testing.T) {
 	}
 
 	wake := make(chan struct{}, 1)
-	l := hub.Attach(mcp.SubscriptionFilter{ToolsListChanged: true, ResourceSubscriptions: []string{"file:///a"}}, func() {
+	l := hb.Attach(mcp.SubscriptionFilter{ToolsListChanged: true, ResourceSubscriptions: []string{"file:///a"}}, func() {
 		select {
 		case wake <- struct{}{}:
 		default:
@@ -133,7 +134,7 @@ func TestLocalOnlyStart(t *testing.T) {
 
 	// Another instance, started normally.
 	nc2 := ns.connect(t)
-	hub2 := dispatch.NewHub(dispatch.HubOptions{})
+	hub2 := hub.New(hub.Options{})
 	events2, err := backplane.NewEvents(ctx, nc2, hub2, name)
 	if err != nil {
 		t.Fatal(err)

@@ -11,7 +11,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/snodo-go/snodo/backplane"
-	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/hub"
 	"github.com/snodo-go/snodo/taskstore"
 )
 
@@ -46,7 +46,7 @@ func TestStartWithoutNATS(t *testing.T) {
 		if !errors.Is(err, backplane.ErrUnavailable) || !strings.Contains(err.Error(), c.says) {
 			t.Errorf("NewTaskStore with a %s connection: %v, want ErrUnavailable saying %q", c.name, err, c.says)
 		}
-		_, err = backplane.NewEvents(ctx, c.nc, dispatch.NewHub(dispatch.HubOptions{}))
+		_, err = backplane.NewEvents(ctx, c.nc, hub.New(hub.Options{}))
 		if !errors.Is(err, backplane.ErrUnavailable) || !strings.Contains(err.Error(), c.says) {
 			t.Errorf("NewEvents with a %s connection: %v, want ErrUnavailable saying %q", c.name, err, c.says)
 		}

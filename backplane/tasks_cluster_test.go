@@ -12,6 +12,7 @@ import (
 	"github.com/snodo-go/snodo/backplane"
 	"github.com/snodo-go/snodo/client"
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/hub"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/tasks"
@@ -71,7 +72,7 @@ func startMember(t *testing.T, ns *natsServer, name string, log *handlerLog) *me
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = m.store.Close() })
-	events, err := backplane.NewEvents(ctx, m.nc, dispatch.NewHub(dispatch.HubOptions{}), backplane.WithName("tasks-cluster"), backplane.WithLogger(quiet))
+	events, err := backplane.NewEvents(ctx, m.nc, hub.New(hub.Options{}), backplane.WithName("tasks-cluster"), backplane.WithLogger(quiet))
 	if err != nil {
 		t.Fatal(err)
 	}

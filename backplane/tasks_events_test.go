@@ -11,6 +11,7 @@ import (
 	"github.com/snodo-go/snodo/backplane"
 	"github.com/snodo-go/snodo/client"
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/hub"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/tasks"
@@ -31,7 +32,7 @@ func taskInstance(t *testing.T, ns *natsServer, name string, gate chan struct{})
 	nc := ns.connect(t)
 	store := openStore(t, nc, "tasks-events", taskstore.Options{})
 	t.Cleanup(func() { _ = store.Close() })
-	events, err := backplane.NewEvents(ctx, nc, dispatch.NewHub(dispatch.HubOptions{}), backplane.WithName("tasks-events"))
+	events, err := backplane.NewEvents(ctx, nc, hub.New(hub.Options{}), backplane.WithName("tasks-events"))
 	if err != nil {
 		t.Fatal(err)
 	}

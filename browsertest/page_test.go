@@ -17,6 +17,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/hub"
 	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/supervisor"
@@ -66,7 +67,7 @@ func TestPageInChromium(t *testing.T) {
 			}
 		})
 	}
-	hub := dispatch.NewHub(dispatch.HubOptions{})
+	hub := hub.New(hub.Options{})
 	cancelled := make(chan struct{}, 1)
 	stuck := dispatch.WithTool(mcp.Tool{Name: "stuck"}, func(ctx context.Context, _ *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 		entered <- "stuck"

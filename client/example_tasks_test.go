@@ -7,6 +7,7 @@ import (
 
 	"github.com/snodo-go/snodo/client"
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/hub"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/tasks"
@@ -25,7 +26,7 @@ func ExampleClient_ListenTasks() {
 	}
 	rt, err := dispatch.New(mcp.Implementation{Name: "watcher", Version: "1.0.0"},
 		runner.Option(),
-		dispatch.WithSubscriptions(dispatch.NewHub(dispatch.HubOptions{})), // status changes go to listen streams
+		dispatch.WithSubscriptions(hub.New(hub.Options{})), // status changes go to listen streams
 		dispatch.WithTool(mcp.Tool{Name: "watch", Description: "Watches until cancelled."},
 			func(ctx context.Context, _ *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 				<-ctx.Done()

@@ -12,6 +12,7 @@ import (
 
 	"github.com/snodo-go/snodo/client"
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/hub"
 	"github.com/snodo-go/snodo/instrumentation"
 	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/jsonrpc"
@@ -48,7 +49,7 @@ func gateTaskServer(t *testing.T, hub bool, poll time.Duration) (url string, gat
 
 // gateRuntime is gateTaskServer's Runtime and supervisor, the task runner
 // started, served by no transport yet.
-func gateRuntime(t *testing.T, hub bool, poll time.Duration) (rt *dispatch.Runtime, sup *supervisor.Supervisor, gate chan struct{}, gets chan struct{}) {
+func gateRuntime(t *testing.T, withHub bool, poll time.Duration) (rt *dispatch.Runtime, sup *supervisor.Supervisor, gate chan struct{}, gets chan struct{}) {
 	t.Helper()
 	gate, gets = make(chan struct{}), make(chan struct{}, 100)
 	r, err := tasks.New(tasks.WithTools(tasks.Tool{Name: "gate", Support: tasks.Optional}, tasks.Tool{Name: "ask", Support: tasks.Optional}),
@@ -76,8 +77,8 @@ func gateRuntime(t *testing.T, hub bool, poll time.Duration) (rt *dispatch.Runti
 					"sure": mcp.ElicitForm("Sure?", json.RawMessage(`{"type":"object","properties":{"ok":{"type":"boolean"}}}`)),
 				}}
 			})}
-	if hub {
-		opts = append(opts, dispatch.WithSubscriptions(dispatch.NewHub(dispatch.HubOptions{})))
+	if withHub {
+		opts = append(opts, dispatch.WithSubscriptions(hub.New(hub.Options{})))
 	}
 	rt, err = dispatch.New(mcp.Implementation{Name: "tasks-listen-client-test", Version: "1"}, opts...)
 	if err != nil {

@@ -43,7 +43,7 @@ const (
 	// and a session to keep the level in.
 	capSessionLogging = "logging+session"
 	// capSessionSubscribe: resources/subscribe needs resources with
-	// subscribe, a Hub to feed the updates, and a session to carry them.
+	// subscribe, a SessionSource to feed the updates, and a session to carry them.
 	capSessionSubscribe = "subscribe+session"
 )
 
@@ -68,7 +68,7 @@ func (d legacyDialect) serves(rt *Runtime, session bool, capability string) bool
 		return rt.capabilities.Logging != nil && session
 	case capSessionSubscribe:
 		res := rt.capabilities.Resources
-		return res != nil && res.Subscribe && rt.Hub() != nil && session
+		return res != nil && res.Subscribe && rt.sessions != nil && session
 	}
 	return rt.hasCapability(capability)
 }

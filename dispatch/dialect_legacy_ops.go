@@ -82,8 +82,8 @@ func (d legacyDialect) admitInitialize(rt *Runtime, req *Request) (*Call, *jsonr
 		Session:  sess,
 		op: func(context.Context, *Runtime, *Call) (any, error) {
 			offer := d.serverCapabilities(rt, sess)
-			if f := listChanges(offer); sess != nil && rt.Hub() != nil && (!filterEmpty(f) || offer.Resources != nil && offer.Resources.Subscribe) {
-				sess.attachHub(rt.Hub(), f)
+			if f := listChanges(offer); sess != nil && rt.sessions != nil && (!filterEmpty(f) || offer.Resources != nil && offer.Resources.Subscribe) {
+				sess.attachSource(rt.sessions, f)
 			}
 			return &initializeResult{
 				handshake:    handshake{ProtocolVersion: d.version, ClientCapabilities: caps, ClientInfo: info},
@@ -98,14 +98,14 @@ func (d legacyDialect) admitInitialize(rt *Runtime, req *Request) (*Call, *jsonr
 // offered: those of the Runtime that the revision has and this
 // connection can honour. Logging needs a session to keep the level in;
 // listChanged and subscribe need a session to carry the notifications
-// and a Hub to feed them; extensions are not part of these revisions.
+// and a SessionSource to feed them; extensions are not part of these revisions.
 func (d legacyDialect) serverCapabilities(rt *Runtime, s *Session) mcp.ServerCapabilities {
 	c := rt.capabilities
 	c.Extensions = nil
 	if !d.serves(rt, s != nil, capSessionLogging) {
 		c.Logging = nil
 	}
-	fed := rt.Hub() != nil && s != nil
+	fed := rt.sessions != nil && s != nil
 	if c.Tools != nil {
 		c.Tools = &mcp.ListChangedCapability{ListChanged: c.Tools.ListChanged && fed}
 	}
@@ -118,7 +118,7 @@ func (d legacyDialect) serverCapabilities(rt *Runtime, s *Session) mcp.ServerCap
 	return c
 }
 
-// listChanges is the hub filter of the list changes a client was offered.
+// listChanges is the session filter of the list changes a client was offered.
 func listChanges(c mcp.ServerCapabilities) mcp.SubscriptionFilter {
 	return mcp.SubscriptionFilter{
 		ToolsListChanged:     c.Tools != nil && c.Tools.ListChanged,
@@ -172,7 +172,7 @@ func subscribeURI(c *Call) (string, error) {
 	return *p.URI, nil
 }
 
-// opSubscribe adds a resource to the session's hub listener: the client
+// opSubscribe adds a resource to the session's feed: the client
 // then gets notifications/resources/updated for it. The Authorizer is
 // asked as for a listen stream's resourceSubscriptions; a concealed
 // resource gets the not-found error. The resource need not exist yet.
@@ -190,7 +190,7 @@ func opSubscribe(ctx context.Context, rt *Runtime, c *Call) (any, error) {
 	return emptyResult{}, nil
 }
 
-// opUnsubscribe removes a resource from the session's hub listener.
+// opUnsubscribe removes a resource from the session's feed.
 func opUnsubscribe(_ context.Context, _ *Runtime, c *Call) (any, error) {
 	uri, err := subscribeURI(c)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/hub"
 	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
@@ -790,7 +791,7 @@ func TestPingClient(t *testing.T) {
 // the same Hub as subscriptions/listen: list changes it was offered, and
 // updates of the resources it subscribed to, pulled from the session.
 func TestLegacySubscriptionsFromTheHub(t *testing.T) {
-	hub := dispatch.NewHub(dispatch.HubOptions{})
+	hub := hub.New(hub.Options{})
 	secret := "test://secret"
 	rt := legacyRuntime(t, nil, dispatch.WithSubscriptions(hub), dispatch.WithAuthorizer(dispatch.AuthorizerFunc(func(_ context.Context, a *dispatch.Access) error {
 		if a.URI == secret || a.Name == secret {
@@ -884,11 +885,12 @@ func TestLegacySubscriptionsFromTheHub(t *testing.T) {
 		func(r *dispatch.Request) { r.ProtocolVersion = "2025-11-25" })
 	rpcError(t, f, jsonrpc.CodeMethodNotFound)
 
-	// A source that is not a Hub cannot follow resources/subscribe.
+	// A source that is not a SessionSource cannot follow
+	// resources/subscribe.
 	other := legacyRuntime(t, nil, dispatch.WithSubscriptions(notAHub{}))
 	c, r := initialize(t, other, "2025-11-25", map[string]any{})
 	if res := r["capabilities"].(map[string]any)["resources"].(map[string]any); res["subscribe"] != nil || res["listChanged"] != nil {
-		t.Fatalf("offered with a source that is not a Hub: %v", res)
+		t.Fatalf("offered with a source that is not a SessionSource: %v", res)
 	}
 	rpcError(t, c.call("resources/subscribe", map[string]any{"uri": "test://static"}), jsonrpc.CodeMethodNotFound)
 }

@@ -22,7 +22,7 @@ import (
 // names tasks; their notifications/tasks follow). The client's keys
 // arrive in mcp.SubscriptionFilter.Keys[Member]; the events that answer
 // them are [EventExtension] events with the same Member and one Key,
-// published to the [Hub] like any other. A stream may name at most 1,000
+// published to the hub like any other. A stream may name at most 1,000
 // keys in each such member (and at most 1,000 resource URIs); more is
 // -32602.
 type ExtensionFilter struct {

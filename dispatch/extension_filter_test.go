@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/hub"
 	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
@@ -69,7 +70,7 @@ func jobEvent(key, status string) dispatch.Event {
 }
 
 func TestExtensionFilterCarriesOnlyAllowedKeys(t *testing.T) {
-	hub := dispatch.NewHub(dispatch.HubOptions{})
+	hub := hub.New(hub.Options{})
 	rt := fullRuntime(t, hub, dispatch.WithExtension(jobsExtension()))
 	w := newWaker()
 	s := openKeyed(t, rt, "alice", map[string]any{"_meta": declaresJobs,
@@ -109,7 +110,7 @@ func TestExtensionFilterCarriesOnlyAllowedKeys(t *testing.T) {
 }
 
 func TestExtensionFilterNeedsTheDeclaredExtension(t *testing.T) {
-	hub := dispatch.NewHub(dispatch.HubOptions{})
+	hub := hub.New(hub.Options{})
 	rt := fullRuntime(t, hub, dispatch.WithExtension(jobsExtension()))
 	s := openKeyed(t, rt, "alice", map[string]any{"notifications": map[string]any{"jobIds": []string{"alice-1"}}}, newWaker())
 	if len(s.Accepted().Keys) != 0 {
@@ -124,7 +125,7 @@ func TestExtensionFilterNeedsTheDeclaredExtension(t *testing.T) {
 }
 
 func TestExtensionFilterValidation(t *testing.T) {
-	rt := fullRuntime(t, dispatch.NewHub(dispatch.HubOptions{}), dispatch.WithExtension(jobsExtension()))
+	rt := fullRuntime(t, hub.New(hub.Options{}), dispatch.WithExtension(jobsExtension()))
 	many := make([]string, 1000+1)
 	for i := range many {
 		many[i] = fmt.Sprintf("alice-%d", i)
@@ -186,7 +187,7 @@ func TestExtensionEventsAreChecked(t *testing.T) {
 		if _, err := dispatch.EncodeEvent(ev, jsonrpc.ID{}); !errors.Is(err, dispatch.ErrInvalidEvent) {
 			t.Errorf("%s: EncodeEvent: %v", name, err)
 		}
-		if _, err := dispatch.NewHub(dispatch.HubOptions{}).Publish(ev); !errors.Is(err, dispatch.ErrInvalidEvent) {
+		if _, err := hub.New(hub.Options{}).Publish(ev); !errors.Is(err, dispatch.ErrInvalidEvent) {
 			t.Errorf("%s: Publish: %v", name, err)
 		}
 	}
@@ -207,12 +208,12 @@ func TestExtensionEventsAreChecked(t *testing.T) {
 }
 
 func TestExtensionEventsFollowTheOverflowPolicy(t *testing.T) {
-	for _, policy := range []dispatch.Overflow{dispatch.DropOldest, dispatch.DropNewest} {
-		hub := dispatch.NewHub(dispatch.HubOptions{MaxBuffer: 2, Overflow: policy})
-		l := hub.Attach(mcp.SubscriptionFilter{Keys: map[string][]string{"jobIds": {"alice-1"}}}, nil)
+	for _, policy := range []hub.Overflow{hub.DropOldest, hub.DropNewest} {
+		h := hub.New(hub.Options{MaxBuffer: 2, Overflow: policy})
+		l := h.Attach(mcp.SubscriptionFilter{Keys: map[string][]string{"jobIds": {"alice-1"}}}, nil)
 		var dropped int
 		for _, st := range []string{"a", "b", "c"} {
-			r, err := hub.Publish(jobEvent("alice-1", st))
+			r, err := h.Publish(jobEvent("alice-1", st))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -229,14 +230,14 @@ func TestExtensionEventsFollowTheOverflowPolicy(t *testing.T) {
 			got = append(got, p.Status)
 		}
 		want := "b,c"
-		if policy == dispatch.DropNewest {
+		if policy == hub.DropNewest {
 			want = "a,b"
 		}
 		if strings.Join(got, ",") != want || dropped != 1 || l.Dropped() != 1 {
 			t.Errorf("policy %d: got %v dropped %d/%d, want %s and 1", policy, got, dropped, l.Dropped(), want)
 		}
 		l.Close()
-		if st := hub.Stats(); st.Listeners != 0 {
+		if st := h.Stats(); st.Listeners != 0 {
 			t.Errorf("listener still attached: %+v", st)
 		}
 	}
@@ -245,7 +246,7 @@ func TestExtensionEventsFollowTheOverflowPolicy(t *testing.T) {
 func TestAPanickingAllowFailsOnlyItsStream(t *testing.T) {
 	e := jobsExtension()
 	e.Filters[0].Allow = func(context.Context, *dispatch.RequestInfo, []string) []string { panic("allow broke") }
-	rt := fullRuntime(t, dispatch.NewHub(dispatch.HubOptions{}), dispatch.WithExtension(e))
+	rt := fullRuntime(t, hub.New(hub.Options{}), dispatch.WithExtension(e))
 	msg, err := jsonrpc.Decode(testkit.Request("L", dispatch.MethodListen, map[string]any{"_meta": declaresJobs,
 		"notifications": map[string]any{"jobIds": []string{"alice-1"}}}))
 	if err != nil {

@@ -175,21 +175,3 @@ func (rt *Runtime) componentOf(c *Call) string {
 	}
 	return ""
 }
-
-// emitPublished reports one Hub.Publish: the event's notification method
-// (never its URI, which is data), how many streams it matched, and the
-// events lost to full buffers.
-func (h *Hub) emitPublished(ev Event, r PublishResult, open int) {
-	topic := ev.Kind.Method()
-	if ev.Kind == EventExtension {
-		topic = ev.Method // never the key: a task id grants access to its task
-	}
-	h.sink.Subscription(instrumentation.SubscriptionEvent{
-		Kind: instrumentation.SubscriptionPublished, Topic: topic, Matched: r.Matched, Open: open,
-	})
-	if r.Dropped > 0 {
-		h.sink.Subscription(instrumentation.SubscriptionEvent{
-			Kind: instrumentation.SubscriptionOverflowed, Topic: topic, Dropped: r.Dropped, Open: open,
-		})
-	}
-}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/hub"
 	"github.com/snodo-go/snodo/instrumentation"
 	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/jsonrpc"
@@ -227,7 +228,7 @@ func BenchmarkInstrumentation(b *testing.B) {
 
 func TestHubEvents(t *testing.T) {
 	events := &testfixture.Events{}
-	hub := dispatch.NewHub(dispatch.HubOptions{MaxBuffer: 1, Sink: events})
+	hub := hub.New(hub.Options{MaxBuffer: 1, Sink: events})
 	l := hub.Attach(mcp.SubscriptionFilter{ToolsListChanged: true, ResourceSubscriptions: []string{"file:///secret-uri"}}, func() {})
 	defer l.Close()
 	hub.ToolsListChanged()

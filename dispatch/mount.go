@@ -62,13 +62,14 @@ type mountPart struct {
 // New fails when a mounted name or URI collides with the Runtime's own
 // components (or a mounted tool name passes 64 characters, or a template
 // matches a resource of another part). A part whose lists change at run
-// time (a [Registry]) is followed: each request sees the parts' current
+// time (a [Catalog]) is followed: each request sees the parts' current
 // lists, and a later collision is resolved for the Runtime's own
 // component (the mounted one is left out and the conflict logged). When
-// both the Runtime and a part publish through a [Hub] (given with
-// [WithSubscriptions] or to the part's registry), the part's list changes
-// and resource updates (under the mounted URI) are published on the
-// Runtime's hub.
+// the Runtime's subscription source can publish (a method
+// Publish(Event) (PublishResult, error), as a hub's) and the part's
+// source or catalog can be followed (a method Tap(func(Event)) func(), as
+// a hub's and a hub registry's), the part's list changes and resource
+// updates (under the mounted URI) are published on the Runtime's source.
 //
 // Calls run the part's handlers in the Runtime's request: the Runtime's
 // Authorizer is asked first about the mounted name, then the part's about
@@ -124,7 +125,7 @@ func (b *builder) finishMounts() error {
 			rt.capabilities.Completions = &struct{}{}
 		}
 	}
-	if out := rt.Hub(); out != nil {
+	if out, ok := rt.source.(publisher); ok {
 		for _, m := range b.mounts {
 			relayChanges(m, out)
 		}

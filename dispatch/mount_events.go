@@ -2,32 +2,35 @@
 
 package dispatch
 
-// partHub is the hub a part publishes its changes on: its subscription
-// source, or its registry's.
-func partHub(rt *Runtime) *Hub {
-	if h := rt.Hub(); h != nil {
-		return h
+import "reflect"
+
+// partTapper is what a part publishes its changes on: its subscription
+// source, or its catalog, when it can be followed.
+func partTapper(rt *Runtime) tapper {
+	if t, ok := rt.source.(tapper); ok {
+		return t
 	}
-	if rc, ok := rt.catalog.(registryCatalog); ok {
-		return rc.reg.hub
+	own := rt.catalog
+	if mc, ok := own.(*mountCatalog); ok {
+		own = mc.own
 	}
-	if mc, ok := rt.catalog.(*mountCatalog); ok {
-		if rc, ok := mc.own.(registryCatalog); ok {
-			return rc.reg.hub
+	if dc, ok := own.(dynamicCatalog); ok {
+		if t, ok := dc.c.(tapper); ok {
+			return t
 		}
 	}
 	return nil
 }
 
-// relayChanges taps the part's hub, if it has one, and publishes each of
-// its events on out: list changes as they are, resource updates under the
-// mounted URI (so a client subscribed to the mounted URI hears of it). No
-// goroutine: the tap runs on the goroutine that published on the part's
-// hub, and publishing on out never blocks. The tap lives as long as the
-// part's hub.
-func relayChanges(p *mountPart, out *Hub) {
-	in := partHub(p.rt)
-	if in == nil || in == out {
+// relayChanges taps the part's source or catalog, if it can be followed,
+// and publishes each of its events on out: list changes as they are,
+// resource updates under the mounted URI (so a client subscribed to the
+// mounted URI hears of it). No goroutine: the tap runs on the goroutine
+// that published on the part's side, and publishing on out must not
+// block. The tap lives as long as the part's source.
+func relayChanges(p *mountPart, out publisher) {
+	in := partTapper(p.rt)
+	if in == nil || same(in, out) {
 		return
 	}
 	in.Tap(func(ev Event) {
@@ -39,4 +42,11 @@ func relayChanges(p *mountPart, out *Hub) {
 		}
 		_, _ = out.Publish(ev)
 	})
+}
+
+// same reports whether a and b are the same comparable value (never
+// panicking on values that cannot be compared).
+func same(a, b any) bool {
+	ta, tb := reflect.TypeOf(a), reflect.TypeOf(b)
+	return ta == tb && ta != nil && ta.Comparable() && a == b
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/hub"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
 )
@@ -183,13 +184,13 @@ func TestMountAppliesBothAuthorizers(t *testing.T) {
 }
 
 func TestMountFollowsAndRelaysPartChanges(t *testing.T) {
-	partHub := dispatch.NewHub(dispatch.HubOptions{})
-	partReg := dispatch.NewRegistry(partHub)
-	part := mustNew(t, dispatch.WithRegistry(partReg))
+	partHub := hub.New(hub.Options{})
+	partReg := hub.NewRegistry(partHub)
+	part := mustNew(t, dispatch.WithCatalog(partReg))
 	logger, logs := captureLogger()
-	hub := dispatch.NewHub(dispatch.HubOptions{})
-	ownReg := dispatch.NewRegistry(hub)
-	rt := mustNew(t, dispatch.WithSubscriptions(hub), dispatch.WithRegistry(ownReg), dispatch.WithLogger(logger),
+	ownHub := hub.New(hub.Options{})
+	ownReg := hub.NewRegistry(ownHub)
+	rt := mustNew(t, dispatch.WithSubscriptions(ownHub), dispatch.WithCatalog(ownReg), dispatch.WithLogger(logger),
 		dispatch.WithMount("github", part))
 	if c := rt.Capabilities(); c.Tools == nil || !c.Tools.ListChanged || c.Resources == nil || !c.Resources.ListChanged {
 		t.Fatalf("capabilities: %+v", c)
@@ -263,9 +264,9 @@ func TestMountOfAMount(t *testing.T) {
 
 // A part's resource updates reach the listeners of the mounted URI.
 func TestMountRelaysResourceUpdates(t *testing.T) {
-	partHub := dispatch.NewHub(dispatch.HubOptions{})
+	partHub := hub.New(hub.Options{})
 	part := partRuntime(t, dispatch.WithSubscriptions(partHub))
-	hub := dispatch.NewHub(dispatch.HubOptions{})
+	hub := hub.New(hub.Options{})
 	mustNew(t, dispatch.WithSubscriptions(hub), dispatch.WithMount("github", part))
 	l := hub.Attach(mcp.SubscriptionFilter{ResourceSubscriptions: []string{"github+docs://guide"}}, nil)
 	defer l.Close()

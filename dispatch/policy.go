@@ -16,7 +16,7 @@ import (
 
 // PolicyOption sets a policy or a middleware of a component. Given to a
 // registration ([WithTool], [WithTypedTool], [WithResource],
-// [WithResourceTemplate], [WithPrompt] and the [Registry]'s Add methods)
+// [WithResourceTemplate], [WithPrompt] and a hub registry's Add methods)
 // it applies to that component; given to [WithComponentPolicies] it
 // applies to every tool, resource, template and prompt of the Runtime.
 //
@@ -256,12 +256,12 @@ func WithMiddleware(m Middleware) PolicyOption {
 }
 
 // WithComponentPolicies applies opts to every tool, resource, template
-// and prompt of the Runtime, those a [Registry] adds later included: each
+// and prompt of the Runtime, those its [Catalog] gains later included: each
 // component gets its own limits with these bounds, unless it sets a
 // limit of the same kind itself, which replaces the server's, or opts
 // out of it (the zero [WithCallTimeout], [WithConcurrencyLimit] or
 // [WithRateLimit]); the server's middleware wraps the component's. A component held by a
-// Registry shared by several Runtimes takes the defaults of the first
+// Catalog shared by several Runtimes takes the defaults of the first
 // that calls it. Given more than once, the later options add to the
 // earlier ones.
 func WithComponentPolicies(opts ...PolicyOption) Option {

@@ -39,7 +39,7 @@ type promptEntry struct {
 // name only its arguments; a [PolicyOption] sets its policies and
 // middleware.
 func WithPrompt(p mcp.Prompt, h PromptHandler, opts ...ComponentOption) Option {
-	return optionFunc(func(b *builder) error {
+	return componentOption(func(b *builder) error {
 		if p.Name == "" {
 			return fmt.Errorf("dispatch: prompt with no name")
 		}

@@ -69,7 +69,7 @@ type templateEntry struct {
 // registered twice, or one that a registered template also matches, fails
 // New. opts are the resource's policies and middleware ([PolicyOption]).
 func WithResource(r mcp.Resource, h ResourceHandler, opts ...ComponentOption) Option {
-	return optionFunc(func(b *builder) error {
+	return componentOption(func(b *builder) error {
 		if err := checkAbsoluteURI(r.URI); err != nil {
 			return fmt.Errorf("dispatch: resource %q: %w", r.URI, err)
 		}
@@ -100,7 +100,7 @@ func WithResource(r mcp.Resource, h ResourceHandler, opts ...ComponentOption) Op
 // variables. A [PolicyOption] applies to every URI the template serves
 // together.
 func WithResourceTemplate(t mcp.ResourceTemplate, h ResourceHandler, opts ...ComponentOption) Option {
-	return optionFunc(func(b *builder) error {
+	return componentOption(func(b *builder) error {
 		parsed, err := uritemplate.Parse(t.URITemplate)
 		if err != nil {
 			return fmt.Errorf("dispatch: resource template %q: %w", t.URITemplate, err)

@@ -70,6 +70,7 @@ type Runtime struct {
 	toolCallExt   *Extension               // the extension that intercepts tools/call, if any
 	listenMembers map[string]*listenMember // filter members extensions add, by name
 	source        SubscriptionSource       // nil: subscriptions/listen is unknown
+	sessions      SessionSource            // source, when it feeds initialize-era sessions too
 	sink          instrumentation.Sink     // nil: no events are built
 	policies      *policyConfig            // WithComponentPolicies; nil: none
 }
@@ -98,7 +99,7 @@ type builder struct {
 	extensions  map[string]*Extension
 	extRoutes   map[string]*extensionRoute
 	toolCallExt *Extension
-	registry    *Registry
+	catalog     Catalog // WithCatalog; nil: the components never change
 	// listenMembers are the filter members extensions add, by name.
 	listenMembers map[string]*listenMember
 	mounts        []*mountPart

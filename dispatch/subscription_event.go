@@ -102,6 +102,12 @@ func (e Event) key() string {
 // params are not a JSON object or carry _meta.
 var ErrInvalidEvent = errors.New("dispatch: invalid subscription event")
 
+// Validate returns ErrInvalidEvent when the event cannot be sent: an
+// unknown kind, a resource update without an absolute URI, or an
+// extension event without a filter member, a key or a notification
+// method, or whose params are not a JSON object or carry _meta.
+func (e Event) Validate() error { return e.check() }
+
 // check reports whether the event can be sent.
 func (e Event) check() error {
 	switch e.Kind {

@@ -71,7 +71,7 @@ func listWithin(f, g []string) bool {
 }
 
 // filterWants reports whether the filter names ev's kind (and, for a resource
-// update, the URI it is about). It scans the URI list; the Hub keeps an
+// update, the URI it is about). It scans the URI list; a hub keeps an
 // index instead.
 func filterWants(f mcp.SubscriptionFilter, ev Event) bool {
 	switch ev.Kind {

@@ -8,7 +8,8 @@ import (
 )
 
 // SubscriptionSource opens the event feeds of subscriptions/listen
-// streams. [Hub] is a ready one; an application may implement its own.
+// streams. A hub (package hub) is a ready one; an application may
+// implement its own.
 // Configure it with [WithSubscriptions].
 //
 // Every method of a source and of the subscriptions it opens runs on the
@@ -68,11 +69,12 @@ var (
 	ErrSubscriptionComplete = errors.New("dispatch: subscription complete")
 )
 
-// WithSubscriptions serves subscriptions/listen from src (a *[Hub], or
-// the application's own source). Without it the method is unknown
-// (-32601). With it, the server advertises listChanged for tools and
-// prompts, and listChanged and subscribe for resources, on whichever of
-// those component kinds it offers.
+// WithSubscriptions serves subscriptions/listen from src (a hub of
+// package hub, or the application's own source); when src is also a
+// [SessionSource] it feeds initialize-era sessions too. Without it the
+// method is unknown (-32601). With it, the server advertises listChanged
+// for tools and prompts, and listChanged and subscribe for resources, on
+// whichever of those component kinds it offers.
 func WithSubscriptions(src SubscriptionSource) Option {
 	return optionFunc(func(b *builder) error {
 		if src == nil {
@@ -87,26 +89,18 @@ func WithSubscriptions(src SubscriptionSource) Option {
 // or nil.
 func (rt *Runtime) SubscriptionSource() SubscriptionSource { return rt.source }
 
-// Hub returns the source given with [WithSubscriptions] when it is a
-// *Hub, or nil. Transports and dialects that deliver change events
-// outside subscriptions/listen (the session of an initialize-era client)
-// attach to it with [Hub.Attach].
-func (rt *Runtime) Hub() *Hub {
-	h, _ := rt.source.(*Hub)
-	return h
-}
-
 // finishSubscriptions completes New for the subscription features: the
-// dynamic registry takes over the components, and a configured
+// dynamic catalog takes over the components, and a configured
 // source turns on the listChanged and subscribe capabilities.
 func (b *builder) finishSubscriptions() error {
 	rt := b.rt
-	if b.registry != nil {
-		cat, err := b.registry.bind(b.tools, b.prompts, b.resources, b.templates)
-		if err != nil {
+	rt.sessions, _ = rt.source.(SessionSource)
+	if b.catalog != nil {
+		own := &Components{newSnapshot(b.tools, b.prompts, b.resources, b.templates)}
+		if err := b.catalog.Adopt(own); err != nil {
 			return err
 		}
-		rt.catalog = cat
+		rt.catalog = dynamicCatalog{b.catalog}
 		// The lists may fill up at run time, so every kind is offered
 		// from the start.
 		if rt.capabilities.Tools == nil {

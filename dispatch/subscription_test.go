@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/hub"
 	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
@@ -141,7 +142,7 @@ func decodeFrame(t testing.TB, b []byte) wireFrame {
 }
 
 func TestListenAcknowledgesFirstAndTagsEveryEvent(t *testing.T) {
-	hub := dispatch.NewHub(dispatch.HubOptions{})
+	hub := hub.New(hub.Options{})
 	rt := fullRuntime(t, hub)
 	w := newWaker()
 	s := openStream(t, rt, "L1", map[string]any{"toolsListChanged": true, "resourceSubscriptions": []string{"file:///a"}}, w)
@@ -197,7 +198,7 @@ func TestListenAcknowledgesFirstAndTagsEveryEvent(t *testing.T) {
 }
 
 func TestListenFilterValidation(t *testing.T) {
-	rt := fullRuntime(t, dispatch.NewHub(dispatch.HubOptions{}))
+	rt := fullRuntime(t, hub.New(hub.Options{}))
 	many := make([]string, 1000+1)
 	for i := range many {
 		many[i] = fmt.Sprintf("file:///r%d", i)
@@ -253,7 +254,7 @@ func TestListenCapabilitiesFollowTheSource(t *testing.T) {
 	}
 	rpcError(t, call(t, rt, dispatch.MethodListen, map[string]any{"notifications": map[string]any{}}), jsonrpc.CodeMethodNotFound)
 
-	rt = fullRuntime(t, dispatch.NewHub(dispatch.HubOptions{}))
+	rt = fullRuntime(t, hub.New(hub.Options{}))
 	caps = rt.Capabilities()
 	if !caps.Tools.ListChanged || !caps.Prompts.ListChanged || !caps.Resources.ListChanged || !caps.Resources.Subscribe {
 		t.Fatalf("capabilities with a hub: %+v %+v %+v", caps.Tools, caps.Prompts, caps.Resources)
@@ -264,7 +265,7 @@ func TestListenCapabilitiesFollowTheSource(t *testing.T) {
 	}
 
 	// A kind the server does not offer is left out of the acknowledgement.
-	rt = mustNew(t, dispatch.WithTool(mcp.Tool{Name: "t"}, okTool), dispatch.WithSubscriptions(dispatch.NewHub(dispatch.HubOptions{})))
+	rt = mustNew(t, dispatch.WithTool(mcp.Tool{Name: "t"}, okTool), dispatch.WithSubscriptions(hub.New(hub.Options{})))
 	if c := rt.Capabilities(); c.Prompts != nil || c.Resources != nil || !c.Tools.ListChanged {
 		t.Fatalf("tools-only capabilities: %+v", c)
 	}
@@ -565,7 +566,7 @@ func (r *recordingNotifier) Notify(_ context.Context, frame []byte) error {
 }
 
 func TestListenThroughExecute(t *testing.T) {
-	hub := dispatch.NewHub(dispatch.HubOptions{})
+	hub := hub.New(hub.Options{})
 	rt := fullRuntime(t, hub)
 	rec := &recordingNotifier{}
 	published := make(chan struct{})
@@ -610,7 +611,7 @@ func TestListenThroughExecute(t *testing.T) {
 }
 
 func TestListenThroughExecuteEndsOnDrain(t *testing.T) {
-	rt := fullRuntime(t, dispatch.NewHub(dispatch.HubOptions{}))
+	rt := fullRuntime(t, hub.New(hub.Options{}))
 	c, _ := listenCall(t, rt, 1, map[string]any{"toolsListChanged": true})
 	drain := make(chan struct{})
 	c.Notifier = &recordingNotifier{after: func(int) { close(drain) }}

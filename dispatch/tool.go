@@ -67,7 +67,7 @@ var toolNameRE = regexp.MustCompile(`^[A-Za-z0-9_./-]{1,64}$`)
 // the tool's policies and middleware ([PolicyOption]). Any problem fails
 // New.
 func WithTool(t mcp.Tool, h ToolHandler, opts ...ComponentOption) Option {
-	return optionFunc(func(b *builder) error { return b.addTool(t, h, opts) })
+	return componentOption(func(b *builder) error { return b.addTool(t, h, opts) })
 }
 
 func (b *builder) addTool(t mcp.Tool, h ToolHandler, opts []ComponentOption) error {

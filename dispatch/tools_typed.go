@@ -37,7 +37,7 @@ type TypedToolHandler[In, Out any] func(ctx context.Context, in In) (Out, error)
 //
 // opts are the tool's policies and middleware ([PolicyOption]).
 func WithTypedTool[In, Out any](t mcp.Tool, h TypedToolHandler[In, Out], opts ...ComponentOption) Option {
-	return optionFunc(func(b *builder) error {
+	return componentOption(func(b *builder) error {
 		if h == nil {
 			return fmt.Errorf("dispatch: tool %q has no handler", t.Name)
 		}

@@ -31,7 +31,7 @@ type Session struct {
 	logLevel    string
 
 	// Change notifications (session_hub.go).
-	listener *HubListener
+	listener SessionSubscription
 	subs     map[string]struct{} // resources/subscribe URIs
 	wakeFn   func()
 

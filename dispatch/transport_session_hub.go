@@ -12,8 +12,8 @@ import (
 // notifications/{tools,prompts,resources}/list_changed for the kinds the
 // server advertised listChanged for, and notifications/resources/updated
 // for the URIs it named in resources/subscribe, outside any request, fed
-// by the same Hub as subscriptions/listen: its session attaches one
-// listener to the Runtime's Hub at initialize. The transport pulls the
+// by the same source as subscriptions/listen: its session attaches one
+// feed to the Runtime's SessionSource at initialize. The transport pulls the
 // frames (NextNotification) when the session wakes it and writes them
 // where such notifications go: the connection on stdio, the session's GET
 // stream on HTTP.
@@ -27,7 +27,7 @@ func (s *Session) SetWake(wake func()) {
 	s.mu.Unlock()
 }
 
-// wake is the session's hub listener's wake function.
+// wake is the wake function of the session's feed.
 func (s *Session) wake() {
 	s.mu.Lock()
 	w := s.wakeFn
@@ -62,10 +62,10 @@ func (s *Session) NextNotification() []byte {
 	}
 }
 
-// attachHub attaches the session to h for the list changes f names; it
-// replaces an earlier listener.
-func (s *Session) attachHub(h *Hub, f mcp.SubscriptionFilter) {
-	l := h.Attach(f, s.wake)
+// attachSource attaches the session to src for the list changes f names;
+// the feed replaces an earlier one.
+func (s *Session) attachSource(src SessionSource, f mcp.SubscriptionFilter) {
+	l := src.AttachSession(f, s.wake)
 	s.mu.Lock()
 	old, closed := s.listener, s.closed
 	s.listener, s.subs = l, nil
@@ -80,7 +80,7 @@ func (s *Session) attachHub(h *Hub, f mcp.SubscriptionFilter) {
 		l.Close()
 		return
 	}
-	// A listener wakes its consumer only after a Next found nothing:
+	// A feed wakes its consumer only after a Next found nothing:
 	// have the transport pull once, so the first event wakes it.
 	s.wake()
 }

@@ -386,3 +386,6 @@ func opListen(ctx context.Context, rt *Runtime, c *Call) (any, error) {
 		}
 	}
 }
+
+// memberKey is one key of an extension's filter member.
+type memberKey struct{ member, key string }

@@ -1,6 +1,6 @@
 // Package instrumentation is snodo's event interface: a small [Sink] the
 // application sets once (with dispatch.WithInstrumentation on the Runtime,
-// whose supervision tree inherits it, and HubOptions.Sink on a
+// whose supervision tree inherits it, and hub.Options.Sink on a
 // subscription hub) and that then hears about every admitted call, every
 // executor decision, every subscription stream and every request a
 // transport refused before the core saw it ([RefusalEvent]).

@@ -1,5 +1,5 @@
 // The backend's catalog: the remote's lists, bounded, registered in the
-// Registry and kept in step with it.
+// hub.Registry and kept in step with it.
 
 package proxy
 

@@ -2,7 +2,7 @@
 // remote is reached through a [client.Client] (a spawned stdio command or
 // a Streamable HTTP URL, any of the three protocol revisions on the far
 // side), its tools, prompts, resources and templates are registered in a
-// [dispatch.Registry], and every call, read, get and completion is
+// [hub.Registry], and every call, read, get and completion is
 // forwarded with its progress, log messages, cancellation and input
 // requests (relayed between any revision of the remote and any of the
 // proxy's client, an initialize-era remote's call held open between

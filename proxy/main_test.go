@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/hub"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/testkit"
 	"github.com/snodo-go/snodo/transports/stdio"
@@ -30,15 +31,15 @@ func TestMain(m *testing.M) {
 // serveMortal serves a remote whose tool "die" ends its process, "pid"
 // names it, and "grow" adds a tool (a list change).
 func serveMortal() error {
-	hub := dispatch.NewHub(dispatch.HubOptions{})
-	reg := dispatch.NewRegistry(hub)
+	hb := hub.New(hub.Options{})
+	reg := hub.NewRegistry(hb)
 	text := func(s func() string) dispatch.ToolHandler {
 		return func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			return mcp.TextResult(s()), nil
 		}
 	}
 	rt, err := dispatch.New(mcp.Implementation{Name: "mortal", Version: "1.0.0"},
-		dispatch.WithSubscriptions(hub), dispatch.WithRegistry(reg),
+		dispatch.WithSubscriptions(hb), dispatch.WithCatalog(reg),
 		dispatch.WithTool(mcp.Tool{Name: "die"}, func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			os.Exit(4)
 			return nil, nil

@@ -12,6 +12,7 @@ import (
 
 	"github.com/snodo-go/snodo/client"
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/hub"
 	"github.com/snodo-go/snodo/mcp"
 )
 
@@ -21,8 +22,8 @@ type Backend struct {
 	name   string
 	cfg    config
 	client *client.Client
-	hub    *dispatch.Hub
-	reg    *dispatch.Registry
+	hub    *hub.Hub
+	reg    *hub.Registry
 	rt     *dispatch.Runtime
 	logger *slog.Logger
 
@@ -114,7 +115,7 @@ func (b *Backend) Health() Health {
 // forwards, and the remote's task store stays authoritative.
 //
 // Resource subscriptions are followed upstream: when the set of URIs the
-// proxy's clients subscribe to changes (Hub's OnSubscriptionsChanged),
+// proxy's clients subscribe to changes (hub.Options.OnSubscriptionsChanged),
 // the watcher opens its stream again naming them (at most 1,000), and
 // the remote's updates are published to those clients.
 func Dial(ctx context.Context, t client.Transport, opts ...Option) (*Backend, error) {
@@ -139,9 +140,9 @@ func Dial(ctx context.Context, t client.Transport, opts ...Option) (*Backend, er
 	if b.name == "" {
 		b.name = srv.Implementation.Name
 	}
-	b.hub = dispatch.NewHub(dispatch.HubOptions{OnSubscriptionsChanged: b.subscriptionsChanged})
+	b.hub = hub.New(hub.Options{OnSubscriptionsChanged: b.subscriptionsChanged})
 	b.resubCh = make(chan struct{}, 1)
-	b.reg = dispatch.NewRegistry(b.hub)
+	b.reg = hub.NewRegistry(b.hub)
 	// The change stream opens before the first listing, so no change
 	// falls between the two.
 	wctx, cancel := context.WithCancel(context.Background())
@@ -165,7 +166,7 @@ func Dial(ctx context.Context, t client.Transport, opts ...Option) (*Backend, er
 	if info.Name == "" || info.Version == "" {
 		info = mcp.Implementation{Name: b.name + "-proxy", Version: "0.0.0"}
 	}
-	rtOpts := []dispatch.Option{dispatch.WithRegistry(b.reg), dispatch.WithSubscriptions(b.hub), dispatch.WithLogger(cfg.logger)}
+	rtOpts := []dispatch.Option{dispatch.WithCatalog(b.reg), dispatch.WithSubscriptions(b.hub), dispatch.WithLogger(cfg.logger)}
 	if srv.Instructions != "" {
 		rtOpts = append(rtOpts, dispatch.WithInstructions(srv.Instructions))
 	}

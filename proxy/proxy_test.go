@@ -15,6 +15,7 @@ import (
 
 	"github.com/snodo-go/snodo/client"
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/hub"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/proxy"
@@ -31,14 +32,14 @@ var quiet = slog.New(slog.DiscardHandler)
 // completions, a resource, and a registry to change at run time.
 type remote struct {
 	rt  *dispatch.Runtime
-	reg *dispatch.Registry
-	hub *dispatch.Hub
+	reg *hub.Registry
+	hub *hub.Hub
 }
 
 func newRemote(t *testing.T) *remote {
 	t.Helper()
-	hub := dispatch.NewHub(dispatch.HubOptions{})
-	r := &remote{reg: dispatch.NewRegistry(hub), hub: hub}
+	hb := hub.New(hub.Options{})
+	r := &remote{reg: hub.NewRegistry(hb), hub: hb}
 	work := func(ctx context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 		for i := 1; i <= 2; i++ {
 			if err := dispatch.ReportProgress(ctx, mcp.Progress{Progress: float64(i), Total: 2}); err != nil {
@@ -69,7 +70,7 @@ func newRemote(t *testing.T) *remote {
 	var err error
 	r.rt, err = dispatch.New(mcp.Implementation{Name: "remote", Version: "2.0.0"},
 		dispatch.WithLogger(quiet), dispatch.WithClientLogging(),
-		dispatch.WithSubscriptions(hub), dispatch.WithRegistry(r.reg),
+		dispatch.WithSubscriptions(hb), dispatch.WithCatalog(r.reg),
 		dispatch.WithTool(mcp.Tool{Name: "work", Description: "Works."}, work),
 		dispatch.WithTool(mcp.Tool{Name: "ask"}, ask),
 		dispatch.WithPrompt(mcp.Prompt{Name: "review", Arguments: []mcp.PromptArgument{{Name: "lang", Required: true}}}, prompt,
@@ -229,11 +230,11 @@ func TestProxyForwardsEverything(t *testing.T) {
 func TestProxyFollowsListChanges(t *testing.T) {
 	r := newRemote(t)
 	b := dial(t, inprocess.New(r.rt))
-	hub := b.Runtime().Hub()
-	l := hub.Attach(mcp.SubscriptionFilter{ToolsListChanged: true}, nil)
+	hb := b.Runtime().SubscriptionSource().(*hub.Hub)
+	l := hb.Attach(mcp.SubscriptionFilter{ToolsListChanged: true}, nil)
 	defer l.Close()
 	woke := make(chan struct{}, 1)
-	l2 := hub.Attach(mcp.SubscriptionFilter{ToolsListChanged: true}, func() {
+	l2 := hb.Attach(mcp.SubscriptionFilter{ToolsListChanged: true}, func() {
 		select {
 		case woke <- struct{}{}:
 		default:
@@ -423,7 +424,7 @@ func TestProxyRelaysResourceUpdates(t *testing.T) {
 			}
 			b := dial(t, tr, proxy.WithClientOptions(client.WithProtocolVersions(version)))
 			woke := make(chan struct{}, 1)
-			l := b.Runtime().Hub().Attach(mcp.SubscriptionFilter{ResourceSubscriptions: []string{"docs://guide"}}, func() {
+			l := b.Runtime().SubscriptionSource().(*hub.Hub).Attach(mcp.SubscriptionFilter{ResourceSubscriptions: []string{"docs://guide"}}, func() {
 				select {
 				case woke <- struct{}{}:
 				default:

@@ -11,6 +11,7 @@ import (
 
 	"github.com/snodo-go/snodo/client"
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/hub"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/proxy"
@@ -61,7 +62,7 @@ func TestProxyReconnectsThroughTheClient(t *testing.T) {
 		t.Fatalf("health: %+v", h)
 	}
 	woke := make(chan struct{}, 1)
-	l := b.Runtime().Hub().Attach(mcp.SubscriptionFilter{ToolsListChanged: true}, func() {
+	l := b.Runtime().SubscriptionSource().(*hub.Hub).Attach(mcp.SubscriptionFilter{ToolsListChanged: true}, func() {
 		select {
 		case woke <- struct{}{}:
 		default:

@@ -7,6 +7,7 @@ import (
 
 	"github.com/snodo-go/snodo/client"
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/hub"
 	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/proxy"
@@ -30,7 +31,7 @@ func tasksRemote(t *testing.T) (*dispatch.Runtime, *supervisor.Supervisor) {
 		t.Fatal(err)
 	}
 	rt, err := dispatch.New(mcp.Implementation{Name: "tasker", Version: "1.0.0"}, dispatch.WithLogger(quiet), runner.Option(),
-		dispatch.WithSubscriptions(dispatch.NewHub(dispatch.HubOptions{})),
+		dispatch.WithSubscriptions(hub.New(hub.Options{})),
 		dispatch.WithTool(mcp.Tool{Name: "watch"}, func(ctx context.Context, _ *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			<-ctx.Done()
 			return nil, ctx.Err()

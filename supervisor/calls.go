@@ -21,7 +21,7 @@ import (
 // Target names the actor that serves a tool, resource or prompt. Its
 // handlers ([Target.Tool], [Target.Resource], [Target.Prompt]) are
 // ordinary dispatch handlers, given to dispatch.WithTool (and the other
-// registration options, or a Registry) like any other: each call becomes
+// registration options, or a hub.Registry) like any other: each call becomes
 // a message to the actor, and its reply the call's result.
 //
 // A call is served by the supervision tree that runs it, so the same

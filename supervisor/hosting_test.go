@@ -12,6 +12,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/hub"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/testkit"
@@ -211,7 +212,7 @@ func (a *announcer) Receive(c actor.Context) {
 // notification is written as Conn.Notify writes it, with the same
 // allow-list and errors.
 func TestActorsPublishAndNotify(t *testing.T) {
-	hub := dispatch.NewHub(dispatch.HubOptions{})
+	hub := hub.New(hub.Options{})
 	rt := quietRuntime(t, dispatch.WithSubscriptions(hub),
 		dispatch.WithResource(mcp.Resource{URI: "room:///lobby", Name: "lobby"}, func(context.Context, *dispatch.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{mcp.TextContents("room:///lobby", "text/plain", "")}}, nil

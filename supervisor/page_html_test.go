@@ -18,6 +18,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/hub"
 	"github.com/snodo-go/snodo/internal/sse"
 	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/mcp"
@@ -47,7 +48,7 @@ func startLiveServer(t *testing.T) *liveServer {
 	t.Helper()
 	entered := make(chan struct{}, 8)
 	release := make(chan struct{})
-	hub := dispatch.NewHub(dispatch.HubOptions{})
+	hub := hub.New(hub.Options{})
 	rt := quietRuntime(t, dispatch.WithSubscriptions(hub),
 		dispatch.WithTool(mcp.Tool{Name: "hold"}, func(ctx context.Context, _ *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			entered <- struct{}{}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/hub"
 	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/supervisor"
@@ -24,7 +25,7 @@ func TestRenderLiveServer(t *testing.T) {
 	sup := newSupervisor(t)
 	entered := make(chan string, 8)
 	release := make(chan struct{})
-	hub := dispatch.NewHub(dispatch.HubOptions{})
+	hub := hub.New(hub.Options{})
 	rt, err := dispatch.New(mcp.Implementation{Name: "tree", Version: "1"},
 		dispatch.WithSubscriptions(hub),
 		dispatch.WithResource(mcp.Resource{URI: "file:///a", Name: "a"}, func(_ context.Context, req *dispatch.ReadResourceRequest) (*mcp.ReadResourceResult, error) {

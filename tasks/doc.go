@@ -25,7 +25,7 @@
 // it.
 //
 // With a subscription source that can publish ([Publisher]: a
-// *dispatch.Hub given with dispatch.WithSubscriptions, or
+// *hub.Hub given with dispatch.WithSubscriptions, or
 // backplane.Events), every status change of a task is sent as a
 // notifications/tasks to the subscriptions/listen streams that name the
 // task in their taskIds filter; a stream may follow only tasks of its own

@@ -67,7 +67,7 @@ func (r *Runner) Option() dispatch.Option {
 // cancelled or finished through another instance.
 //
 // When the Runtime's subscription source is a [Publisher] (a
-// *dispatch.Hub given with dispatch.WithSubscriptions, or a source that
+// *hub.Hub given with dispatch.WithSubscriptions, or a source that
 // fans events out to other instances), each status change of a task is
 // published through it as a notifications/tasks, which reaches the
 // subscriptions/listen streams whose taskIds name the task; a stream may

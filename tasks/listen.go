@@ -16,7 +16,7 @@ import (
 )
 
 // Publisher is where the Runner publishes the status changes of its
-// tasks: a *dispatch.Hub, or a source that fans events out to other
+// tasks: a *hub.Hub, or a source that fans events out to other
 // instances (backplane.Events). [Runner.Start] uses the Runtime's
 // subscription source when it is one.
 type Publisher interface {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/hub"
 	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
@@ -23,13 +24,13 @@ import (
 // (-32603) or asks for input ("ask"; then it completes) as the word says.
 type listenServer struct {
 	rt    *dispatch.Runtime
-	hub   *dispatch.Hub
+	hub   *hub.Hub
 	gates map[string]chan string
 }
 
-func newListenServer(t *testing.T, hub dispatch.HubOptions, gates ...string) *listenServer {
+func newListenServer(t *testing.T, opts hub.Options, gates ...string) *listenServer {
 	t.Helper()
-	s := &listenServer{hub: dispatch.NewHub(hub), gates: map[string]chan string{}}
+	s := &listenServer{hub: hub.New(opts), gates: map[string]chan string{}}
 	for _, g := range gates {
 		s.gates[g] = make(chan string, 1)
 	}
@@ -196,7 +197,7 @@ func (l *taskListener) status(t *testing.T) mcp.Task {
 }
 
 func TestListenersHearExactlyTheirOwnTasks(t *testing.T) {
-	s := newListenServer(t, dispatch.HubOptions{}, "a1", "a2", "a3", "a4", "b1")
+	s := newListenServer(t, hub.Options{}, "a1", "a2", "a3", "a4", "b1")
 	a1, a2, a3, a4 := s.start(t, "alice", "a1"), s.start(t, "alice", "a2"), s.start(t, "alice", "a3"), s.start(t, "alice", "a4")
 	b1 := s.start(t, "bob", "b1")
 
@@ -264,7 +265,7 @@ func TestListenersHearExactlyTheirOwnTasks(t *testing.T) {
 }
 
 func TestASlowListenerKeepsTheLatestStatus(t *testing.T) {
-	s := newListenServer(t, dispatch.HubOptions{MaxBuffer: 1}, "a")
+	s := newListenServer(t, hub.Options{MaxBuffer: 1}, "a")
 	id := s.start(t, "alice", "a")
 	l := s.listen(t, "alice", id)
 	if got := l.ack(t); !slices.Equal(got, []string{id}) {
@@ -303,7 +304,7 @@ func waitStatus(t *testing.T, s *listenServer, id string, status mcp.TaskStatus)
 }
 
 func TestListenWithoutTheExtensionFollowsNoTask(t *testing.T) {
-	s := newListenServer(t, dispatch.HubOptions{}, "a")
+	s := newListenServer(t, hub.Options{}, "a")
 	id := s.start(t, "alice", "a")
 	msg, _ := jsonrpc.Decode(testkit.Request("L", dispatch.MethodListen, map[string]any{"notifications": map[string]any{"taskIds": []string{id}}}))
 	c, out := s.rt.Admit(&dispatch.Request{Message: msg, Principal: "alice"})

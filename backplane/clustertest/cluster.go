@@ -19,6 +19,7 @@ import (
 
 	"github.com/snodo-go/snodo/backplane"
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/hub"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/transports/streamablehttp"
@@ -34,13 +35,13 @@ type Config struct {
 	// Name is the deployment name, given to backplane.WithName and as the
 	// name of every instance's mcp.Implementation (default "clustertest").
 	Name string
-	// Hub configures each instance's dispatch.Hub.
-	Hub dispatch.HubOptions
+	// Hub configures each instance's hub.Hub.
+	Hub hub.Options
 	// Options returns the dispatch options of one instance: its tools,
 	// resources, prompts. It is called once per instance, with every
 	// field of the Instance but Runtime set, and its options are applied
 	// after the ones Start gives (WithLogger with a discarding logger,
-	// WithSubscriptions(in.Events), WithRegistry(in.Registry)), so they
+	// WithSubscriptions(in.Events), WithCatalog(in.Registry)), so they
 	// can replace them. Nil: no more options.
 	Options func(in *Instance) []dispatch.Option
 	// Listener is given to each instance's streamablehttp.Listen, after
@@ -80,13 +81,13 @@ type Instance struct {
 	// Conn is the instance's own NATS connection (reconnecting forever).
 	Conn *nats.Conn
 	// Hub is the instance's hub, which Events feeds.
-	Hub *dispatch.Hub
+	Hub *hub.Hub
 	// Events fans the instance's events out to the others; publish
 	// through it, not through Hub.
 	Events *backplane.Events
 	// Registry is Events.NewRegistry(): its changes are heard on every
 	// instance.
-	Registry *dispatch.Registry
+	Registry *hub.Registry
 	// Runtime is the instance's Runtime.
 	Runtime *dispatch.Runtime
 	// Server is the instance's listener on 127.0.0.1.
@@ -144,7 +145,7 @@ func Start(t testing.TB, cfg Config) *Cluster {
 // startInstance starts instance i of cl.
 func startInstance(t testing.TB, cl *Cluster, cfg Config, i int) *Instance {
 	t.Helper()
-	in := &Instance{Index: i, Name: fmt.Sprintf("i%d", i), cluster: cl, Hub: dispatch.NewHub(cfg.Hub)}
+	in := &Instance{Index: i, Name: fmt.Sprintf("i%d", i), cluster: cl, Hub: hub.New(cfg.Hub)}
 	in.Conn = cl.NATS.Connect(t, nats.Name(cfg.Name+"-"+in.Name), nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond))
 	var err error
 	in.Events, err = backplane.NewEvents(context.Background(), in.Conn, in.Hub, backplane.WithName(cfg.Name))
@@ -156,7 +157,7 @@ func startInstance(t testing.TB, cl *Cluster, cfg Config, i int) *Instance {
 	opts := []dispatch.Option{
 		dispatch.WithLogger(slog.New(slog.DiscardHandler)),
 		dispatch.WithSubscriptions(in.Events),
-		dispatch.WithRegistry(in.Registry),
+		dispatch.WithCatalog(in.Registry),
 	}
 	if cfg.Options != nil {
 		opts = append(opts, cfg.Options(in)...)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/hub"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/transports/stdio"
 )
@@ -64,12 +65,12 @@ var (
 
 func serveSnodo() error {
 	textSchema := json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`)
-	hub := dispatch.NewHub(dispatch.HubOptions{})
-	reg := dispatch.NewRegistry(hub)
+	hb := hub.New(hub.Options{})
+	reg := hub.NewRegistry(hb)
 	rt, err := dispatch.New(mcp.Implementation{Name: "bridge-test", Version: "1"},
 		dispatch.WithClientLogging(),
-		dispatch.WithRegistry(reg),
-		dispatch.WithSubscriptions(hub),
+		dispatch.WithCatalog(reg),
+		dispatch.WithSubscriptions(hb),
 		// trigger changes the tool list, which listen streams hear of.
 		dispatch.WithTool(mcp.Tool{Name: "trigger"}, func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			if reg.RemoveTool("dynamic") {

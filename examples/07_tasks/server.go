@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/hub"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/tasks"
@@ -47,7 +48,7 @@ func startServer(ctx context.Context, store taskstore.Store) (*server, error) {
 		runner.Option(),
 		// With a hub, each status change of a task reaches the listen
 		// streams that name it in taskIds (those of its own principal).
-		dispatch.WithSubscriptions(dispatch.NewHub(dispatch.HubOptions{})),
+		dispatch.WithSubscriptions(hub.New(hub.Options{})),
 		dispatch.WithTool(mcp.Tool{
 			Name:        "render",
 			Description: "Renders a scene; takes the given number of seconds.",

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/hub"
 	"github.com/snodo-go/snodo/mcp"
 )
 
@@ -17,22 +18,22 @@ const notesURI = "memo://notes"
 // subscriptions/listen stream, and a registry whose tool list changes
 // while clients listen.
 type server struct {
-	hub *dispatch.Hub
-	reg *dispatch.Registry
+	hub *hub.Hub
+	reg *hub.Registry
 	rt  *dispatch.Runtime
 }
 
 func newServer(logger *slog.Logger) (*server, error) {
-	s := &server{hub: dispatch.NewHub(dispatch.HubOptions{})}
+	s := &server{hub: hub.New(hub.Options{})}
 	// Every change to the registry publishes the matching list_changed
 	// through the hub, after the new list is what requests see.
-	s.reg = dispatch.NewRegistry(s.hub)
+	s.reg = hub.NewRegistry(s.hub)
 	nameSchema := json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`)
 	rt, err := dispatch.New(
 		mcp.Implementation{Name: "subscriptions-example", Version: "0.1.0"},
 		dispatch.WithLogger(logger),
 		dispatch.WithSubscriptions(s.hub),
-		dispatch.WithRegistry(s.reg),
+		dispatch.WithCatalog(s.reg),
 		dispatch.WithTool(mcp.Tool{Name: "add_tool", Description: "Adds a tool that says hello, under the given name.", InputSchema: nameSchema}, s.addTool),
 		dispatch.WithTool(mcp.Tool{Name: "remove_tool", Description: "Removes a tool added by add_tool.", InputSchema: nameSchema}, s.removeTool),
 		dispatch.WithTool(mcp.Tool{Name: "touch", Description: "Marks " + notesURI + " as changed."}, s.touch),

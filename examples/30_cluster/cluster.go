@@ -22,6 +22,7 @@ import (
 
 	"github.com/snodo-go/snodo/backplane"
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/hub"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/tasks"
@@ -117,7 +118,7 @@ func (cl *cluster) startInstance(ctx context.Context, instanceName string) (*ins
 	if in.nc, err = nats.Connect(cl.nats.ClientURL(), nats.Name(instanceName), nats.MaxReconnects(-1)); err != nil {
 		return nil, err
 	}
-	hub := dispatch.NewHub(dispatch.HubOptions{})
+	hub := hub.New(hub.Options{})
 	if in.events, err = backplane.NewEvents(ctx, in.nc, hub, backplane.WithName(name)); err != nil {
 		return in, err
 	}
@@ -139,7 +140,7 @@ func (cl *cluster) startInstance(ctx context.Context, instanceName string) (*ins
 	}
 	rt, err := dispatch.New(mcp.Implementation{Name: "30_cluster", Version: "1"},
 		dispatch.WithLogger(slog.New(slog.DiscardHandler)),
-		dispatch.WithRegistry(in.cat.Registry()),
+		dispatch.WithCatalog(in.cat.Registry()),
 		dispatch.WithSubscriptions(in.events),
 		in.runner.Option(),
 		dispatch.WithTool(mcp.Tool{Name: "whoami", Description: "The instance that ran the call.", InputSchema: object},

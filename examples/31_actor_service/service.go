@@ -11,6 +11,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/hub"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/supervisor"
 )
@@ -29,7 +30,7 @@ func newRuntime() (*dispatch.Runtime, error) {
 	rooms := supervisor.Named("rooms")
 	return dispatch.New(mcp.Implementation{Name: "actor-service", Version: "1.0.0"},
 		// Application actors publish resource updates on this hub.
-		dispatch.WithSubscriptions(dispatch.NewHub(dispatch.HubOptions{})),
+		dispatch.WithSubscriptions(hub.New(hub.Options{})),
 		dispatch.WithTool(mcp.Tool{Name: "say", Description: "Says text in a room (created on first use); answers every wait in that room.", InputSchema: sayArgs}, rooms.Tool()),
 		dispatch.WithTool(mcp.Tool{Name: "wait", Description: "Waits for the next message said in a room.", InputSchema: waitArgs}, rooms.Tool()),
 		dispatch.WithResourceTemplate(mcp.ResourceTemplate{URITemplate: roomURI("{name}"), Name: "room", Description: "A room's transcript.", MIMEType: "text/plain"}, rooms.Resource()),

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/hub"
 	"github.com/snodo-go/snodo/mcp"
 )
 
@@ -58,7 +59,7 @@ const logStepDelay = 50 * time.Millisecond
 // headers, missing client capabilities, log levels, list changes, and
 // the server-to-client requests of the initialize-era revisions, which
 // the library expresses as input requests.
-func protocolTools(reg *dispatch.Registry) []dispatch.Option {
+func protocolTools(reg *hub.Registry) []dispatch.Option {
 	return []dispatch.Option{
 		dispatch.WithTool(mcp.Tool{
 			Name: "json_schema_2020_12_tool", Description: "Tool with JSON Schema 2020-12 features",
@@ -134,7 +135,7 @@ func protocolTools(reg *dispatch.Registry) []dispatch.Option {
 // toggleTool changes the tool list: it adds test_dynamic_tool, or
 // removes it when present. The registry publishes the change, which
 // reaches listen streams and initialize-era sessions.
-func toggleTool(reg *dispatch.Registry) dispatch.ToolHandler {
+func toggleTool(reg *hub.Registry) dispatch.ToolHandler {
 	return func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 		if reg.RemoveTool("test_dynamic_tool") {
 			return mcp.TextResult("Removed test_dynamic_tool."), nil
@@ -151,7 +152,7 @@ func toggleTool(reg *dispatch.Registry) dispatch.ToolHandler {
 }
 
 // togglePrompt changes the prompt list the same way.
-func togglePrompt(reg *dispatch.Registry) dispatch.ToolHandler {
+func togglePrompt(reg *hub.Registry) dispatch.ToolHandler {
 	return func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 		if reg.RemovePrompt("test_dynamic_prompt") {
 			return mcp.TextResult("Removed test_dynamic_prompt."), nil

@@ -17,6 +17,7 @@ import (
 
 	"github.com/snodo-go/snodo/client"
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/hub"
 	"github.com/snodo-go/snodo/instrumentation/otel"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
@@ -100,11 +101,11 @@ func serveHTTP(ctx context.Context, rt *dispatch.Runtime, mux *http.ServeMux, re
 }
 
 func subscriptions(search, report mcp.Tool, searchHandler, reportHandler dispatch.ToolHandler) (*dispatch.Runtime, error) {
-	hub := dispatch.NewHub(dispatch.HubOptions{})
-	reg := dispatch.NewRegistry(hub)
+	changes := hub.New(hub.Options{})
+	reg := hub.NewRegistry(changes)
 	rt, err := dispatch.New(mcp.Implementation{Name: "live", Version: "1.0.0"},
-		dispatch.WithSubscriptions(hub), // advertises listChanged and resources.subscribe
-		dispatch.WithRegistry(reg),
+		dispatch.WithSubscriptions(changes), // advertises listChanged and resources.subscribe
+		dispatch.WithCatalog(reg),
 		dispatch.WithTool(search, searchHandler),
 	)
 	if err != nil {
@@ -115,10 +116,10 @@ func subscriptions(search, report mcp.Tool, searchHandler, reportHandler dispatc
 	if err := reg.AddTool(report, reportHandler); err != nil { // notifications/tools/list_changed
 		return nil, err
 	}
-	if _, err := hub.ResourceUpdated("file:///notes.txt"); err != nil { // notifications/resources/updated
+	if _, err := changes.ResourceUpdated("file:///notes.txt"); err != nil { // notifications/resources/updated
 		return nil, err
 	}
-	hub.Complete() // every open stream ends with its final result
+	changes.Complete() // every open stream ends with its final result
 	return rt, nil
 }
 

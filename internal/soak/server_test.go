@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/hub"
 	"github.com/snodo-go/snodo/instrumentation"
 	"github.com/snodo-go/snodo/mcp"
 )
@@ -21,7 +22,7 @@ import (
 // holdFor bounds the hold tool: it waits for its cancellation, or this.
 const holdFor = 2 * time.Second
 
-func soakRuntime(hub *dispatch.Hub, sink instrumentation.Sink) (*dispatch.Runtime, error) {
+func soakRuntime(hub *hub.Hub, sink instrumentation.Sink) (*dispatch.Runtime, error) {
 	text := func(s string) (*mcp.CallToolResult, error) { return mcp.TextResult(s), nil }
 	return dispatch.New(mcp.Implementation{Name: "soak", Version: "1.0.0"},
 		dispatch.WithLogger(slog.New(slog.DiscardHandler)),

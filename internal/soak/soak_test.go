@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/hub"
 	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/testkit"
 	"github.com/snodo-go/snodo/transports/streamablehttp"
@@ -87,7 +87,7 @@ func TestSoak(t *testing.T) {
 	}
 	t.Logf("soak: %s of traffic, SNODO_SEED=%d, GOMAXPROCS %d", duration, seed, runtime.GOMAXPROCS(0))
 
-	hub := dispatch.NewHub(dispatch.HubOptions{})
+	hub := hub.New(hub.Options{})
 	out := newOutcomes()
 	rt, err := soakRuntime(hub, out)
 	if err != nil {

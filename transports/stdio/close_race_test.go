@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/hub"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/testkit"
@@ -20,7 +21,7 @@ import (
 func TestTreeClosesRightAfterAStreamIsCancelled(t *testing.T) {
 	for i := range 40 {
 		t.Run(strconv.Itoa(i), func(t *testing.T) {
-			hub := dispatch.NewHub(dispatch.HubOptions{})
+			hub := hub.New(hub.Options{})
 			rt, err := dispatch.New(mcp.Implementation{Name: "close-race", Version: "1"}, dispatch.WithSubscriptions(hub))
 			if err != nil {
 				t.Fatal(err)

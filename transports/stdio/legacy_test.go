@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/hub"
 	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/testkit"
@@ -224,7 +225,7 @@ func TestOutstandingClientRequestCancelledOnStop(t *testing.T) {
 // TestLegacyChangeNotificationsOverStdio: the connection writes the
 // session's change notifications, fed by the Hub, between responses.
 func TestLegacyChangeNotificationsOverStdio(t *testing.T) {
-	hub := dispatch.NewHub(dispatch.HubOptions{})
+	hub := hub.New(hub.Options{})
 	rt, err := dispatch.New(mcp.Implementation{Name: "legacy-hub", Version: "1.0.0"},
 		dispatch.WithLogger(slog.New(slog.DiscardHandler)),
 		dispatch.WithSubscriptions(hub),

@@ -26,7 +26,7 @@
 // connection, a handler's InputRequired becomes real server-to-client
 // requests whose answers the connection routes back by id (an answer
 // matching nothing is ignored; one still awaited when input ends fails),
-// and resources/subscribe and list changes come from the Runtime's Hub.
+// and resources/subscribe and list changes come from the Runtime's SessionSource.
 //
 // [Serve] runs the transport in the calling goroutine. [Start] runs it in
 // the background, as a child of an application's supervision tree, and

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/hub"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/testkit"
@@ -21,11 +22,11 @@ import (
 
 // subRuntime serves one tool, one resource, and subscriptions/listen from
 // hub.
-func subRuntime(t testing.TB, hub *dispatch.Hub, opts ...dispatch.Option) *dispatch.Runtime {
+func subRuntime(t testing.TB, hb *hub.Hub, opts ...dispatch.Option) *dispatch.Runtime {
 	t.Helper()
 	all := append([]dispatch.Option{
 		dispatch.WithLogger(slog.New(slog.DiscardHandler)),
-		dispatch.WithSubscriptions(hub),
+		dispatch.WithSubscriptions(hb),
 		dispatch.WithTool(mcp.Tool{Name: "echo"}, func(_ context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			var a struct {
 				Text string `json:"text"`
@@ -129,8 +130,8 @@ func awaitAcks(t *testing.T, c *testkit.Client, n int) {
 }
 
 func TestListenAcknowledgesFirstTagsEventsAndFilters(t *testing.T) {
-	hub := dispatch.NewHub(dispatch.HubOptions{})
-	srv := testkit.StartStdio(t, subRuntime(t, hub))
+	hb := hub.New(hub.Options{})
+	srv := testkit.StartStdio(t, subRuntime(t, hb))
 	srv.Send(t, listen("L", map[string]any{"toolsListChanged": true, "promptsListChanged": true, "resourceSubscriptions": []string{"file:///r"}}))
 	ack := awaitAck(t, srv.Client, `"L"`)
 	// The server has no prompts: that kind is left out.
@@ -142,12 +143,12 @@ func TestListenAcknowledgesFirstTagsEventsAndFilters(t *testing.T) {
 		t.Fatalf("acknowledgement: %s", ack.Raw)
 	}
 	// The source was opened before the acknowledgement was written.
-	hub.ResourcesListChanged() // not asked for
-	if _, err := hub.ResourceUpdated("file:///other"); err != nil {
+	hb.ResourcesListChanged() // not asked for
+	if _, err := hb.ResourceUpdated("file:///other"); err != nil {
 		t.Fatal(err)
 	}
-	hub.ToolsListChanged()
-	if _, err := hub.ResourceUpdated("file:///r"); err != nil {
+	hb.ToolsListChanged()
+	if _, err := hb.ResourceUpdated("file:///r"); err != nil {
 		t.Fatal(err)
 	}
 	awaitEvent(t, srv.Client, `"L"`, "notifications/resources/updated", 1)
@@ -171,8 +172,8 @@ func TestListenAcknowledgesFirstTagsEventsAndFilters(t *testing.T) {
 }
 
 func TestListenDoesNotBlockTheConnection(t *testing.T) {
-	hub := dispatch.NewHub(dispatch.HubOptions{})
-	srv := testkit.StartStdio(t, subRuntime(t, hub))
+	hb := hub.New(hub.Options{})
+	srv := testkit.StartStdio(t, subRuntime(t, hb))
 	for i := range 3 {
 		srv.Send(t, listen(fmt.Sprintf("s%d", i), map[string]any{"toolsListChanged": true}))
 	}
@@ -211,8 +212,8 @@ func TestListenDoesNotBlockTheConnection(t *testing.T) {
 }
 
 func TestListenCapsAndSlotReturn(t *testing.T) {
-	hub := dispatch.NewHub(dispatch.HubOptions{})
-	srv := testkit.StartStdio(t, subRuntime(t, hub), stdio.WithLimits(stdio.Limits{MaxSubscriptions: 2}))
+	hb := hub.New(hub.Options{})
+	srv := testkit.StartStdio(t, subRuntime(t, hb), stdio.WithLimits(stdio.Limits{MaxSubscriptions: 2}))
 	srv.Send(t, listen(1, map[string]any{"toolsListChanged": true}))
 	srv.Send(t, listen(2, map[string]any{"toolsListChanged": true}))
 	awaitAck(t, srv.Client, "1")
@@ -227,7 +228,7 @@ func TestListenCapsAndSlotReturn(t *testing.T) {
 	// written for it, and its source is closed.
 	srv.Send(t, testkit.Notification("notifications/cancelled", map[string]any{"requestId": 1}))
 	waitSubscriptions(t, srv.Sup, 1)
-	if st := hub.Stats(); st.Listeners != 1 {
+	if st := hb.Stats(); st.Listeners != 1 {
 		t.Fatalf("the cancelled stream's source is still attached: %+v", st)
 	}
 	if n := executorCount(t, srv.Sup, "subscriptions"); n != 1 {
@@ -248,8 +249,8 @@ func TestListenCapsAndSlotReturn(t *testing.T) {
 }
 
 func TestListenSupervisorCap(t *testing.T) {
-	hub := dispatch.NewHub(dispatch.HubOptions{})
-	rt := subRuntime(t, hub)
+	hb := hub.New(hub.Options{})
+	rt := subRuntime(t, hb)
 	sup := quietSupervisor(t, rt, supervisor.WithLimits(supervisor.Limits{MaxSubscriptions: 1}))
 	srv := testkit.StartStdioWith(t, sup, rt)
 	srv.Send(t, listen(1, map[string]any{"toolsListChanged": true}))
@@ -297,15 +298,15 @@ func (p *pausableWriter) pause() {
 
 func TestListenOverflowPolicies(t *testing.T) {
 	for _, tc := range []struct {
-		policy dispatch.Overflow
+		policy hub.Overflow
 		want   []string // URIs the client receives after the first
 	}{
-		{dispatch.DropOldest, []string{"file:///4", "file:///5"}},
-		{dispatch.DropNewest, []string{"file:///2", "file:///3"}},
+		{hub.DropOldest, []string{"file:///4", "file:///5"}},
+		{hub.DropNewest, []string{"file:///2", "file:///3"}},
 	} {
 		t.Run(fmt.Sprint(tc.policy), func(t *testing.T) {
-			hub := dispatch.NewHub(dispatch.HubOptions{MaxBuffer: 2, Overflow: tc.policy})
-			rt := subRuntime(t, hub)
+			hb := hub.New(hub.Options{MaxBuffer: 2, Overflow: tc.policy})
+			rt := subRuntime(t, hb)
 			sup, err := supervisor.New(rt)
 			if err != nil {
 				t.Fatal(err)
@@ -344,7 +345,7 @@ func TestListenOverflowPolicies(t *testing.T) {
 			// The first event goes out at once; its write is held, so the
 			// stream pulls nothing more: the rest wait in the hub's buffer.
 			pw.pause()
-			r, _ := hub.ResourceUpdated(uris[0])
+			r, _ := hb.ResourceUpdated(uris[0])
 			if r.Delivered != 1 {
 				t.Fatalf("first publish: %+v", r)
 			}
@@ -353,13 +354,13 @@ func TestListenOverflowPolicies(t *testing.T) {
 			}
 			var total dispatch.PublishResult
 			for _, u := range uris[1:] {
-				r, _ := hub.ResourceUpdated(u)
+				r, _ := hb.ResourceUpdated(u)
 				total.Buffered += r.Buffered
 				total.Dropped += r.Dropped
 				total.Delivered += r.Delivered
 			}
 			wantBuffered := 4
-			if tc.policy == dispatch.DropNewest {
+			if tc.policy == hub.DropNewest {
 				wantBuffered = 2
 			}
 			if total.Delivered != 0 || total.Dropped != 2 || total.Buffered != wantBuffered {
@@ -388,12 +389,12 @@ func TestListenOverflowPolicies(t *testing.T) {
 }
 
 func TestHubCompletionEndsStreamsWithResultThenCancelled(t *testing.T) {
-	hub := dispatch.NewHub(dispatch.HubOptions{})
-	srv := testkit.StartStdio(t, subRuntime(t, hub))
+	hb := hub.New(hub.Options{})
+	srv := testkit.StartStdio(t, subRuntime(t, hb))
 	srv.Send(t, listen("c", map[string]any{"toolsListChanged": true}))
 	awaitAck(t, srv.Client, `"c"`)
-	hub.ToolsListChanged()
-	if n := hub.Complete(); n != 1 {
+	hb.ToolsListChanged()
+	if n := hb.Complete(); n != 1 {
 		t.Fatalf("Complete ended %d", n)
 	}
 	if _, err := srv.Client.Await(context.Background(), func(f *testkit.Frame) bool { return f.Method == "notifications/cancelled" }); err != nil {
@@ -414,14 +415,14 @@ func TestHubCompletionEndsStreamsWithResultThenCancelled(t *testing.T) {
 	if n := executorCount(t, srv.Sup, "subscriptions"); n != 0 {
 		t.Fatalf("slot not returned: %d taken", n)
 	}
-	if st := hub.Stats(); st.Listeners != 0 {
+	if st := hb.Stats(); st.Listeners != 0 {
 		t.Fatalf("source not closed: %+v", st)
 	}
 }
 
 func TestEOFCompletesOpenStreams(t *testing.T) {
-	hub := dispatch.NewHub(dispatch.HubOptions{})
-	srv := testkit.StartStdio(t, subRuntime(t, hub))
+	hb := hub.New(hub.Options{})
+	srv := testkit.StartStdio(t, subRuntime(t, hb))
 	for _, id := range []string{"a", "b"} {
 		srv.Send(t, listen(id, map[string]any{"toolsListChanged": true}))
 		awaitAck(t, srv.Client, `"`+id+`"`)
@@ -440,19 +441,19 @@ func TestEOFCompletesOpenStreams(t *testing.T) {
 	if n := executorCount(t, srv.Sup, "subscriptions"); n != 0 {
 		t.Fatalf("slots not returned: %d taken", n)
 	}
-	if st := hub.Stats(); st.Listeners != 0 {
+	if st := hb.Stats(); st.Listeners != 0 {
 		t.Fatalf("sources not closed: %+v", st)
 	}
 }
 
 func TestOwnerDeathClosesStreamsAndReturnsSlots(t *testing.T) {
-	hub := dispatch.NewHub(dispatch.HubOptions{})
-	srv := testkit.StartStdio(t, subRuntime(t, hub))
+	hb := hub.New(hub.Options{})
+	srv := testkit.StartStdio(t, subRuntime(t, hb))
 	for i := range 3 {
 		srv.Send(t, listen(i, map[string]any{"toolsListChanged": true}))
 		awaitAck(t, srv.Client, fmt.Sprint(i))
 	}
-	if st := hub.Stats(); st.Listeners != 3 {
+	if st := hb.Stats(); st.Listeners != 3 {
 		t.Fatalf("hub: %+v", st)
 	}
 	srv.Cancel() // the connection stops: nothing more is written
@@ -462,7 +463,7 @@ func TestOwnerDeathClosesStreamsAndReturnsSlots(t *testing.T) {
 	if n := executorCount(t, srv.Sup, "subscriptions"); n != 0 {
 		t.Fatalf("slots not returned: %d taken", n)
 	}
-	if st := hub.Stats(); st.Listeners != 0 {
+	if st := hb.Stats(); st.Listeners != 0 {
 		t.Fatalf("sources not closed: %+v", st)
 	}
 	for _, f := range srv.Client.WaitClosed(t) {
@@ -509,8 +510,8 @@ func (f sourceFunc) OpenSubscription(context.Context, *dispatch.SubscriptionRequ
 // harness opens 10,000 this way.
 func TestIdleStreamsAreCheap(t *testing.T) {
 	const n = 2000
-	hub := dispatch.NewHub(dispatch.HubOptions{})
-	rt := subRuntime(t, hub)
+	hb := hub.New(hub.Options{})
+	rt := subRuntime(t, hb)
 	sup := quietSupervisor(t, rt, supervisor.WithLimits(supervisor.Limits{MaxSubscriptions: n + 1}))
 	srv := testkit.StartStdioWith(t, sup, rt, stdio.WithLimits(stdio.Limits{MaxSubscriptions: n + 1}))
 	// One stream first, so everything created once per connection exists.
@@ -537,7 +538,7 @@ func TestIdleStreamsAreCheap(t *testing.T) {
 		t.Fatalf("executor: %v", ex.Attrs)
 	}
 	// They all still work.
-	if r := hub.ToolsListChanged(); r.Matched != n+1 || r.Delivered != n+1 {
+	if r := hb.ToolsListChanged(); r.Matched != n+1 || r.Delivered != n+1 {
 		t.Fatalf("publish: %+v", r)
 	}
 	seen, count := map[*testkit.Frame]bool{}, 0

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/hub"
 	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/supervisor"
@@ -26,7 +27,7 @@ import (
 // subscriptions/listen from a hub of its own.
 func chaosRuntime(t testing.TB, p *testfixture.Probe, extra ...dispatch.Option) *dispatch.Runtime {
 	t.Helper()
-	opts := append(p.Options(), dispatch.WithLogger(quiet()), dispatch.WithSubscriptions(dispatch.NewHub(dispatch.HubOptions{})),
+	opts := append(p.Options(), dispatch.WithLogger(quiet()), dispatch.WithSubscriptions(hub.New(hub.Options{})),
 		dispatch.WithTool(mcp.Tool{Name: "echo"}, func(_ context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			return mcp.TextResult(string(req.Arguments)), nil
 		}))

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/hub"
 	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
@@ -30,12 +31,12 @@ type gate struct {
 	entered   chan string
 	cancelled chan string
 	release   chan struct{}
-	hub       *dispatch.Hub // the Runtime's subscription source
+	hub       *hub.Hub // the Runtime's subscription source
 }
 
 func newGate() *gate {
 	return &gate{entered: make(chan string, 64), cancelled: make(chan string, 64), release: make(chan struct{}),
-		hub: dispatch.NewHub(dispatch.HubOptions{})}
+		hub: hub.New(hub.Options{})}
 }
 
 func quiet() *slog.Logger { return slog.New(slog.DiscardHandler) }

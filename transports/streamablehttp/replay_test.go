@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/hub"
 	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/testkit"
@@ -18,9 +19,9 @@ import (
 
 // replayRuntime serves resources test://r/0 ... test://r/99 from a Hub,
 // and a tool that closes its stream before it answers.
-func replayRuntime(t *testing.T) (*dispatch.Runtime, *dispatch.Hub) {
+func replayRuntime(t *testing.T) (*dispatch.Runtime, *hub.Hub) {
 	t.Helper()
-	hub := dispatch.NewHub(dispatch.HubOptions{})
+	hub := hub.New(hub.Options{})
 	opts := []dispatch.Option{
 		dispatch.WithLogger(quiet()),
 		dispatch.WithSubscriptions(hub),

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/hub"
 	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/supervisor"
@@ -394,7 +395,7 @@ func TestDrainEndsGetStreams(t *testing.T) {
 // fed by the Hub, go out on its GET stream; one published before the
 // stream opened waits for it.
 func TestSessionGetStreamCarriesChanges(t *testing.T) {
-	hub := dispatch.NewHub(dispatch.HubOptions{})
+	hub := hub.New(hub.Options{})
 	rt, err := dispatch.New(mcp.Implementation{Name: "http-hub", Version: "1.0.0"},
 		dispatch.WithLogger(quiet()),
 		dispatch.WithSubscriptions(hub),

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/hub"
 	"github.com/snodo-go/snodo/instrumentation"
 	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/mcp"
@@ -309,16 +310,16 @@ func TestListenSlotReturnsWhenTheOwnerStops(t *testing.T) {
 // policy.
 func TestListenOverflowThroughHandle(t *testing.T) {
 	for _, tc := range []struct {
-		policy dispatch.Overflow
+		policy hub.Overflow
 		want   string
 	}{
-		{dispatch.DropOldest, "file:///4 file:///5"},
-		{dispatch.DropNewest, "file:///1 file:///2"},
+		{hub.DropOldest, "file:///4 file:///5"},
+		{hub.DropNewest, "file:///1 file:///2"},
 	} {
 		t.Run(fmt.Sprint(tc.policy), func(t *testing.T) {
-			hub := dispatch.NewHub(dispatch.HubOptions{MaxBuffer: 2, Overflow: tc.policy})
+			hb := hub.New(hub.Options{MaxBuffer: 2, Overflow: tc.policy})
 			rt, err := dispatch.New(mcp.Implementation{Name: "overflow", Version: "1"}, dispatch.WithLogger(quiet()),
-				dispatch.WithSubscriptions(hub),
+				dispatch.WithSubscriptions(hb),
 				dispatch.WithResource(mcp.Resource{URI: "file:///1", Name: "one"}, func(context.Context, *dispatch.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 					return nil, dispatch.ErrResourceNotFound
 				}))
@@ -348,7 +349,7 @@ func TestListenOverflowThroughHandle(t *testing.T) {
 			readEvent() // acknowledgement
 			var total dispatch.PublishResult
 			for _, u := range uris {
-				r, err := hub.ResourceUpdated(u.(string))
+				r, err := hb.ResourceUpdated(u.(string))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -357,7 +358,7 @@ func TestListenOverflowThroughHandle(t *testing.T) {
 				total.Dropped += r.Dropped
 			}
 			wantBuffered := 5
-			if tc.policy == dispatch.DropNewest {
+			if tc.policy == hub.DropNewest {
 				wantBuffered = 2
 			}
 			if total.Matched != 5 || total.Dropped != 3 || total.Buffered != wantBuffered {

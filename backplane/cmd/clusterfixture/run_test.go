@@ -15,7 +15,6 @@ import (
 
 	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/mcp"
-	"github.com/snodo-go/snodo/testkit"
 )
 
 func TestRunServesASessionThroughEveryInstance(t *testing.T) {
@@ -27,7 +26,7 @@ func TestRunServesASessionThroughEveryInstance(t *testing.T) {
 	}
 	stdinR, stdinW := io.Pipe()
 	stdoutR, stdoutW := io.Pipe()
-	stderr := &testkit.Buffer{}
+	stderr := &testfixture.Buffer{}
 	status := make(chan int, 1)
 	go func() {
 		status <- run([]string{"-fixture", fixture, "-instances", "3", "-sessions"}, stdinR, stdoutW, stderr)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/snodo-go/snodo/bench/internal/benchtool"
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/hub"
 	"github.com/snodo-go/snodo/mcp"
 )
 
@@ -30,7 +31,7 @@ func newRuntime(logger *slog.Logger, echoSchema, sleepSchema json.RawMessage) (*
 		dispatch.WithLogger(logger),
 		// Serves subscriptions/listen (the idle-stream scenario); nothing
 		// is published.
-		dispatch.WithSubscriptions(dispatch.NewHub(dispatch.HubOptions{})),
+		dispatch.WithSubscriptions(hub.New(hub.Options{})),
 		dispatch.WithTool(mcp.Tool{Name: benchtool.EchoTool, InputSchema: echoSchema}, echo),
 		dispatch.WithTool(mcp.Tool{Name: benchtool.SleepTool, InputSchema: sleepSchema}, sleep),
 	)

@@ -1,4 +1,4 @@
-package dispatch_test
+package hub_test
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/hub"
 	"github.com/snodo-go/snodo/internal/testfixture"
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
@@ -23,9 +24,9 @@ func toolNames(t *testing.T, rt *dispatch.Runtime) string {
 }
 
 func TestRegistryChangesToolsAndPublishesListChanged(t *testing.T) {
-	hub := dispatch.NewHub(dispatch.HubOptions{})
-	reg := dispatch.NewRegistry(hub)
-	rt := mustNew(t, dispatch.WithSubscriptions(hub), dispatch.WithRegistry(reg),
+	h := hub.New(hub.Options{})
+	reg := hub.NewRegistry(h)
+	rt := mustNew(t, dispatch.WithSubscriptions(h), dispatch.WithCatalog(reg),
 		dispatch.WithTool(mcp.Tool{Name: "static"}, okTool))
 	if c := rt.Capabilities(); c.Tools == nil || !c.Tools.ListChanged || c.Prompts == nil || !c.Prompts.ListChanged {
 		t.Fatalf("capabilities: %+v", c)
@@ -69,7 +70,7 @@ func TestRegistryChangesToolsAndPublishesListChanged(t *testing.T) {
 	type out struct {
 		Double int `json:"double"`
 	}
-	if err := dispatch.AddTypedTool(reg, mcp.Tool{Name: "double"}, func(_ context.Context, a in) (out, error) {
+	if err := hub.AddTypedTool(reg, mcp.Tool{Name: "double"}, func(_ context.Context, a in) (out, error) {
 		return out{a.N * 2}, nil
 	}); err != nil {
 		t.Fatal(err)
@@ -105,24 +106,24 @@ func TestRegistryChangesToolsAndPublishesListChanged(t *testing.T) {
 }
 
 func TestRegistryBindRefusesACollision(t *testing.T) {
-	reg := dispatch.NewRegistry(nil)
+	reg := hub.NewRegistry(nil)
 	if err := reg.AddTool(mcp.Tool{Name: "x"}, okTool); err != nil {
 		t.Fatal(err)
 	}
-	_, err := dispatch.New(testInfo, dispatch.WithRegistry(reg), dispatch.WithTool(mcp.Tool{Name: "x"}, okTool))
+	_, err := dispatch.New(testInfo, dispatch.WithCatalog(reg), dispatch.WithTool(mcp.Tool{Name: "x"}, okTool))
 	if err == nil {
 		t.Fatal("New accepted a tool the registry already holds")
 	}
 	// A registry without a hub changes lists silently, and an empty one
 	// still offers both kinds.
-	rt := mustNew(t, dispatch.WithRegistry(dispatch.NewRegistry(nil)))
+	rt := mustNew(t, dispatch.WithCatalog(hub.NewRegistry(nil)))
 	if c := rt.Capabilities(); c.Tools == nil || c.Tools.ListChanged || c.Prompts == nil {
 		t.Fatalf("capabilities: %+v", c)
 	}
 	if got := testfixture.Dispatch(t, rt, testkit.Request(1, "tools/list", nil)); got.Error != nil {
 		t.Fatalf("empty tools/list: %s", got.Raw)
 	}
-	if _, err := dispatch.New(testInfo, dispatch.WithRegistry(nil)); err == nil {
+	if _, err := dispatch.New(testInfo, dispatch.WithCatalog(nil)); err == nil {
 		t.Fatal("nil registry accepted")
 	}
 	if _, err := dispatch.New(testInfo, dispatch.WithSubscriptions(nil)); err == nil {
@@ -131,8 +132,8 @@ func TestRegistryBindRefusesACollision(t *testing.T) {
 }
 
 func TestRegistryChangeDuringAPagedList(t *testing.T) {
-	reg := dispatch.NewRegistry(nil)
-	rt := mustNew(t, dispatch.WithRegistry(reg), dispatch.WithLimits(dispatch.Limits{PageSize: 1}),
+	reg := hub.NewRegistry(nil)
+	rt := mustNew(t, dispatch.WithCatalog(reg), dispatch.WithLimits(dispatch.Limits{PageSize: 1}),
 		dispatch.WithTool(mcp.Tool{Name: "a"}, okTool), dispatch.WithTool(mcp.Tool{Name: "b"}, okTool))
 	first := resultOf(t, call(t, rt, "tools/list", nil))
 	cursor, _ := first["nextCursor"].(string)
@@ -148,9 +149,9 @@ func TestRegistryChangeDuringAPagedList(t *testing.T) {
 }
 
 func TestRegistryChangesResourcesAndTemplates(t *testing.T) {
-	hub := dispatch.NewHub(dispatch.HubOptions{})
-	reg := dispatch.NewRegistry(hub)
-	rt := mustNew(t, dispatch.WithSubscriptions(hub), dispatch.WithRegistry(reg),
+	h := hub.New(hub.Options{})
+	reg := hub.NewRegistry(h)
+	rt := mustNew(t, dispatch.WithSubscriptions(h), dispatch.WithCatalog(reg),
 		dispatch.WithResource(mcp.Resource{URI: "docs://static", Name: "static"}, okResource))
 	// An empty list may fill up: resources (with listChanged and
 	// subscribe) and completions are offered from the start.
@@ -258,19 +259,19 @@ func TestRegistryChangesResourcesAndTemplates(t *testing.T) {
 }
 
 func TestRegistryBindChecksResources(t *testing.T) {
-	reg := dispatch.NewRegistry(nil)
+	reg := hub.NewRegistry(nil)
 	if err := reg.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "docs://local/{name}", Name: "docs"}, okResource); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := dispatch.New(testInfo, dispatch.WithRegistry(reg),
+	if _, err := dispatch.New(testInfo, dispatch.WithCatalog(reg),
 		dispatch.WithResource(mcp.Resource{URI: "docs://local/x", Name: "x"}, okResource)); err == nil {
 		t.Fatal("New accepted a resource a registry template matches")
 	}
-	if _, err := dispatch.New(testInfo, dispatch.WithRegistry(reg),
+	if _, err := dispatch.New(testInfo, dispatch.WithCatalog(reg),
 		dispatch.WithResourceTemplate(mcp.ResourceTemplate{URITemplate: "docs://local/{name}", Name: "again"}, okResource)); err == nil {
 		t.Fatal("New accepted a template the registry already holds")
 	}
-	rt := mustNew(t, dispatch.WithRegistry(reg),
+	rt := mustNew(t, dispatch.WithCatalog(reg),
 		dispatch.WithResourceTemplate(mcp.ResourceTemplate{URITemplate: "files://local/{path}", Name: "files"}, okResource))
 	// Registration order is match precedence: the registry's template,
 	// then the Runtime's.

@@ -1,11 +1,22 @@
-package dispatch
+// Package hub is the ready event source of a server: the application (and
+// extensions) publish change events on a Hub, which hands each to every
+// listen stream and initialize-era session whose filter names it, and a
+// Registry holds the tools, prompts, resources and resource templates
+// that change while the server runs, publishing its list changes through
+// a Hub.
+//
+// The package sits above dispatch and reaches it only through dispatch's
+// interfaces: a Hub is a dispatch.SubscriptionSource and SessionSource,
+// a Registry a dispatch.Catalog. Any other implementation of those
+// interfaces serves a Runtime as well.
+package hub
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"sync"
 
+	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/instrumentation"
 	"github.com/snodo-go/snodo/internal/guard"
 	"github.com/snodo-go/snodo/mcp"
@@ -23,12 +34,12 @@ const (
 	DropNewest
 )
 
-// DefaultHubBuffer is a listener's buffer unless HubOptions says
+// DefaultBuffer is a listener's buffer unless Options says
 // otherwise.
-const DefaultHubBuffer = 100
+const DefaultBuffer = 100
 
-// HubOptions configures a Hub. The zero value is the defaults.
-type HubOptions struct {
+// Options configures a Hub. The zero value is the defaults.
+type Options struct {
 	// MaxBuffer is the most events one listener holds that its client has
 	// not been sent yet. Default 100.
 	MaxBuffer int
@@ -47,12 +58,12 @@ type HubOptions struct {
 	OnSubscriptionsChanged func()
 }
 
-// Hub is a ready [SubscriptionSource]: the application (and extensions,
+// Hub is a ready [dispatch.SubscriptionSource]: the application (and extensions,
 // such as the tasks extension's status changes) publishes change events,
 // and the hub hands each to every listener whose filter names it: a list
 // kind, a resource URI, or a key of a filter member an extension adds
-// ([EventExtension]).
-// Each listener has a bounded buffer (HubOptions.MaxBuffer) for events its
+// ([dispatch.EventExtension]).
+// Each listener has a bounded buffer (Options.MaxBuffer) for events its
 // client has not been sent yet; when it is full the overflow policy drops
 // the oldest or the newest. Publishing never blocks and never waits for a
 // client.
@@ -68,13 +79,13 @@ type Hub struct {
 	sink      instrumentation.Sink // nil: no events
 
 	mu        sync.Mutex
-	listeners map[*HubListener]struct{}
-	byKind    [EventResourceUpdated]map[*HubListener]struct{} // list-changed kinds, indexed by kind-1
-	byURI     map[string]map[*HubListener]struct{}            // resource subscriptions
-	byKey     map[memberKey]map[*HubListener]struct{}         // extension filter keys
-	taps      []*hubTap                                       // replaced, never changed in place
-	stats     HubStats
-	onSubs    func() // HubOptions.OnSubscriptionsChanged
+	listeners map[*Listener]struct{}
+	byKind    [dispatch.EventResourceUpdated]map[*Listener]struct{} // list-changed kinds, indexed by kind-1
+	byURI     map[string]map[*Listener]struct{}                     // resource subscriptions
+	byKey     map[memberKey]map[*Listener]struct{}                  // extension filter keys
+	taps      []*tap                                                // replaced, never changed in place
+	stats     Stats
+	onSubs    func() // Options.OnSubscriptionsChanged
 	// subsChanged: byURI gained or lost a key since the lock was taken.
 	subsChanged bool
 }
@@ -103,16 +114,16 @@ func (h *Hub) SubscribedURIs() []string {
 	return out
 }
 
-// hubTap is one function given to Tap.
-type hubTap struct{ fn func(Event) }
+// tap is one function given to Tap.
+type tap struct{ fn func(dispatch.Event) }
 
 // Tap calls fn with every event published from now on, whatever the
 // listeners' filters, after they have it: on the publishing goroutine,
 // outside the hub's lock, so fn must not block (it may publish on another
 // hub). It returns the function that removes the tap. A mounting Runtime
 // relays its parts' events this way.
-func (h *Hub) Tap(fn func(Event)) (remove func()) {
-	t := &hubTap{fn: fn}
+func (h *Hub) Tap(fn func(dispatch.Event)) (remove func()) {
+	t := &tap{fn: fn}
 	h.mu.Lock()
 	h.taps = append(slices.Clip(h.taps), t)
 	h.mu.Unlock()
@@ -125,38 +136,22 @@ func (h *Hub) Tap(fn func(Event)) (remove func()) {
 	}
 }
 
-// NewHub returns a Hub with opts (the zero value for the defaults).
-func NewHub(opts HubOptions) *Hub {
+// New returns a Hub with opts (the zero value for the defaults).
+func New(opts Options) *Hub {
 	if opts.MaxBuffer <= 0 {
-		opts.MaxBuffer = DefaultHubBuffer
+		opts.MaxBuffer = DefaultBuffer
 	}
 	h := &Hub{maxBuffer: opts.MaxBuffer, overflow: opts.Overflow, sink: guard.Sink(opts.Sink, nil), onSubs: opts.OnSubscriptionsChanged,
-		listeners: map[*HubListener]struct{}{}, byURI: map[string]map[*HubListener]struct{}{},
-		byKey: map[memberKey]map[*HubListener]struct{}{}}
+		listeners: map[*Listener]struct{}{}, byURI: map[string]map[*Listener]struct{}{},
+		byKey: map[memberKey]map[*Listener]struct{}{}}
 	for i := range h.byKind {
-		h.byKind[i] = map[*HubListener]struct{}{}
+		h.byKind[i] = map[*Listener]struct{}{}
 	}
 	return h
 }
 
-// PublishResult counts what one Publish did.
-type PublishResult struct {
-	// Matched is the number of listeners whose filter names the event.
-	Matched int
-	// Delivered counts listeners that were waiting for an event: theirs
-	// goes to the client at once.
-	Delivered int
-	// Buffered counts listeners that were still sending earlier events:
-	// the event waits in their buffer.
-	Buffered int
-	// Dropped counts events lost to a full buffer: the new event under
-	// DropNewest, the oldest buffered one under DropOldest (the new one
-	// is then also counted in Buffered).
-	Dropped int
-}
-
-// HubStats is a snapshot of a Hub's counters.
-type HubStats struct {
+// Stats is a snapshot of a Hub's counters.
+type Stats struct {
 	// Listeners is the number of listeners attached now.
 	Listeners int
 	// Opened counts listeners ever attached.
@@ -169,7 +164,7 @@ type HubStats struct {
 }
 
 // Stats returns the hub's counters.
-func (h *Hub) Stats() HubStats {
+func (h *Hub) Stats() Stats {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	s := h.stats
@@ -177,29 +172,43 @@ func (h *Hub) Stats() HubStats {
 	return s
 }
 
-// OpenSubscription implements [SubscriptionSource]: it attaches a
+// OpenSubscription implements [dispatch.SubscriptionSource]: it attaches a
 // listener for req.Filter and accepts all of it.
-func (h *Hub) OpenSubscription(_ context.Context, req *SubscriptionRequest) (Subscription, mcp.SubscriptionFilter, error) {
+func (h *Hub) OpenSubscription(_ context.Context, req *dispatch.SubscriptionRequest) (dispatch.Subscription, mcp.SubscriptionFilter, error) {
 	return h.Attach(req.Filter, req.Wake), req.Filter, nil
+}
+
+// AttachSession implements [dispatch.SessionSource]: it attaches a
+// listener for an initialize-era session.
+func (h *Hub) AttachSession(f mcp.SubscriptionFilter, wake func()) dispatch.SessionSubscription {
+	return h.Attach(f, wake)
+}
+
+// eventKey is the URI a resource update matches subscriptions by.
+func eventKey(ev dispatch.Event) string {
+	if ev.Subscribed != "" {
+		return ev.Subscribed
+	}
+	return ev.URI
 }
 
 // Attach adds a listener for the events f names. wake is called, without
 // blocking and outside the hub's lock, when the listener had nothing to
 // return from Next and now has (an event, or its completion). Close the
 // listener when done with it.
-func (h *Hub) Attach(f mcp.SubscriptionFilter, wake func()) *HubListener {
+func (h *Hub) Attach(f mcp.SubscriptionFilter, wake func()) *Listener {
 	if wake == nil {
 		wake = func() {}
 	}
-	l := &HubListener{hub: h, wake: wake}
+	l := &Listener{hub: h, wake: wake}
 	h.mu.Lock()
 	defer h.unlock()
 	h.listeners[l] = struct{}{}
 	h.stats.Opened++
 	for _, k := range [...]struct {
 		on   bool
-		kind EventKind
-	}{{f.ToolsListChanged, EventToolsListChanged}, {f.PromptsListChanged, EventPromptsListChanged}, {f.ResourcesListChanged, EventResourcesListChanged}} {
+		kind dispatch.EventKind
+	}{{f.ToolsListChanged, dispatch.EventToolsListChanged}, {f.PromptsListChanged, dispatch.EventPromptsListChanged}, {f.ResourcesListChanged, dispatch.EventResourcesListChanged}} {
 		if k.on {
 			l.kinds |= 1 << k.kind
 			h.byKind[k.kind-1][l] = struct{}{}
@@ -219,18 +228,18 @@ func (h *Hub) Attach(f mcp.SubscriptionFilter, wake func()) *HubListener {
 // Publish hands ev to every listener whose filter names it and reports
 // what happened. An invalid event (an unknown kind, a resource update
 // without an absolute URI) reaches nobody and is an error.
-func (h *Hub) Publish(ev Event) (PublishResult, error) {
-	if err := ev.check(); err != nil {
-		return PublishResult{}, err
+func (h *Hub) Publish(ev dispatch.Event) (dispatch.PublishResult, error) {
+	if err := ev.Validate(); err != nil {
+		return dispatch.PublishResult{}, err
 	}
-	var r PublishResult
+	var r dispatch.PublishResult
 	var wakes []func()
 	h.mu.Lock()
-	var set map[*HubListener]struct{}
+	var set map[*Listener]struct{}
 	switch ev.Kind {
-	case EventResourceUpdated:
-		set = h.byURI[ev.key()]
-	case EventExtension:
+	case dispatch.EventResourceUpdated:
+		set = h.byURI[eventKey(ev)]
+	case dispatch.EventExtension:
 		set = h.byKey[memberKey{ev.Member, ev.Key}]
 	default:
 		set = h.byKind[ev.Kind-1]
@@ -262,32 +271,33 @@ func (h *Hub) Publish(ev Event) (PublishResult, error) {
 }
 
 // ToolsListChanged publishes notifications/tools/list_changed.
-func (h *Hub) ToolsListChanged() PublishResult {
-	r, _ := h.Publish(Event{Kind: EventToolsListChanged})
+func (h *Hub) ToolsListChanged() dispatch.PublishResult {
+	r, _ := h.Publish(dispatch.Event{Kind: dispatch.EventToolsListChanged})
 	return r
 }
 
 // PromptsListChanged publishes notifications/prompts/list_changed.
-func (h *Hub) PromptsListChanged() PublishResult {
-	r, _ := h.Publish(Event{Kind: EventPromptsListChanged})
+func (h *Hub) PromptsListChanged() dispatch.PublishResult {
+	r, _ := h.Publish(dispatch.Event{Kind: dispatch.EventPromptsListChanged})
 	return r
 }
 
 // ResourcesListChanged publishes notifications/resources/list_changed.
-func (h *Hub) ResourcesListChanged() PublishResult {
-	r, _ := h.Publish(Event{Kind: EventResourcesListChanged})
+func (h *Hub) ResourcesListChanged() dispatch.PublishResult {
+	r, _ := h.Publish(dispatch.Event{Kind: dispatch.EventResourcesListChanged})
 	return r
 }
 
 // ResourceUpdated publishes notifications/resources/updated for uri to
 // the listeners subscribed to it. It fails with ErrInvalidEvent when uri
 // is not absolute.
-func (h *Hub) ResourceUpdated(uri string) (PublishResult, error) {
-	return h.Publish(Event{Kind: EventResourceUpdated, URI: uri})
+func (h *Hub) ResourceUpdated(uri string) (dispatch.PublishResult, error) {
+	return h.Publish(dispatch.Event{Kind: dispatch.EventResourceUpdated, URI: uri})
 }
 
 // Complete ends every listener attached now gracefully: each still
-// returns the events it has buffered, then ErrSubscriptionComplete, and
+// returns the events it has buffered, then
+// [dispatch.ErrSubscriptionComplete], and
 // its stream sends the final result. Listeners attached later are not
 // affected. It returns the number of listeners it ended.
 func (h *Hub) Complete() int {
@@ -313,7 +323,7 @@ func (h *Hub) Complete() int {
 	return n
 }
 
-func (h *Hub) subscribeLocked(l *HubListener, uri string) {
+func (h *Hub) subscribeLocked(l *Listener, uri string) {
 	if _, ok := l.uris[uri]; ok {
 		return
 	}
@@ -323,7 +333,7 @@ func (h *Hub) subscribeLocked(l *HubListener, uri string) {
 	l.uris[uri] = struct{}{}
 	set := h.byURI[uri]
 	if set == nil {
-		set = map[*HubListener]struct{}{}
+		set = map[*Listener]struct{}{}
 		h.byURI[uri] = set
 		h.subsChanged = true
 	}
@@ -334,20 +344,20 @@ func (h *Hub) subscribeLocked(l *HubListener, uri string) {
 type memberKey struct{ member, key string }
 
 // followLocked adds a key of an extension filter member to l.
-func (h *Hub) followLocked(l *HubListener, k memberKey) {
+func (h *Hub) followLocked(l *Listener, k memberKey) {
 	if l.keys == nil {
 		l.keys = map[memberKey]struct{}{}
 	}
 	l.keys[k] = struct{}{}
 	set := h.byKey[k]
 	if set == nil {
-		set = map[*HubListener]struct{}{}
+		set = map[*Listener]struct{}{}
 		h.byKey[k] = set
 	}
 	set[l] = struct{}{}
 }
 
-func (h *Hub) unsubscribeLocked(l *HubListener, uri string) {
+func (h *Hub) unsubscribeLocked(l *Listener, uri string) {
 	if _, ok := l.uris[uri]; !ok {
 		return
 	}
@@ -361,101 +371,13 @@ func (h *Hub) unsubscribeLocked(l *HubListener, uri string) {
 	}
 }
 
-// HubListener is one consumer attached to a Hub. It is a [Subscription]:
-// Next returns its events one at a time, oldest first. Its methods are
-// safe for concurrent use.
-type HubListener struct {
-	hub  *Hub
-	wake func()
-
-	// Guarded by hub.mu.
-	kinds      uint8                  // bit 1<<kind for each list-changed kind
-	uris       map[string]struct{}    // resource subscriptions
-	keys       map[memberKey]struct{} // extension filter keys
-	buf        []Event                // ring of pending events, grown up to maxBuffer
-	head, n    int
-	waiting    bool // Next found nothing: wake on the next event
-	completing bool // Complete was called: end once the buffer is empty
-	closed     bool
-	dropped    int64
-}
-
-// ErrListenerClosed is returned by Next after Close.
-var ErrListenerClosed = errors.New("dispatch: hub listener closed")
-
-// Next returns the oldest pending event; ErrNoEvent when there is none
-// (wake is called when one arrives); ErrSubscriptionComplete once the hub
-// completed the listener and its buffer is empty; ErrListenerClosed after
-// Close.
-func (l *HubListener) Next() (Event, error) {
-	h := l.hub
-	h.mu.Lock()
-	defer h.unlock()
-	switch {
-	case l.closed:
-		return Event{}, ErrListenerClosed
-	case l.n > 0:
-		ev := l.buf[l.head]
-		l.buf[l.head] = Event{}
-		l.head = (l.head + 1) % len(l.buf)
-		l.n--
-		return ev, nil
-	case l.completing:
-		h.detachLocked(l)
-		return Event{}, ErrSubscriptionComplete
-	}
-	l.waiting = true
-	return Event{}, ErrNoEvent
-}
-
-// Subscribe adds resource URIs to the listener's filter (an
-// initialize-era resources/subscribe). URIs it already has are ignored.
-func (l *HubListener) Subscribe(uris ...string) {
-	h := l.hub
-	h.mu.Lock()
-	defer h.unlock()
-	if l.closed {
-		return
-	}
-	for _, u := range uris {
-		h.subscribeLocked(l, u)
-	}
-}
-
-// Unsubscribe removes resource URIs from the listener's filter.
-func (l *HubListener) Unsubscribe(uris ...string) {
-	h := l.hub
-	h.mu.Lock()
-	defer h.unlock()
-	for _, u := range uris {
-		h.unsubscribeLocked(l, u)
-	}
-}
-
-// Dropped returns how many of the listener's events were lost to
-// overflow.
-func (l *HubListener) Dropped() int64 {
-	l.hub.mu.Lock()
-	defer l.hub.mu.Unlock()
-	return l.dropped
-}
-
-// Close detaches the listener; its pending events are discarded. It is
-// idempotent.
-func (l *HubListener) Close() {
-	h := l.hub
-	h.mu.Lock()
-	h.detachLocked(l)
-	h.unlock()
-}
-
-func (h *Hub) detachLocked(l *HubListener) {
+func (h *Hub) detachLocked(l *Listener) {
 	if l.closed {
 		return
 	}
 	l.closed = true
 	delete(h.listeners, l)
-	for k := EventToolsListChanged; k < EventResourceUpdated; k++ {
+	for k := dispatch.EventToolsListChanged; k < dispatch.EventResourceUpdated; k++ {
 		if l.kinds&(1<<k) != 0 {
 			delete(h.byKind[k-1], l)
 		}
@@ -475,43 +397,20 @@ func (h *Hub) detachLocked(l *HubListener) {
 	l.buf, l.n, l.head = nil, 0, 0
 }
 
-// pushLocked buffers ev for l, applying the overflow policy, counts the
-// outcome in r, and returns the wake function to call when l was waiting.
-func (l *HubListener) pushLocked(ev Event, r *PublishResult) func() {
-	limit := l.hub.maxBuffer
-	if l.n == limit {
-		r.Dropped++
-		l.dropped++
-		if l.hub.overflow == DropNewest {
-			return nil
-		}
-		// Drop the oldest: the new event takes its slot at the tail.
-		l.buf[l.head] = ev
-		l.head = (l.head + 1) % len(l.buf)
-		r.Buffered++
-		return nil
+// emitPublished reports one Publish: the event's notification method
+// (never its URI, which is data), how many streams it matched, and the
+// events lost to full buffers.
+func (h *Hub) emitPublished(ev dispatch.Event, r dispatch.PublishResult, open int) {
+	topic := ev.Kind.Method()
+	if ev.Kind == dispatch.EventExtension {
+		topic = ev.Method // never the key: a task id grants access to its task
 	}
-	if l.n == len(l.buf) {
-		l.grow(limit)
+	h.sink.Subscription(instrumentation.SubscriptionEvent{
+		Kind: instrumentation.SubscriptionPublished, Topic: topic, Matched: r.Matched, Open: open,
+	})
+	if r.Dropped > 0 {
+		h.sink.Subscription(instrumentation.SubscriptionEvent{
+			Kind: instrumentation.SubscriptionOverflowed, Topic: topic, Dropped: r.Dropped, Open: open,
+		})
 	}
-	l.buf[(l.head+l.n)%len(l.buf)] = ev
-	l.n++
-	if l.waiting {
-		l.waiting = false
-		r.Delivered++
-		return l.wake
-	}
-	r.Buffered++
-	return nil
-}
-
-// grow enlarges the ring (doubling, at most limit), keeping order. An
-// idle listener holds no buffer at all.
-func (l *HubListener) grow(limit int) {
-	size := min(max(4, 2*len(l.buf)), limit)
-	nb := make([]Event, size)
-	for i := 0; i < l.n; i++ {
-		nb[i] = l.buf[(l.head+i)%len(l.buf)]
-	}
-	l.buf, l.head = nb, 0
 }

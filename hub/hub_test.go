@@ -1,4 +1,4 @@
-package dispatch_test
+package hub_test
 
 import (
 	"errors"
@@ -8,11 +8,12 @@ import (
 	"testing"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/hub"
 	"github.com/snodo-go/snodo/mcp"
 )
 
 // drain pulls every pending event of l.
-func drainListener(t *testing.T, l *dispatch.HubListener) []string {
+func drainListener(t *testing.T, l *hub.Listener) []string {
 	t.Helper()
 	var got []string
 	for {
@@ -28,7 +29,7 @@ func drainListener(t *testing.T, l *dispatch.HubListener) []string {
 	}
 }
 
-func publishURIs(t *testing.T, h *dispatch.Hub, n int) []dispatch.PublishResult {
+func publishURIs(t *testing.T, h *hub.Hub, n int) []dispatch.PublishResult {
 	t.Helper()
 	var rs []dispatch.PublishResult
 	for i := range n {
@@ -50,7 +51,7 @@ func allURIs(n int) []string {
 }
 
 func TestHubOverflowDropOldest(t *testing.T) {
-	h := dispatch.NewHub(dispatch.HubOptions{MaxBuffer: 3})
+	h := hub.New(hub.Options{MaxBuffer: 3})
 	w := newWaker()
 	l := h.Attach(mcp.SubscriptionFilter{ResourceSubscriptions: allURIs(5)}, w.wake)
 	defer l.Close()
@@ -84,7 +85,7 @@ func TestHubOverflowDropOldest(t *testing.T) {
 }
 
 func TestHubOverflowDropNewest(t *testing.T) {
-	h := dispatch.NewHub(dispatch.HubOptions{MaxBuffer: 3, Overflow: dispatch.DropNewest})
+	h := hub.New(hub.Options{MaxBuffer: 3, Overflow: hub.DropNewest})
 	l := h.Attach(mcp.SubscriptionFilter{ResourceSubscriptions: allURIs(5)}, nil)
 	defer l.Close()
 	rs := publishURIs(t, h, 5)
@@ -99,7 +100,7 @@ func TestHubOverflowDropNewest(t *testing.T) {
 }
 
 func TestHubDefaultBufferIs100(t *testing.T) {
-	h := dispatch.NewHub(dispatch.HubOptions{})
+	h := hub.New(hub.Options{})
 	l := h.Attach(mcp.SubscriptionFilter{ToolsListChanged: true}, nil)
 	defer l.Close()
 	dropped := 0
@@ -112,7 +113,7 @@ func TestHubDefaultBufferIs100(t *testing.T) {
 }
 
 func TestHubRoutesByKindAndURI(t *testing.T) {
-	h := dispatch.NewHub(dispatch.HubOptions{})
+	h := hub.New(hub.Options{})
 	tools := h.Attach(mcp.SubscriptionFilter{ToolsListChanged: true}, nil)
 	both := h.Attach(mcp.SubscriptionFilter{ToolsListChanged: true, PromptsListChanged: true, ResourceSubscriptions: []string{"file:///a"}}, nil)
 	defer tools.Close()
@@ -152,7 +153,7 @@ func TestHubRoutesByKindAndURI(t *testing.T) {
 	if r := h.ToolsListChanged(); r.Matched != 1 {
 		t.Fatalf("after Close: %+v", r)
 	}
-	if _, err := tools.Next(); !errors.Is(err, dispatch.ErrListenerClosed) {
+	if _, err := tools.Next(); !errors.Is(err, hub.ErrListenerClosed) {
 		t.Fatalf("Next after Close: %v", err)
 	}
 	if st := h.Stats(); st.Listeners != 1 {
@@ -161,7 +162,7 @@ func TestHubRoutesByKindAndURI(t *testing.T) {
 }
 
 func TestHubCompleteDeliversBufferedEventsFirst(t *testing.T) {
-	h := dispatch.NewHub(dispatch.HubOptions{})
+	h := hub.New(hub.Options{})
 	w := newWaker()
 	busy := h.Attach(mcp.SubscriptionFilter{ToolsListChanged: true}, nil)
 	idle := h.Attach(mcp.SubscriptionFilter{ToolsListChanged: true}, w.wake)
@@ -186,7 +187,7 @@ func TestHubCompleteDeliversBufferedEventsFirst(t *testing.T) {
 	if _, err := busy.Next(); err != nil {
 		t.Fatalf("buffered event lost to completion: %v", err)
 	}
-	for _, l := range []*dispatch.HubListener{busy, idle} {
+	for _, l := range []*hub.Listener{busy, idle} {
 		if _, err := l.Next(); !errors.Is(err, dispatch.ErrSubscriptionComplete) {
 			t.Fatalf("after completion: %v", err)
 		}
@@ -203,7 +204,7 @@ func TestHubCompleteDeliversBufferedEventsFirst(t *testing.T) {
 }
 
 func TestHubConcurrentPublishAndPull(t *testing.T) {
-	h := dispatch.NewHub(dispatch.HubOptions{MaxBuffer: 8})
+	h := hub.New(hub.Options{MaxBuffer: 8})
 	const listeners, events = 8, 500
 	var wg sync.WaitGroup
 	totals := make([]int, listeners)
@@ -254,16 +255,16 @@ func TestHubConcurrentPublishAndPull(t *testing.T) {
 // A tap hears every event published while it is on, whatever the
 // listeners' filters, and nothing once removed.
 func TestHubTap(t *testing.T) {
-	hub := dispatch.NewHub(dispatch.HubOptions{})
+	h := hub.New(hub.Options{})
 	var heard []string
-	remove := hub.Tap(func(ev dispatch.Event) { heard = append(heard, ev.Kind.String()+" "+ev.URI) })
-	hub.ToolsListChanged()
-	if _, err := hub.ResourceUpdated("file:///a"); err != nil {
+	remove := h.Tap(func(ev dispatch.Event) { heard = append(heard, ev.Kind.String()+" "+ev.URI) })
+	h.ToolsListChanged()
+	if _, err := h.ResourceUpdated("file:///a"); err != nil {
 		t.Fatal(err)
 	}
 	remove()
 	remove() // twice is harmless
-	hub.PromptsListChanged()
+	h.PromptsListChanged()
 	if got := strings.Join(heard, ","); got != "toolsListChanged ,resourceUpdated file:///a" {
 		t.Fatalf("the tap heard %q", got)
 	}
@@ -272,13 +273,13 @@ func TestHubTap(t *testing.T) {
 // OnSubscriptionsChanged hears when a URI gains its first listener or
 // loses its last, and SubscribedURIs names the set.
 func TestHubSubscriptionsChanged(t *testing.T) {
-	var hub *dispatch.Hub
+	var h *hub.Hub
 	var seen []string
-	hub = dispatch.NewHub(dispatch.HubOptions{OnSubscriptionsChanged: func() {
-		seen = append(seen, strings.Join(hub.SubscribedURIs(), " "))
+	h = hub.New(hub.Options{OnSubscriptionsChanged: func() {
+		seen = append(seen, strings.Join(h.SubscribedURIs(), " "))
 	}})
-	a := hub.Attach(mcp.SubscriptionFilter{ResourceSubscriptions: []string{"file:///a"}}, nil)
-	b := hub.Attach(mcp.SubscriptionFilter{ResourceSubscriptions: []string{"file:///a"}, ToolsListChanged: true}, nil)
+	a := h.Attach(mcp.SubscriptionFilter{ResourceSubscriptions: []string{"file:///a"}}, nil)
+	b := h.Attach(mcp.SubscriptionFilter{ResourceSubscriptions: []string{"file:///a"}, ToolsListChanged: true}, nil)
 	b.Subscribe("file:///b")
 	b.Subscribe("file:///b") // no change
 	a.Close()                // file:///a keeps b
