@@ -72,6 +72,7 @@ type Runtime struct {
 	source        SubscriptionSource       // nil: subscriptions/listen is unknown
 	sink          instrumentation.Sink     // nil: no events are built
 	policies      *policyConfig            // WithComponentPolicies; nil: none
+	metaCache     metaCache                // decoded 2026-07-28 _meta (meta_cache.go)
 }
 
 // Option configures a Runtime under construction. The With functions of
