@@ -118,7 +118,7 @@ func (d dialect20260728) Admit(rt *Runtime, req *Request) (*Call, *jsonrpc.Error
 			return nil, invalidParams("Invalid params: malformed _meta")
 		}
 		var ok bool
-		version, ok = jsonwire.Unquote(wm.ProtocolVersion)
+		version, ok = jsonwire.UnquoteInterned(wm.ProtocolVersion)
 		if len(wm.ProtocolVersion) == 0 || !ok {
 			return nil, invalidParams("Invalid params: _meta." + mcp.MetaProtocolVersion + " is required")
 		}

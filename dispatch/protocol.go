@@ -266,6 +266,6 @@ func metaProtocolVersion(params []byte) string {
 	if !ok {
 		return ""
 	}
-	v, _ := jsonwire.Unquote(raw)
+	v, _ := jsonwire.UnquoteInterned(raw)
 	return v
 }
