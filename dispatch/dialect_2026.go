@@ -98,7 +98,8 @@ func (d dialect20260728) Admit(rt *Runtime, req *Request) (*Call, *jsonrpc.Error
 			return nil, e
 		}
 	}
-	meta, hasMeta := jsonwire.Member(msg.Params, "_meta")
+	pm := req.members()
+	meta, hasMeta := pm.meta.in(msg.Params)
 	if !known && (removed20260728[msg.Method] || !hasMeta) {
 		// A client of an earlier revision: tell it what is served.
 		return nil, rt.methodNotFound(msg.Method)
@@ -162,7 +163,7 @@ func (d dialect20260728) Admit(rt *Runtime, req *Request) (*Call, *jsonrpc.Error
 			return nil, jerr
 		}
 	}
-	input, jerr := rt.admitInput(msg.Method, msg.Params, req.Principal)
+	input, jerr := rt.admitInput(msg.Method, msg.Params, pm, req.Principal)
 	if jerr != nil {
 		return nil, jerr
 	}
