@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 	"sync/atomic"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -23,8 +24,9 @@ import (
 // executor callbacks or by Notify callers may arrive after it stopped, so
 // they skip dead-letter logging.
 type (
-	// admitted: the reader submitted a request to the executor.
-	admitted      struct{ entry *reqEntry }
+	// admitted: the reader submitted a request to the executor. It is the
+	// request's own record, converted, so telling costs no allocation.
+	admitted      reqEntry
 	cancelRequest struct{ id jsonrpc.ID }
 	readerEOF     struct{ err error }
 	stopConn      struct{ err error }
@@ -121,7 +123,7 @@ func (c *connActor) Receive(ac actor.Context) {
 		c.h.session.SetWake(c.sessionWaker())
 		go c.readLoop()
 	case *admitted:
-		c.record(ac, m.entry)
+		c.record(ac, (*reqEntry)(m))
 	case *sessionWake:
 		c.sessWake.Store(false)
 		c.pumpSession()
@@ -153,8 +155,8 @@ func (c *connActor) Receive(ac actor.Context) {
 			c.checkDrained(ac)
 		}
 	case *requestDone:
-		if e, ok := c.requests[m.entry.id]; ok && e == m.entry {
-			delete(c.requests, m.entry.id)
+		if e, ok := c.requests[m.id]; ok && e == (*reqEntry)(m) {
+			delete(c.requests, m.id)
 			c.stopRequest(ac, e)
 			c.checkDrained(ac)
 		}
@@ -287,21 +289,28 @@ func (c *connActor) deliver(e *reqEntry, r executor.Result) {
 		c.s.send(c.writer, &writeFrame{frame: rpcwire.EncodeError(e.id, errTimedOut), cancelled: &e.cancelled})
 	}
 	e.done.Store(true)
-	c.s.send(c.self, &requestDone{entry: e})
+	c.s.send(c.self, (*requestDone)(e))
 }
 
 // writeWait writes frame through the writer and waits for the write, or
 // for the connection to end. It reports whether the frame was written.
 func (c *connActor) writeWait(frame []byte, cancelled *atomic.Bool) bool {
-	ack := make(chan error, 1)
+	ack := ackChans.Get().(chan error)
 	c.s.send(c.writer, &writeFrame{frame: frame, cancelled: cancelled, ack: ack})
 	select {
 	case err := <-ack:
+		// The writer acknowledges a frame once: the channel is empty and
+		// no one else holds it.
+		ackChans.Put(ack)
 		return err == nil
 	case <-c.ctx.Done():
-		return false
+		return false // the writer may still acknowledge: not reused
 	}
 }
+
+// ackChans are the acknowledgement channels of writeWait, reused once
+// their one acknowledgement has been received.
+var ackChans = sync.Pool{New: func() any { return make(chan error, 1) }}
 
 // checkDrained asks the writer to flush once input has ended and no
 // request or stream is in flight.

@@ -145,7 +145,7 @@ func (r *reader) submit(call *dispatch.Call) bool {
 		return false // scope closed: the connection is ending
 	}
 	e.ticket = t
-	c.s.send(r.self, &admitted{entry: e})
+	c.s.send(r.self, (*admitted)(e))
 	return true
 }
 

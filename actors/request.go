@@ -70,8 +70,9 @@ func (r *requestActor) Receive(c actor.Context) {
 }
 
 // requestDone reports a delivered request to its connection, which stops
-// the request actor.
-type requestDone struct{ entry *reqEntry }
+// the request actor. It is the request's own record, converted, so the
+// report costs no allocation.
+type requestDone reqEntry
 
 func (*requestDone) IgnoreDeadLetterLogging() {}
 

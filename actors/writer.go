@@ -97,6 +97,25 @@ type writer struct {
 	closed   bool
 	flushing bool
 	written  int64
+
+	// buf is the bytes of the write in flight; spareBuf and spareBatch
+	// are those of the last successful write, reused by the next one (an
+	// io.Writer does not retain what it was given).
+	buf        []byte
+	spareBuf   []byte
+	spareBatch []*writeFrame
+}
+
+// maxSpareBytes bounds the buffer a writer keeps between writes.
+const maxSpareBytes = 16 << 10
+
+// spare returns the written buffer b emptied for the next write, or nil
+// when it is larger than a writer keeps between writes.
+func spare(b []byte) []byte {
+	if cap(b) > maxSpareBytes {
+		return nil
+	}
+	return b[:0]
 }
 
 type pumpJob struct {
@@ -160,9 +179,11 @@ func (w *writer) Receive(c actor.Context) {
 			w.fail(c, batch, m.err)
 			return
 		}
-		for _, f := range batch {
+		for i, f := range batch {
 			ack(f, nil)
+			batch[i] = nil
 		}
+		w.spareBatch, w.spareBuf, w.buf = batch[:0], spare(w.buf), nil
 		if w.closed {
 			w.pending = nil // refused already
 			return
@@ -203,7 +224,8 @@ func (w *writer) Receive(c actor.Context) {
 // startWrite hands the waiting frames (up to maxBatchBytes) to the pump,
 // dropping those whose request was cancelled meanwhile.
 func (w *writer) startWrite(c actor.Context) {
-	var buf []byte
+	buf, batch := w.spareBuf[:0], w.spareBatch[:0]
+	w.spareBuf, w.spareBatch = nil, nil
 	n := 0
 	for n < len(w.pending) {
 		f := w.pending[n]
@@ -224,7 +246,7 @@ func (w *writer) startWrite(c actor.Context) {
 		}
 		buf = append(buf, f.frame...)
 		buf = append(buf, '\n')
-		w.inflight = append(w.inflight, f)
+		batch = append(batch, f)
 		w.pending[n] = nil
 		n++
 	}
@@ -233,10 +255,11 @@ func (w *writer) startWrite(c actor.Context) {
 		w.pending = nil
 	}
 	if len(buf) == 0 {
-		w.inflight = nil
+		w.spareBuf, w.spareBatch = buf, batch
 		w.maybeFlushed(c)
 		return
 	}
+	w.inflight, w.buf = batch, buf
 	w.gen++
 	w.written += int64(len(w.inflight))
 	gen, self := w.gen, c.Self()

@@ -330,3 +330,33 @@ func TestWriterWritesNothingAfterAFailure(t *testing.T) {
 		t.Fatalf("%d writes reached the output, want 1", n)
 	}
 }
+
+// A writer keeps the buffer of its last write for the next one only when
+// it is small: one large response must not stay allocated per connection.
+func TestWriterKeepsOnlyASmallBuffer(t *testing.T) {
+	small := make([]byte, 100, 4096)
+	if b := spare(small); b == nil || len(b) != 0 || cap(b) != 4096 {
+		t.Errorf("a 4 KiB buffer was not kept for reuse: len %d cap %d", len(b), cap(b))
+	}
+	if b := spare(make([]byte, 0, maxSpareBytes+1)); b != nil {
+		t.Errorf("a buffer over %d bytes was kept (cap %d)", maxSpareBytes, cap(b))
+	}
+}
+
+// Frames written one after another through the reused buffer arrive
+// whole and in order, none overwritten by the next.
+func TestWriterReusedBufferKeepsFrames(t *testing.T) {
+	var out syncBuffer
+	sys, w, _ := startWriter(t, &out)
+	var want strings.Builder
+	for i := range 50 {
+		frame := strings.Repeat(string(rune('a'+i%26)), 10+i*37)
+		if err := ackOf(t, frameTo(sys, w, &writeFrame{frame: []byte(frame)})); err != nil {
+			t.Fatalf("frame %d: %v", i, err)
+		}
+		want.WriteString(frame + "\n")
+	}
+	if got := out.String(); got != want.String() {
+		t.Errorf("output differs from the frames written (%d bytes, want %d)", len(got), want.Len())
+	}
+}

@@ -112,7 +112,8 @@ type RequestInfo struct {
 	Method string
 	// ProtocolVersion is the revision serving the request.
 	ProtocolVersion string
-	// ClientCapabilities are those declared for this request.
+	// ClientCapabilities are those declared for this request. The maps
+	// and pointers inside may be shared with other requests: read only.
 	ClientCapabilities mcp.ClientCapabilities
 	// ClientInfo is the client's self-description, when it sent one. It is
 	// unverified: never base a security decision on it.

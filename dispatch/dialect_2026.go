@@ -45,6 +45,33 @@ var removed20260728 = map[string]bool{
 	"resources/subscribe": true, "resources/unsubscribe": true,
 }
 
+// decodeMeta decodes the members of a checked _meta (version already read)
+// and remembers the result when the _meta has no progress token, whose
+// bytes would differ on every request.
+func (rt *Runtime) decodeMeta(raw []byte, version string, wm *wireRequestMeta) (*admittedMeta, jsonrpc.ID, *jsonrpc.Error) {
+	caps, jerr := parseClientCapabilities(wm.ClientCapabilities)
+	if jerr != nil {
+		return nil, jsonrpc.ID{}, jerr
+	}
+	info, jerr := parseClientInfo(wm.ClientInfo)
+	if jerr != nil {
+		return nil, jsonrpc.ID{}, jerr
+	}
+	level, jerr := parseLogLevel(wm.LogLevel)
+	if jerr != nil {
+		return nil, jsonrpc.ID{}, jerr
+	}
+	token, jerr := parseProgressToken(wm.ProgressToken)
+	if jerr != nil {
+		return nil, jsonrpc.ID{}, jerr
+	}
+	e := &admittedMeta{version: version, caps: caps, info: info, level: level}
+	if len(wm.ProgressToken) == 0 {
+		rt.metaCache.put(raw, e)
+	}
+	return e, token, nil
+}
+
 func (dialect20260728) hasMethod(method string) bool { _, ok := methods20260728[method]; return ok }
 
 func (d dialect20260728) Admit(rt *Runtime, req *Request) (*Call, *jsonrpc.Error) {
@@ -71,7 +98,8 @@ func (d dialect20260728) Admit(rt *Runtime, req *Request) (*Call, *jsonrpc.Error
 			return nil, e
 		}
 	}
-	meta, hasMeta := jsonwire.Member(msg.Params, "_meta")
+	pm := req.members()
+	meta, hasMeta := pm.meta.in(msg.Params)
 	if !known && (removed20260728[msg.Method] || !hasMeta) {
 		// A client of an earlier revision: tell it what is served.
 		return nil, rt.methodNotFound(msg.Method)
@@ -79,16 +107,25 @@ func (d dialect20260728) Admit(rt *Runtime, req *Request) (*Call, *jsonrpc.Error
 	if !hasMeta || len(meta) == 0 || meta[0] != '{' {
 		return nil, invalidParams("Invalid params: _meta is required")
 	}
+	// A _meta seen before (without a progress token) was admitted then:
+	// only the checks that depend on the request are repeated.
+	cached := rt.metaCache.get(meta)
 	var wm wireRequestMeta
-	if err := jsonwire.Unmarshal(meta, &wm); err != nil {
-		return nil, invalidParams("Invalid params: malformed _meta")
-	}
-	version, ok := jsonwire.Unquote(wm.ProtocolVersion)
-	if len(wm.ProtocolVersion) == 0 || !ok {
-		return nil, invalidParams("Invalid params: _meta." + mcp.MetaProtocolVersion + " is required")
-	}
-	if len(wm.ClientCapabilities) == 0 {
-		return nil, invalidParams("Invalid params: _meta." + mcp.MetaClientCapabilities + " is required")
+	var version string
+	if cached != nil {
+		version = cached.version
+	} else {
+		if err := jsonwire.Unmarshal(meta, &wm); err != nil {
+			return nil, invalidParams("Invalid params: malformed _meta")
+		}
+		var ok bool
+		version, ok = jsonwire.UnquoteInterned(wm.ProtocolVersion)
+		if len(wm.ProtocolVersion) == 0 || !ok {
+			return nil, invalidParams("Invalid params: _meta." + mcp.MetaProtocolVersion + " is required")
+		}
+		if len(wm.ClientCapabilities) == 0 {
+			return nil, invalidParams("Invalid params: _meta." + mcp.MetaClientCapabilities + " is required")
+		}
 	}
 	if req.Header != nil {
 		h, present, ok := singleHeader(req.Header, mcp.HeaderProtocolVersion)
@@ -107,34 +144,26 @@ func (d dialect20260728) Admit(rt *Runtime, req *Request) (*Call, *jsonrpc.Error
 	if !known {
 		return nil, rt.methodNotFound(msg.Method)
 	}
-	caps, jerr := parseClientCapabilities(wm.ClientCapabilities)
-	if jerr != nil {
-		return nil, jerr
+	var token jsonrpc.ID
+	if cached == nil {
+		var jerr *jsonrpc.Error
+		if cached, token, jerr = rt.decodeMeta(meta, version, &wm); jerr != nil {
+			return nil, jerr
+		}
 	}
-	info, jerr := parseClientInfo(wm.ClientInfo)
-	if jerr != nil {
-		return nil, jerr
-	}
-	level, jerr := parseLogLevel(wm.LogLevel)
-	if jerr != nil {
-		return nil, jerr
-	}
+	caps, info, level := cached.caps, cached.clientInfo(), cached.level
 	if level == "" {
 		// A level the client set on this connection with logging/setLevel
 		// (an initialize-era message, sent by clients that name no
 		// revision) applies to its requests that name none of their own.
 		level = req.Session.currentLogLevel()
 	}
-	token, jerr := parseProgressToken(wm.ProgressToken)
-	if jerr != nil {
-		return nil, jerr
-	}
 	if ext != nil && entry.capability == "" {
 		if jerr := admitExtension(ext, caps); jerr != nil {
 			return nil, jerr
 		}
 	}
-	input, jerr := rt.admitInput(msg.Method, msg.Params, req.Principal)
+	input, jerr := rt.admitInput(msg.Method, msg.Params, pm, req.Principal)
 	if jerr != nil {
 		return nil, jerr
 	}

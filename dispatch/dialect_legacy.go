@@ -82,7 +82,7 @@ func (d legacyDialect) Admit(rt *Runtime, req *Request) (*Call, *jsonrpc.Error) 
 	if v := sess.ProtocolVersion(); v != "" && v != d.version {
 		return nil, invalidParams("Invalid params: MCP-Protocol-Version " + d.version + " does not match the version negotiated for this session, " + v)
 	}
-	if mv := metaProtocolVersion(msg.Params); mv != "" && mv != d.version {
+	if mv := req.members().protocolVersion(msg.Params); mv != "" && mv != d.version {
 		return nil, invalidParams("Invalid params: _meta names protocol version " + mv + " but the request is served under " + d.version)
 	}
 	entry, known := methodsLegacy[msg.Method]

@@ -36,3 +36,13 @@ func (rt *Runtime) ProtocolVersions() []string                { return rt.protoc
 func WithPolicyClock(now func() time.Time) PolicyOption {
 	return policyOption{"WithPolicyClock", func(c *policyConfig) error { c.now = now; return nil }}
 }
+
+// MetaCacheLen is the number of _meta objects rt remembers.
+func (rt *Runtime) MetaCacheLen() int {
+	if m := rt.metaCache.m.Load(); m != nil {
+		return len(*m)
+	}
+	return 0
+}
+
+const MetaCacheEntries = metaCacheEntries

@@ -17,23 +17,14 @@ var mrtrMethods = map[string]bool{"tools/call": true, "resources/read": true, "p
 // handler runs: inputResponses must be an object of client results, and
 // requestState a string this server sealed for this method, these params
 // and this principal, not yet expired. Anything else is -32602.
-func (rt *Runtime) admitInput(method string, params []byte, principal any) (*Input, *jsonrpc.Error) {
+func (rt *Runtime) admitInput(method string, params []byte, pm *paramMembers, principal any) (*Input, *jsonrpc.Error) {
 	if !mrtrMethods[method] {
 		return nil, nil
 	}
-	// One pass over params for both members: most calls have neither, and
-	// looking for each on its own would scan the whole params twice.
-	var rawResp, rawState []byte
-	var hasResp, hasState bool
-	jsonwire.Members(params, func(key, value []byte) bool {
-		switch {
-		case !hasResp && jsonwire.KeyEquals(key, "inputResponses"):
-			rawResp, hasResp = value, true
-		case !hasState && jsonwire.KeyEquals(key, "requestState"):
-			rawState, hasState = value, true
-		}
-		return !hasResp || !hasState
-	})
+	// Both members were found by the one pass over params admission
+	// makes: most calls have neither.
+	rawResp, hasResp := pm.responses.in(params)
+	rawState, hasState := pm.state.in(params)
 	if !hasResp && !hasState {
 		return nil, nil
 	}

@@ -93,7 +93,7 @@ func decodeToolCallParams(params []byte, p *callToolParams) error {
 	switch {
 	case name == nil || string(name) == "null":
 	case name[0] == '"':
-		s, ok := jsonwire.Unquote(name)
+		s, ok := jsonwire.UnquoteInterned(name)
 		if !ok {
 			return decodeParams(params, p)
 		}

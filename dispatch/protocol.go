@@ -127,7 +127,7 @@ var errNoDialect = jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request
 // method (ping with a 2026-07-28 header) goes to an initialize-era
 // dialect that has it.
 func (r *registry) selectDialect(req *Request) (dialect, *jsonrpc.Error) {
-	mv := metaProtocolVersion(req.Message.Params)
+	mv := req.members().protocolVersion(req.Message.Params)
 	var best dialect
 	bestMatch := matchNone
 	for _, d := range r.dialects {
@@ -253,19 +253,4 @@ func (r *registry) forInitialize(req *Request) dialect {
 		}
 	}
 	return first
-}
-
-// metaProtocolVersion returns params._meta["io.modelcontextprotocol/protocolVersion"]
-// when it is a string.
-func metaProtocolVersion(params []byte) string {
-	meta, ok := jsonwire.Member(params, "_meta")
-	if !ok {
-		return ""
-	}
-	raw, ok := jsonwire.Member(meta, mcp.MetaProtocolVersion)
-	if !ok {
-		return ""
-	}
-	v, _ := jsonwire.Unquote(raw)
-	return v
 }

@@ -73,6 +73,7 @@ type Runtime struct {
 	sessions      SessionSource            // source, when it feeds initialize-era sessions too
 	sink          instrumentation.Sink     // nil: no events are built
 	policies      *policyConfig            // WithComponentPolicies; nil: none
+	metaCache     metaCache                // decoded 2026-07-28 _meta (meta_cache.go)
 }
 
 // Option configures a Runtime under construction. The With functions of

@@ -67,6 +67,10 @@ type Request struct {
 	// Notifier delivers request-scoped notifications (progress, log
 	// messages). Nil means they are dropped.
 	Notifier Notifier
+
+	// params are the members of Message.Params admission reads, found
+	// once (params_index.go).
+	params paramMembers
 }
 
 // Notifier delivers a request-scoped notification frame on the request's

@@ -180,7 +180,7 @@ func envelope(m *Message, version, method, params []byte) *Error {
 	if len(method) == 0 || method[0] != '"' {
 		return errMethod
 	}
-	name, ok := jsonwire.Unquote(method)
+	name, ok := jsonwire.UnquoteInterned(method)
 	if !ok {
 		return errMethod
 	}
