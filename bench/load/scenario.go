@@ -12,7 +12,7 @@ type Scenario struct {
 	// (a stdio load of snodo-go's echo served another way).
 	Kind string
 	// Variant names the way echo is served in a "variant" scenario
-	// (server-snodo's -variant: "actor", "limited").
+	// (server-snodo's -variant: "actor", "limited", "proxy").
 	Variant string
 	// Param is C, K, or the number of calls or streams.
 	Param int

@@ -22,7 +22,7 @@ func renderVariants(w func(string, ...any), t table, scenarios []load.Scenario, 
 	}
 	w("### Variants of the plain call: snodo-go's `tools/call echo` served another way, stdio\n\n")
 	w("Only snodo-go runs these (the peers have no actors or component policies to compare). ")
-	w("actor: echo is a long-lived actor's handler (`supervisor.Named`); limited: echo under `dispatch.WithConcurrencyLimit` and `dispatch.WithRateLimit` whose bounds the load never reaches. ")
+	w("actor: echo is a long-lived actor's handler (`supervisor.Named`); limited: echo under `dispatch.WithConcurrencyLimit` and `dispatch.WithRateLimit` whose bounds the load never reaches; proxy: the plain server as a remote reached through `client` in process, served by the Runtime `proxy.Dial` builds from it. ")
 	w("Ratios are the variant ÷ the plain call (the stdio case with the same C) within each round, then the median.\n\n")
 	w("| case | req/s | p50 µs | p99 µs | server CPU µs/req | peak RSS MiB | rounds ok | req/s ÷ plain | p99 ÷ plain | CPU/req ÷ plain |\n")
 	w("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")

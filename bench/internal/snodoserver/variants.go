@@ -1,9 +1,10 @@
 package snodoserver
 
 // The variants of the benchmark server: the same echo tool served another
-// way (by an actor, under policies), each measured against the plain call.
+// way (by an actor, under policies, through a proxy), each measured against the plain call.
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -16,7 +17,9 @@ import (
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/hub"
 	"github.com/snodo-go/snodo/mcp"
+	"github.com/snodo-go/snodo/proxy"
 	"github.com/snodo-go/snodo/supervisor"
+	"github.com/snodo-go/snodo/transports/inprocess"
 )
 
 // The variants NewVariantRuntime knows.
@@ -26,17 +29,22 @@ const (
 	// VariantLimited serves echo under a concurrency limit and a rate
 	// limit whose bounds the load never reaches.
 	VariantLimited = "limited"
+	// VariantProxy serves the plain Runtime through package proxy: a
+	// Runtime built from it as a remote server, reached in process
+	// through a client.
+	VariantProxy = "proxy"
 )
 
 // Variants lists the variants in report order.
-var Variants = []string{VariantActor, VariantLimited}
+var Variants = []string{VariantActor, VariantLimited, VariantProxy}
 
 // echoActorName is the actor serving echo in VariantActor.
 const echoActorName = "echo"
 
-// NewVariantRuntime returns the Runtime of variant ("" is NewRuntime's).
-// A variant with an actor needs StartVariant once its supervisor exists.
-func NewVariantRuntime(logger *slog.Logger, variant string) (*dispatch.Runtime, error) {
+// NewVariantRuntime returns the Runtime of variant ("" is NewRuntime's)
+// and what ends it (the proxy's connection; nothing for the others). A
+// variant with an actor needs StartVariant once its supervisor exists.
+func NewVariantRuntime(ctx context.Context, logger *slog.Logger, variant string) (*dispatch.Runtime, func(), error) {
 	echoTool := mcp.Tool{Name: benchtool.EchoTool, InputSchema: json.RawMessage(benchtool.EchoSchema)}
 	sleepTool := mcp.Tool{Name: benchtool.SleepTool, InputSchema: json.RawMessage(benchtool.SleepSchema)}
 	opts := []dispatch.Option{
@@ -46,7 +54,18 @@ func NewVariantRuntime(logger *slog.Logger, variant string) (*dispatch.Runtime, 
 	}
 	switch variant {
 	case "":
-		return NewRuntime(logger)
+		rt, err := NewRuntime(logger)
+		return rt, func() {}, err
+	case VariantProxy:
+		remote, err := NewRuntime(logger)
+		if err != nil {
+			return nil, nil, err
+		}
+		b, err := proxy.Dial(ctx, inprocess.New(remote), proxy.WithLogger(logger))
+		if err != nil {
+			return nil, nil, err
+		}
+		return b.Runtime(), func() { _ = b.Close() }, nil
 	case VariantActor:
 		opts = append(opts, dispatch.WithTool(echoTool, supervisor.Named(echoActorName).Tool()))
 	case VariantLimited:
@@ -57,9 +76,10 @@ func NewVariantRuntime(logger *slog.Logger, variant string) (*dispatch.Runtime, 
 			),
 			dispatch.WithTool(echoTool, echo))
 	default:
-		return nil, fmt.Errorf("snodoserver: unknown variant %q", variant)
+		return nil, nil, fmt.Errorf("snodoserver: unknown variant %q", variant)
 	}
-	return dispatch.New(mcp.Implementation{Name: "bench-snodo", Version: "1.0.0"}, opts...)
+	rt, err := dispatch.New(mcp.Implementation{Name: "bench-snodo", Version: "1.0.0"}, opts...)
+	return rt, func() {}, err
 }
 
 // StartVariant starts what variant needs in sup's tree (the echo actor of
