@@ -8,8 +8,12 @@ import (
 
 // Scenario is one measurement a run repeats for every server.
 type Scenario struct {
-	// Kind is "stdio", "http", "storm", "listen" or "bigline".
+	// Kind is "stdio", "http", "storm", "listen", "bigline" or "variant"
+	// (a stdio load of snodo-go's echo served another way).
 	Kind string
+	// Variant names the way echo is served in a "variant" scenario
+	// (server-snodo's -variant: "actor", "limited", "proxy").
+	Variant string
 	// Param is C, K, or the number of calls or streams.
 	Param int
 	// Warmup and Duration set the load window (stdio, http).
@@ -32,14 +36,38 @@ func (s Scenario) Name() string {
 		return fmt.Sprintf("listen N=%d", s.Param)
 	case "bigline":
 		return fmt.Sprintf("bigline %d MiB", s.Param)
+	case "variant":
+		return fmt.Sprintf("stdio C=%d %s", s.Param, s.Variant)
 	}
 	return s.Kind
+}
+
+// Plain is the scenario a variant extends (the plain echo call at the
+// same C); the scenario itself for other kinds.
+func (s Scenario) Plain() Scenario {
+	if s.Kind != "variant" {
+		return s
+	}
+	return Scenario{Kind: "stdio", Param: s.Param, Warmup: s.Warmup, Duration: s.Duration}
+}
+
+// Supports reports whether the scenario runs on spec: a variant only on
+// snodo-go (the peers have no actors or policies to compare), any other
+// kind on the servers that serve it.
+func (s Scenario) Supports(spec ServerSpec) bool {
+	if s.Kind == "variant" {
+		return spec.Name == "snodo"
+	}
+	return spec.Serves(s.Kind)
 }
 
 // ServerArgs are the extra arguments a server needs for the scenario:
 // the cancellation storm must be able to hold every call at once, so each
 // server is given the knobs it has for that (see docs/PERFORMANCE.md).
 func (s Scenario) ServerArgs(server string) []string {
+	if s.Kind == "variant" {
+		return []string{"-variant", s.Variant}
+	}
 	if s.Kind != "storm" {
 		return nil
 	}
@@ -56,7 +84,7 @@ func (s Scenario) ServerArgs(server string) []string {
 // scenario, reads the peak RSS and stops the server. A server that does
 // not serve the scenario's kind is not started: the result is unsupported.
 func (s Scenario) Run(ctx context.Context, spec ServerSpec) Result {
-	if !spec.Serves(s.Kind) {
+	if !s.Supports(spec) {
 		return Result{Server: spec.Name, Scenario: s.Kind, Param: s.Param, Unsupported: true}
 	}
 	p, err := Start(spec, s.Kind == "http", s.ServerArgs(spec.Name)...)
@@ -93,7 +121,7 @@ func (s Scenario) Run(ctx context.Context, spec ServerSpec) Result {
 // RunOn runs the scenario against an already running target.
 func (s Scenario) RunOn(ctx context.Context, t *Target) (Result, error) {
 	switch s.Kind {
-	case "stdio":
+	case "stdio", "variant":
 		return RunStdio(ctx, t, StdioLoad{Concurrency: s.Param, Warmup: s.Warmup, Duration: s.Duration})
 	case "http":
 		return RunHTTP(ctx, t, HTTPLoad{Clients: s.Param, Warmup: s.Warmup, Duration: s.Duration})

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/snodo-go/snodo/bench/internal/snodoserver"
 	"github.com/snodo-go/snodo/bench/load"
 )
 
@@ -90,6 +91,24 @@ func TestSmokeEveryServer(t *testing.T) {
 				}
 				if ours && (r.Started != calls || !r.Stopped || r.Late != 0 || r.StartedAfterCancel != 0) {
 					t.Fatalf("storm: %+v", r)
+				}
+			})
+			t.Run("variants", func(t *testing.T) {
+				for _, v := range snodoserver.Variants {
+					sc := load.Scenario{Kind: "variant", Param: 4, Variant: v, Warmup: 20 * time.Millisecond, Duration: 200 * time.Millisecond}
+					if !ours {
+						// Only snodo-go runs the variants: a peer is not started.
+						if r := sc.Run(ctx, spec); !r.Unsupported || r.Err != "" {
+							t.Fatalf("%s on %s: %+v, want unsupported", sc.Name(), srv.name, r)
+						}
+						continue
+					}
+					r := run(t, false, sc, func(tg *load.Target) (load.Result, error) {
+						return load.RunStdio(ctx, tg, load.StdioLoad{Concurrency: sc.Param, Warmup: sc.Warmup, Duration: sc.Duration, MinRequests: 20})
+					})
+					if r.Requests < 20 || r.P99us < r.P50us {
+						t.Fatalf("%s: implausible result: %+v", sc.Name(), r)
+					}
 				}
 			})
 			t.Run("listen", func(t *testing.T) {

@@ -22,6 +22,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -74,7 +75,7 @@ func main() {
 	rounds := flag.Int("rounds", 5, "rounds (ignored with -quick)")
 	out := flag.String("out", "../docs/PERFORMANCE.md", "report to update between its results markers")
 	raw := flag.String("json", "../docs/performance-results.json", "where to write the raw results")
-	only := flag.String("only", "", "run only scenarios of this kind (stdio, http, storm, listen, bigline)")
+	only := flag.String("only", "", "run only scenarios of this kind (stdio, http, variant, storm, listen, bigline)")
 	plotDir := flag.String("plots", "", "where to write the SVG plots (default: the directory of -out)")
 	from := flag.String("from", "", "run nothing: draw the plots of this results file (as -json writes it) and stop")
 	runLabel := flag.String("run", "", "with -from: which run the results come from, as the plots should say (default: the file's name)")
@@ -98,6 +99,10 @@ func main() {
 		var keep []load.Scenario
 		for _, s := range scenarios {
 			if s.Kind == *only {
+				// A variant's ratio needs its plain call in the same run.
+				if p := s.Plain(); p != s && !slices.Contains(keep, p) {
+					keep = append(keep, p)
+				}
 				keep = append(keep, s)
 			}
 		}
@@ -126,7 +131,7 @@ func main() {
 	prog := newProgress(os.Stderr, scenarios, *rounds, func(kind string) int {
 		n := 0
 		for _, s := range specs {
-			if s.Serves(kind) {
+			if (load.Scenario{Kind: kind}).Supports(s) {
 				n++
 			}
 		}
@@ -174,7 +179,7 @@ func main() {
 // is recorded as unsupported, not measured: the progress and its time
 // estimate count only real measurements.
 func measure(ctx context.Context, prog *progress, round int, sc load.Scenario, spec load.ServerSpec) Record {
-	if !spec.Serves(sc.Kind) {
+	if !sc.Supports(spec) {
 		return Record{Round: round, Result: load.Result{Server: spec.Name, Scenario: sc.Name(), Param: sc.Param, Unsupported: true}}
 	}
 	prog.begin(round, sc, spec.Name)
@@ -216,6 +221,9 @@ func fullScenarios() []load.Scenario {
 		{Kind: "http", Param: 1, Warmup: w, Duration: d},
 		{Kind: "http", Param: 16, Warmup: w, Duration: d},
 		{Kind: "http", Param: 64, Warmup: w, Duration: d},
+		{Kind: "variant", Param: 16, Variant: "actor", Warmup: w, Duration: d},
+		{Kind: "variant", Param: 16, Variant: "limited", Warmup: w, Duration: d},
+		{Kind: "variant", Param: 16, Variant: "proxy", Warmup: w, Duration: d},
 		{Kind: "storm", Param: 1000},
 		{Kind: "listen", Param: 1000},
 		{Kind: "listen", Param: 10000},
@@ -230,6 +238,9 @@ func quickScenarios() []load.Scenario {
 		{Kind: "stdio", Param: 16, Warmup: w, Duration: d},
 		{Kind: "stdio", Param: 256, Warmup: w, Duration: d},
 		{Kind: "http", Param: 16, Warmup: w, Duration: d},
+		{Kind: "variant", Param: 16, Variant: "actor", Warmup: w, Duration: d},
+		{Kind: "variant", Param: 16, Variant: "limited", Warmup: w, Duration: d},
+		{Kind: "variant", Param: 16, Variant: "proxy", Warmup: w, Duration: d},
 		{Kind: "storm", Param: 1000},
 		{Kind: "listen", Param: 1000},
 		{Kind: "bigline", Param: 256, Once: true},

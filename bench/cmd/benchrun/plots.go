@@ -33,7 +33,9 @@ func scenarioNames(recs []Record, prefixes ...string) []string {
 			continue
 		}
 		for _, p := range prefixes {
-			if strings.HasPrefix(r.Scenario, p) {
+			// A variant ("stdio C=16 actor") is snodo-go's alone: it has
+			// its own table, not a place in the servers' plots.
+			if strings.HasPrefix(r.Scenario, p) && len(strings.Fields(r.Scenario)) == 2 {
 				seen[r.Scenario] = true
 				out = append(out, r.Scenario)
 			}

@@ -279,6 +279,8 @@ func render(recs []Record, scenarios []load.Scenario, info runInfo) string {
 		w("\n")
 	}
 
+	renderVariants(w, t, scenarios, info.Rounds)
+
 	// Storm.
 	for _, sc := range scenarios {
 		if sc.Kind != "storm" {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/snodo-go/snodo/bench/internal/benchtool"
 	"github.com/snodo-go/snodo/bench/internal/snodoserver"
+	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/supervisor"
 	"github.com/snodo-go/snodo/transports/stdio"
 )
@@ -22,12 +23,24 @@ func main() {
 	maxQueue := flag.Int("max-queue", 0, "executor MaxQueue (0: the library default)")
 	maxSubs := flag.Int("max-subscriptions", 20000, "open subscriptions/listen streams allowed (the listen scenario opens 10,000)")
 	noSchema := flag.Bool("no-schema", false, "declare no input schemas, so arguments are not validated (to isolate validation's cost)")
+	variant := flag.String("variant", "", "serve echo another way: actor (an actor's handler), limited (under policies whose bounds are not hit) or proxy (through package proxy, the remote in process)")
 	f := benchtool.ParseFlags()
+	closeVariant := func() {} // ends the variant's runtime (its proxy connection)
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
 	newRuntime := snodoserver.NewRuntime
 	if *noSchema {
 		newRuntime = snodoserver.NewRuntimeWithoutSchemas
 	}
+	if *variant != "" {
+		newRuntime = func(l *slog.Logger) (*dispatch.Runtime, error) {
+			rt, c, err := snodoserver.NewVariantRuntime(context.Background(), l, *variant)
+			if err == nil {
+				closeVariant = c
+			}
+			return rt, err
+		}
+	}
+	defer func() { closeVariant() }()
 	rt, err := newRuntime(logger)
 	if err != nil {
 		benchtool.Fatal(err)
@@ -40,6 +53,9 @@ func main() {
 	defer stop()
 	sup, err := supervisor.New(rt, supervisor.WithLimits(supervisor.Limits{MaxConcurrency: *maxConc, MaxQueue: *maxQueue, MaxSubscriptions: *maxSubs}))
 	if err != nil {
+		benchtool.Fatal(err)
+	}
+	if err := snodoserver.StartVariant(sup, *variant); err != nil {
 		benchtool.Fatal(err)
 	}
 	defer func() {
