@@ -106,6 +106,10 @@ type Executor struct {
 	goroutines sync.WaitGroup
 
 	submitted, rejected, timedOut, cancelled, failed atomic.Int64
+
+	// deadlines are the deadline queues by timeout (deadlines.go);
+	// guarded by mu.
+	deadlines map[time.Duration]*deadlineQueue
 }
 
 // New returns an Executor with cfg's bounds.
@@ -217,7 +221,12 @@ type job struct {
 	// waiting is set while the job has given its slot back.
 	waiting atomic.Bool
 	timer   *time.Timer
-	elem    *list.Element // in the queue while queued
+	// dq is the deadline queue holding the job, with its links and
+	// deadline, when it has no timer of its own; guarded by e.mu.
+	dq           *deadlineQueue
+	dprev, dnext *job
+	deadline     time.Time
+	elem         *list.Element // in the queue while queued
 	// admitted is the submission time, recorded only for instrumentation.
 	admitted time.Time
 }
@@ -295,7 +304,11 @@ func (s *Scope) Submit(key any, spec Job) (*Ticket, error) {
 		j.elem = e.queue.PushBack(j)
 	}
 	if timeout > 0 { // mutation: executor-arms-deadline
-		j.timer = time.AfterFunc(timeout, j.expire)
+		if q := e.deadlineQueueLocked(timeout); q != nil {
+			q.pushLocked(j, timeout)
+		} else {
+			j.timer = time.AfterFunc(timeout, j.expire)
+		}
 	}
 	var running, queued int
 	if e.sink != nil {
@@ -443,6 +456,9 @@ func (j *job) finishTerminal(wasQueued bool) {
 	if wasQueued && j.elem != nil { // mutation: executor-unqueues-cancelled-job
 		e.queue.Remove(j.elem)
 		j.elem = nil
+	}
+	if j.dq != nil {
+		j.dq.removeLocked(j)
 	}
 	running, queued := e.running, e.queue.Len()
 	e.mu.Unlock()
@@ -644,6 +660,9 @@ func (e *Executor) Close(ctx context.Context) error {
 	}()
 	select {
 	case <-done:
+		e.mu.Lock()
+		e.stopDeadlinesLocked()
+		e.mu.Unlock()
 		e.quitOnce.Do(func() { close(e.quit) })
 		e.goroutines.Wait()
 		return nil
