@@ -51,9 +51,11 @@ var (
 	// as three instances behind a round-robin proxy
 	// (backplane/cmd/clusterfixture), initialize-era sessions relayed
 	// between them over NATS, run for 2025-11-25 only: its instances are
-	// separate processes sharing no 2026-07-28 state (multi round-trip
-	// key, tasks, listen streams), and 2025-06-18 fails now and then
-	// with a connection cut between the proxies, with one instance too.
+	// separate processes that share the multi round-trip key but no task
+	// store or listen-stream events, so 2026-07-28's tasks and
+	// listen-stream scenarios fail there, and 2025-06-18 fails now and
+	// then with a connection cut between the proxies, with one instance
+	// too.
 	optInLanes = []string{"cluster"}
 	// clusterFixture is the built backplane/cmd/clusterfixture, when the
 	// cluster lane runs.

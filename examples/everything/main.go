@@ -6,6 +6,7 @@
 //	everything -transport http [-addr 127.0.0.1:0] [-sessions [-session-prefix P]]
 //	everything -transport handler [-addr 127.0.0.1:0] [-sessions]
 //	everything -transport http -proxy
+//	everything ... -state-key HEX
 //
 // In the HTTP modes (http: the native listener; handler: the http.Handler
 // mounted in a plain net/http server) it prints one line on standard output
@@ -26,11 +27,16 @@
 // default is dispatch.Limits' PageSize), so that a client's pagination
 // can be tried on short lists. -proxy serves the fixture through a
 // proxy Runtime (package proxy, reaching the fixture in process), so that
-// what a proxied server offers can be checked. Logs go to standard error.
+// what a proxied server offers can be checked. -state-key sets the key
+// (hexadecimal, at least 32 bytes) that seals multi round-trip
+// requestState (dispatch.WithRequestStateKeys), so that instances given
+// the same key accept each other's states (backplane/cmd/clusterfixture);
+// without it each process draws a random key. Logs go to standard error.
 package main
 
 import (
 	"context"
+	"encoding/hex"
 	"flag"
 	"fmt"
 	"io"
@@ -58,6 +64,7 @@ type config struct {
 	subscriptions bool
 	pageSize      int
 	proxy         bool
+	stateKey      string                 // hexadecimal requestState key, or empty
 	sup           *supervisor.Supervisor // the tree every transport serves in
 }
 
@@ -74,6 +81,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	fs.BoolVar(&cfg.subscriptions, "subscriptions", true, "serve list changes and resource subscriptions from a hub")
 	fs.IntVar(&cfg.pageSize, "page-size", 0, "items per page of list results (0: the library's default)")
 	fs.BoolVar(&cfg.proxy, "proxy", false, "serve the fixture through a proxy Runtime")
+	fs.StringVar(&cfg.stateKey, "state-key", "", "hexadecimal key sealing multi round-trip requestState, shared by instances (default: a random key)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -81,6 +89,14 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	var extra []dispatch.Option
 	if cfg.pageSize > 0 {
 		extra = append(extra, dispatch.WithLimits(dispatch.Limits{PageSize: cfg.pageSize}))
+	}
+	if cfg.stateKey != "" {
+		key, err := hex.DecodeString(cfg.stateKey)
+		if err != nil {
+			fmt.Fprintf(stderr, "everything: -state-key: %v\n", err)
+			return 2
+		}
+		extra = append(extra, dispatch.WithRequestStateKeys(key))
 	}
 	runner, err := newTaskRunner()
 	if err != nil {

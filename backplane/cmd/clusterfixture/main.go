@@ -15,15 +15,21 @@
 //
 //	{"conformanceReady":true,"url":"http://127.0.0.1:PORT/mcp"}
 //
-// and it stops everything when its standard input closes. The children
-// are separate processes: what a 2026-07-28 request needs from the
-// others (listen streams hearing changes made through another instance,
-// the multi round-trip key) is not shared here.
+// and it stops everything when its standard input closes. Every child
+// is given the same requestState key (-state-key, drawn at random at
+// start), so a multi round-trip state sealed by one instance is accepted
+// by the others. The children are separate processes of the root module,
+// which has no NATS: their listen streams and task stores are not
+// shared (backplane.Events, backplane.NewTaskStore), so 2026-07-28
+// listen-stream and tasks scenarios whose requests reach several
+// instances fail here.
 package main
 
 import (
 	"bufio"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -77,6 +83,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		logger.Error("-fixture is required and -instances must be at least 1")
 		return 2
 	}
+	key := make([]byte, 32)
+	if _, err := rand.Read(key); err != nil {
+		logger.Error("drawing the requestState key", "error", err)
+		return 1
+	}
 	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, NoLog: true, NoSigs: true})
 	if err != nil {
 		logger.Error("NATS server", "error", err)
@@ -95,7 +106,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}()
 	for i := range *n {
-		in, err := start(i, *fixture, *sessions, ns.ClientURL(), stderr, logger)
+		in, err := start(i, *fixture, *sessions, hex.EncodeToString(key), ns.ClientURL(), stderr, logger)
 		if err != nil {
 			logger.Error("starting an instance", "instance", i, "error", err)
 			return 1
@@ -117,8 +128,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 // start runs instance i: its NATS connection and relay, its child and
-// its front.
-func start(i int, fixture string, sessions bool, natsURL string, stderr io.Writer, logger *slog.Logger) (*instance, error) {
+// its front. stateKey is the hexadecimal requestState key every child
+// is given.
+func start(i int, fixture string, sessions bool, stateKey, natsURL string, stderr io.Writer, logger *slog.Logger) (*instance, error) {
 	name := fmt.Sprintf("i%d", i)
 	in := &instance{}
 	var err error
@@ -131,7 +143,7 @@ func start(i int, fixture string, sessions bool, natsURL string, stderr io.Write
 		in.nc.Close()
 		return nil, err
 	}
-	args := []string{"-transport", "http"}
+	args := []string{"-transport", "http", "-state-key", stateKey}
 	if sessions {
 		args = append(args, "-sessions", "-session-prefix", in.relay.IDPrefix())
 	}
