@@ -24,7 +24,8 @@ const (
 	PhaseInvocation
 )
 
-// ComponentKind names what an Access is about.
+// ComponentKind names a kind of component: what an Access is about, and
+// what [Components.Without] removes.
 type ComponentKind uint8
 
 // The component kinds.

@@ -141,49 +141,36 @@ func (c *Components) With(add *Components) (*Components, error) {
 	return &Components{newSnapshot(tools, prompts, resources, append(slices.Clone(a.templates), o.templates...))}, nil
 }
 
-// WithoutTool returns c without the named tool, and whether c had it.
-func (c *Components) WithoutTool(name string) (*Components, bool) {
+// Without returns c without the component of this kind named name (a
+// tool's or prompt's name, a resource's URI, a template's URI template),
+// and whether c had it. An unknown kind removes nothing.
+func (c *Components) Without(kind ComponentKind, name string) (*Components, bool) {
 	s := c.snap()
-	if _, ok := s.tools[name]; !ok {
-		return c, false
+	switch kind {
+	case KindTool:
+		if _, ok := s.tools[name]; ok {
+			m := cloneMap(s.tools)
+			delete(m, name)
+			return &Components{newSnapshot(m, s.prompts, s.resources, s.templates)}, true
+		}
+	case KindPrompt:
+		if _, ok := s.prompts[name]; ok {
+			m := cloneMap(s.prompts)
+			delete(m, name)
+			return &Components{newSnapshot(s.tools, m, s.resources, s.templates)}, true
+		}
+	case KindResource:
+		if _, ok := s.resources[name]; ok {
+			m := cloneMap(s.resources)
+			delete(m, name)
+			return &Components{newSnapshot(s.tools, s.prompts, m, s.templates)}, true
+		}
+	case KindResourceTemplate:
+		if i := s.template(name); i >= 0 {
+			return &Components{newSnapshot(s.tools, s.prompts, s.resources, slices.Delete(slices.Clone(s.templates), i, i+1))}, true
+		}
 	}
-	m := cloneMap(s.tools)
-	delete(m, name)
-	return &Components{newSnapshot(m, s.prompts, s.resources, s.templates)}, true
-}
-
-// WithoutPrompt returns c without the named prompt, and whether c had it.
-func (c *Components) WithoutPrompt(name string) (*Components, bool) {
-	s := c.snap()
-	if _, ok := s.prompts[name]; !ok {
-		return c, false
-	}
-	m := cloneMap(s.prompts)
-	delete(m, name)
-	return &Components{newSnapshot(s.tools, m, s.resources, s.templates)}, true
-}
-
-// WithoutResource returns c without the resource with this URI, and
-// whether c had it.
-func (c *Components) WithoutResource(uri string) (*Components, bool) {
-	s := c.snap()
-	if _, ok := s.resources[uri]; !ok {
-		return c, false
-	}
-	m := cloneMap(s.resources)
-	delete(m, uri)
-	return &Components{newSnapshot(s.tools, s.prompts, m, s.templates)}, true
-}
-
-// WithoutResourceTemplate returns c without the template with this URI
-// template, and whether c had it.
-func (c *Components) WithoutResourceTemplate(uriTemplate string) (*Components, bool) {
-	s := c.snap()
-	i := s.template(uriTemplate)
-	if i < 0 {
-		return c, false
-	}
-	return &Components{newSnapshot(s.tools, s.prompts, s.resources, slices.Delete(slices.Clone(s.templates), i, i+1))}, true
+	return c, false
 }
 
 // template returns the index of the template with this URI template, or

@@ -59,11 +59,13 @@ func TestComponents(t *testing.T) {
 		t.Fatalf("the Runtime sees %d components, want 4", got)
 	}
 	for name, without := range map[string]func(*dispatch.Components) (*dispatch.Components, bool){
-		"tool":     func(c *dispatch.Components) (*dispatch.Components, bool) { return c.WithoutTool("t") },
-		"prompt":   func(c *dispatch.Components) (*dispatch.Components, bool) { return c.WithoutPrompt("p") },
-		"resource": func(c *dispatch.Components) (*dispatch.Components, bool) { return c.WithoutResource("docs://a") },
+		"tool":   func(c *dispatch.Components) (*dispatch.Components, bool) { return c.Without(dispatch.KindTool, "t") },
+		"prompt": func(c *dispatch.Components) (*dispatch.Components, bool) { return c.Without(dispatch.KindPrompt, "p") },
+		"resource": func(c *dispatch.Components) (*dispatch.Components, bool) {
+			return c.Without(dispatch.KindResource, "docs://a")
+		},
 		"template": func(c *dispatch.Components) (*dispatch.Components, bool) {
-			return c.WithoutResourceTemplate("files://{path}")
+			return c.Without(dispatch.KindResourceTemplate, "files://{path}")
 		},
 	} {
 		less, ok := without(all)
@@ -76,6 +78,9 @@ func TestComponents(t *testing.T) {
 		if _, ok := without(all); !ok {
 			t.Errorf("%s: removing changed the receiver", name)
 		}
+	}
+	if _, ok := all.Without(0, "t"); ok {
+		t.Error("the zero kind removed a component")
 	}
 }
 

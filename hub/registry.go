@@ -85,7 +85,7 @@ func AddTypedTool[In, Out any](r *Registry, t mcp.Tool, h dispatch.TypedToolHand
 // Calls already running finish; later ones get "Unknown tool".
 func (r *Registry) RemoveTool(name string) bool {
 	return r.remove(dispatch.EventToolsListChanged, func(c *dispatch.Components) (*dispatch.Components, bool) {
-		return c.WithoutTool(name)
+		return c.Without(dispatch.KindTool, name)
 	})
 }
 
@@ -98,7 +98,7 @@ func (r *Registry) AddPrompt(p mcp.Prompt, h dispatch.PromptHandler, opts ...dis
 // RemovePrompt removes the named prompt and reports whether it was there.
 func (r *Registry) RemovePrompt(name string) bool {
 	return r.remove(dispatch.EventPromptsListChanged, func(c *dispatch.Components) (*dispatch.Components, bool) {
-		return c.WithoutPrompt(name)
+		return c.Without(dispatch.KindPrompt, name)
 	})
 }
 
@@ -114,7 +114,7 @@ func (r *Registry) AddResource(res mcp.Resource, h dispatch.ResourceHandler) err
 // revision's resource-not-found error.
 func (r *Registry) RemoveResource(uri string) bool {
 	return r.remove(dispatch.EventResourcesListChanged, func(c *dispatch.Components) (*dispatch.Components, bool) {
-		return c.WithoutResource(uri)
+		return c.Without(dispatch.KindResource, uri)
 	})
 }
 
@@ -130,7 +130,7 @@ func (r *Registry) AddResourceTemplate(t mcp.ResourceTemplate, h dispatch.Resour
 // reports whether it was there.
 func (r *Registry) RemoveResourceTemplate(uriTemplate string) bool {
 	return r.remove(dispatch.EventResourcesListChanged, func(c *dispatch.Components) (*dispatch.Components, bool) {
-		return c.WithoutResourceTemplate(uriTemplate)
+		return c.Without(dispatch.KindResourceTemplate, uriTemplate)
 	})
 }
 
