@@ -257,11 +257,11 @@ func (c *connActor) stopChild(ac actor.Context, pid *actor.PID) {
 
 // JSON-RPC errors of the execution layer.
 var (
-	errDuplicateID = jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request: a request with this id is already in flight")
-	errCapacity    = jsonrpc.NewError(jsonrpc.CodeInternalError, "Server execution capacity exhausted")
-	errTimedOut    = jsonrpc.NewError(jsonrpc.CodeInternalError, "Request execution timed out")
-	errWorker      = jsonrpc.NewError(jsonrpc.CodeInternalError, "Request worker failed")
-	errTooLarge    = jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request: message exceeds the maximum line length")
+	errDuplicateID = &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request: a request with this id is already in flight"}
+	errCapacity    = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "Server execution capacity exhausted"}
+	errTimedOut    = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "Request execution timed out"}
+	errWorker      = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "Request worker failed"}
+	errTooLarge    = &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request: message exceeds the maximum line length"}
 )
 
 // deliver runs once per request that was not cancelled: on the worker's

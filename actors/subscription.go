@@ -18,7 +18,7 @@ import (
 
 // errSubscriptionCap answers a subscriptions/listen over a cap: the
 // connection's, or the executor's shared one.
-var errSubscriptionCap = jsonrpc.NewError(jsonrpc.CodeInternalError, "Subscription limit reached")
+var errSubscriptionCap = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "Subscription limit reached"}
 
 // listenCancelReason is the reason of the notifications/cancelled a
 // connection sends after a stream the server ended.

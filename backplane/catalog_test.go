@@ -62,7 +62,7 @@ func startCatalogCluster(t *testing.T, define func(in *clustertest.Instance, d *
 		},
 	})
 	for _, in := range cc.Instances {
-		cc.clients = append(cc.clients, testkit.Connect(t, client.HTTP(in.Server.URL()), client.WithProtocolVersions(mcp.Version20260728)))
+		cc.clients = append(cc.clients, testkit.Connect(t, &client.HTTPTransport{URL: in.Server.URL()}, client.WithProtocolVersions(mcp.Version20260728)))
 	}
 	return cc
 }

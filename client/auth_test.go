@@ -82,7 +82,7 @@ func startGated(t *testing.T, accept string) (*gatedServer, string) {
 
 func TestStaticTokenIsSentOnEveryRequest(t *testing.T) {
 	g, url := startGated(t, "s3cret")
-	tr := client.HTTP(url)
+	tr := &client.HTTPTransport{URL: url}
 	tr.TokenSource = client.StaticToken("s3cret")
 	tr.Header = http.Header{"Authorization": {"Bearer replaced"}}
 	c, err := client.New(context.Background(), tr)
@@ -103,7 +103,7 @@ func TestStaticTokenIsSentOnEveryRequest(t *testing.T) {
 func TestChallengeHandlerRenewsAndTheRequestIsSentAgain(t *testing.T) {
 	g, url := startGated(t, "new")
 	r := &renewer{token: "old", renew: func(*client.AuthChallenge) (string, error) { return "new", nil }}
-	tr := client.HTTP(url)
+	tr := &client.HTTPTransport{URL: url}
 	tr.TokenSource = r
 	c, err := client.New(context.Background(), tr)
 	if err != nil {
@@ -139,7 +139,7 @@ func TestARefusalThatPersistsEndsWithErrUnauthorized(t *testing.T) {
 		}
 		return "t2", nil
 	}}
-	tr := client.HTTP(url)
+	tr := &client.HTTPTransport{URL: url}
 	tr.TokenSource = r
 	_, err := client.New(context.Background(), tr)
 	if err == nil {
@@ -155,7 +155,7 @@ func TestARefusalThatPersistsEndsWithErrUnauthorized(t *testing.T) {
 	}
 
 	failing := &renewer{token: "t0", renew: func(*client.AuthChallenge) (string, error) { return "", errors.New("the user said no") }}
-	tr = client.HTTP(url)
+	tr = &client.HTTPTransport{URL: url}
 	tr.TokenSource = failing
 	_, err = client.New(context.Background(), tr)
 	if !errors.Is(err, client.ErrUnauthorized) || !strings.Contains(err.Error(), "the user said no") {

@@ -410,7 +410,7 @@ func (c *Client) inbound(msg *jsonrpc.Message) {
 		select {
 		case c.answering <- struct{}{}:
 		default:
-			frame := rpcwire.EncodeError(msg.ID, jsonrpc.NewError(jsonrpc.CodeInternalError, "The client is answering too many requests"))
+			frame := rpcwire.EncodeError(msg.ID, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "The client is answering too many requests"})
 			ctx, cancel := context.WithTimeout(c.bg, c.cfg.requestTimeout)
 			defer cancel()
 			_ = conn.Send(ctx, &clientconn.Outbound{Frame: frame, ID: msg.ID, ProtocolVersion: version})

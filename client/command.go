@@ -39,11 +39,6 @@ type CommandTransport struct {
 	GracePeriod time.Duration
 }
 
-// Command returns a transport that runs name with args.
-func Command(name string, args ...string) *CommandTransport {
-	return &CommandTransport{Path: name, Args: args}
-}
-
 // Connect implements Transport: it starts the process.
 func (t *CommandTransport) Connect(_ context.Context, peer clientconn.Peer) (clientconn.Conn, error) {
 	grace := t.GracePeriod

@@ -67,7 +67,7 @@ func TestCommandServerThatExits(t *testing.T) {
 	if !errors.Is(err, client.ErrClosed) {
 		t.Fatalf("want ErrClosed, got %v", err)
 	}
-	_, err = client.New(context.Background(), client.Command("/nonexistent/mcp-server"))
+	_, err = client.New(context.Background(), &client.CommandTransport{Path: "/nonexistent/mcp-server"})
 	if err == nil {
 		t.Fatal("a missing program connected")
 	}
@@ -112,7 +112,7 @@ func TestStreamFrameTooLarge(t *testing.T) {
 
 func TestHTTPResponseTooLarge(t *testing.T) {
 	_, url := startWireServer(t)
-	h := client.HTTP(url)
+	h := &client.HTTPTransport{URL: url}
 	h.MaxResponseBytes = 1024
 	c := connect(t, h)
 	if _, err := c.CallTool(context.Background(), "echo", map[string]any{"text": strings.Repeat("y", 2048)}); !errors.Is(err, client.ErrFrameTooLarge) {
@@ -184,7 +184,7 @@ func TestHTTPLegacyServer(t *testing.T) {
 		}
 	}))
 	t.Cleanup(srv.Close) // after the client's Close, which deletes the session
-	c := connect(t, client.HTTP(srv.URL))
+	c := connect(t, &client.HTTPTransport{URL: srv.URL})
 	if v := c.Server().ProtocolVersion; v != mcp.Version20251125 || c.Server().Implementation.Name != "legacy-http" {
 		t.Fatalf("negotiated %q with %+v", v, c.Server())
 	}
@@ -269,7 +269,7 @@ func TestHTTPLegacyResumesStream(t *testing.T) {
 		}
 	}))
 	t.Cleanup(srv.Close)
-	c := connect(t, client.HTTP(srv.URL), client.WithProtocolVersions(mcp.Version20251125))
+	c := connect(t, &client.HTTPTransport{URL: srv.URL}, client.WithProtocolVersions(mcp.Version20251125))
 	res, err := c.CallTool(context.Background(), "slow", nil)
 	if err != nil {
 		t.Fatal(err)

@@ -2,7 +2,7 @@
 // [Transport], negotiates the newest protocol revision both sides speak,
 // and offers the protocol's calls as context-first methods.
 //
-//	c, err := client.New(ctx, client.Command("my-server"))
+//	c, err := client.New(ctx, &client.CommandTransport{Path: "my-server"})
 //	if err != nil { ... }
 //	defer c.Close()
 //	tools, err := c.ListTools(ctx)

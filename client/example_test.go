@@ -13,8 +13,8 @@ import (
 )
 
 // A client of a server in the same process. Over stdio or HTTP only the
-// transport changes: client.Command("my-server") or
-// client.HTTP("http://127.0.0.1:8080/mcp").
+// transport changes: &client.CommandTransport{Path: "my-server"} or
+// &client.HTTPTransport{URL: "http://127.0.0.1:8080/mcp"}.
 func Example() {
 	rt, err := dispatch.New(mcp.Implementation{Name: "notes", Version: "1.0.0"},
 		dispatch.WithTool(mcp.Tool{Name: "count", Description: "Counts to three."},

@@ -20,7 +20,7 @@ import (
 // Mcp-Param-* (base64 when not plain ASCII).
 func TestHTTPMirrorsHeaders(t *testing.T) {
 	ws, url := startWireServer(t)
-	c := testkit.Connect(t, client.HTTP(url))
+	c := testkit.Connect(t, &client.HTTPTransport{URL: url})
 	ctx := context.Background()
 	if _, err := c.ListTools(ctx); err != nil {
 		t.Fatal(err)
@@ -74,7 +74,7 @@ func TestHTTPMirrorsHeaders(t *testing.T) {
 // -32020, and the client lists the tools and retries once.
 func TestHTTPLearnsHeadersOnMismatch(t *testing.T) {
 	ws, url := startWireServer(t)
-	c := testkit.Connect(t, client.HTTP(url))
+	c := testkit.Connect(t, &client.HTTPTransport{URL: url})
 	res, err := c.CallTool(context.Background(), "regional", map[string]any{"region": "eu-west"})
 	if err != nil {
 		t.Fatal(err)
@@ -109,7 +109,7 @@ func TestHTTPKeepsConnectionsAlive(t *testing.T) {
 	}
 	srv.Start()
 	t.Cleanup(srv.Close)
-	c := testkit.Connect(t, client.HTTP(srv.URL+"/mcp"))
+	c := testkit.Connect(t, &client.HTTPTransport{URL: srv.URL + "/mcp"})
 	ctx := context.Background()
 	for range 5 {
 		if _, err := c.CallTool(ctx, "echo", map[string]any{"text": "x"}); err != nil {

@@ -53,9 +53,6 @@ type HTTPTransport struct {
 	TokenSource TokenSource
 }
 
-// HTTP returns a transport to the MCP endpoint at url.
-func HTTP(url string) *HTTPTransport { return &HTTPTransport{URL: url} }
-
 // Connect implements Transport. It sends nothing: the first request is
 // the negotiation's.
 func (t *HTTPTransport) Connect(_ context.Context, peer clientconn.Peer) (clientconn.Conn, error) {

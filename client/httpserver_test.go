@@ -59,7 +59,7 @@ func startWireServer(t testing.TB) (*wireServer, string) {
 
 func httpTransport(t testing.TB) client.Transport {
 	_, url := startWireServer(t)
-	return client.HTTP(url)
+	return &client.HTTPTransport{URL: url}
 }
 
 // listenerTransport uses the native listener.
@@ -73,5 +73,5 @@ func listenerTransport(t testing.TB) client.Transport {
 			t.Errorf("shutting the listener down: %v", err)
 		}
 	})
-	return client.HTTP(srv.URL())
+	return &client.HTTPTransport{URL: srv.URL()}
 }

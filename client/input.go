@@ -68,17 +68,17 @@ func (c *Client) answer(ctx context.Context, conn clientconn.Conn, version strin
 		var je *jsonrpc.Error
 		switch {
 		case errors.Is(err, errNoHandler):
-			frame = rpcwire.EncodeError(msg.ID, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "Method not found: "+msg.Method))
+			frame = rpcwire.EncodeError(msg.ID, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "Method not found: " + msg.Method})
 		case errors.As(err, &je):
 			// A handler's own JSON-RPC error is the answer (a proxy
 			// passes on what its client answered).
 			frame = rpcwire.EncodeError(msg.ID, je)
 		case err != nil:
 			c.cfg.logger.Warn("client: handler for a server request failed", "method", msg.Method, "error", err)
-			frame = rpcwire.EncodeError(msg.ID, jsonrpc.NewError(jsonrpc.CodeInternalError, "The client could not answer the request"))
+			frame = rpcwire.EncodeError(msg.ID, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "The client could not answer the request"})
 		default:
 			if frame, err = rpcwire.EncodeResult(msg.ID, res); err != nil {
-				frame = rpcwire.EncodeError(msg.ID, jsonrpc.NewError(jsonrpc.CodeInternalError, "The client could not encode its answer"))
+				frame = rpcwire.EncodeError(msg.ID, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "The client could not encode its answer"})
 			}
 		}
 	}

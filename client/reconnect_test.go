@@ -78,7 +78,7 @@ func TestReconnectRetriesAnHTTPEndpoint(t *testing.T) {
 	srv, ln := serve("127.0.0.1:0")
 	addr := ln.Addr().String()
 	ctx := context.Background()
-	c, err := client.New(ctx, client.HTTP("http://"+addr+"/mcp"),
+	c, err := client.New(ctx, &client.HTTPTransport{URL: "http://" + addr + "/mcp"},
 		client.WithReconnect(client.Reconnect{Attempts: 3, InitialDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond}))
 	if err != nil {
 		t.Fatal(err)

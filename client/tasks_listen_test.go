@@ -120,7 +120,7 @@ func waitGet(t *testing.T, gets chan struct{}) {
 
 func TestClientListensForTaskStatus(t *testing.T) {
 	url, gate, _ := gateTaskServer(t, true, time.Hour)
-	c := testkit.Connect(t, client.HTTP(url))
+	c := testkit.Connect(t, &client.HTTPTransport{URL: url})
 	ctx, cancel := context.WithTimeout(context.Background(), testkit.DefaultTimeout)
 	defer cancel()
 	id := startGate(ctx, t, c)
@@ -149,7 +149,7 @@ func TestWaitTaskFollowsTheListenStream(t *testing.T) {
 	// The task suggests polling once an hour: WaitTask returns in time
 	// only if the stream tells it the task ended.
 	url, gate, gets := gateTaskServer(t, true, time.Hour)
-	c := testkit.Connect(t, client.HTTP(url))
+	c := testkit.Connect(t, &client.HTTPTransport{URL: url})
 	ctx, cancel := context.WithTimeout(context.Background(), testkit.DefaultTimeout)
 	defer cancel()
 	id := startGate(ctx, t, c)
@@ -184,7 +184,7 @@ func TestWaitTaskFollowsTheListenStream(t *testing.T) {
 
 func TestWaitTaskPollsWithoutAListenStream(t *testing.T) {
 	url, gate, gets := gateTaskServer(t, false, 5*time.Millisecond)
-	c := testkit.Connect(t, client.HTTP(url))
+	c := testkit.Connect(t, &client.HTTPTransport{URL: url})
 	ctx, cancel := context.WithTimeout(context.Background(), testkit.DefaultTimeout)
 	defer cancel()
 	id := startGate(ctx, t, c)
@@ -212,7 +212,7 @@ func TestWaitTaskPollsWithoutAListenStream(t *testing.T) {
 
 func TestWaitTaskEndsWithItsContext(t *testing.T) {
 	url, _, gets := gateTaskServer(t, true, time.Hour)
-	c := testkit.Connect(t, client.HTTP(url))
+	c := testkit.Connect(t, &client.HTTPTransport{URL: url})
 	ctx, cancel := context.WithTimeout(context.Background(), testkit.DefaultTimeout)
 	defer cancel()
 	id := startGate(ctx, t, c)
@@ -236,7 +236,7 @@ func TestAwaitTaskAnswersInputHeardOnTheStream(t *testing.T) {
 	// The task suggests polling once an hour: AwaitTask finishes in time
 	// only if the stream tells it of the input request and the end.
 	url, _, _ := gateTaskServer(t, true, time.Hour)
-	c := testkit.Connect(t, client.HTTP(url), client.WithElicitation(func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+	c := testkit.Connect(t, &client.HTTPTransport{URL: url}, client.WithElicitation(func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"ok": true}}, nil
 	}))
 	ctx, cancel := context.WithTimeout(context.Background(), testkit.DefaultTimeout)
@@ -253,7 +253,7 @@ func TestAwaitTaskAnswersInputHeardOnTheStream(t *testing.T) {
 
 func TestWaitTaskReturnsAFailedRead(t *testing.T) {
 	url, _, gets := gateTaskServer(t, false, 5*time.Millisecond)
-	c := testkit.Connect(t, client.HTTP(url))
+	c := testkit.Connect(t, &client.HTTPTransport{URL: url})
 	ctx, cancel := context.WithTimeout(context.Background(), testkit.DefaultTimeout)
 	defer cancel()
 	id := startGate(ctx, t, c)

@@ -49,7 +49,7 @@ func taskServer(t *testing.T) string {
 		dispatch.WithTool(mcp.Tool{Name: "render", InputSchema: noArgs}, text("rendered")),
 		dispatch.WithTool(mcp.Tool{Name: "quick", InputSchema: noArgs}, text("quick")),
 		dispatch.WithTool(mcp.Tool{Name: "broken", InputSchema: noArgs}, func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
-			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "the render farm is down")
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "the render farm is down"}
 		}),
 		dispatch.WithTool(mcp.Tool{Name: "hold", InputSchema: noArgs}, func(ctx context.Context, _ *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			<-ctx.Done()
@@ -89,7 +89,7 @@ func taskServer(t *testing.T) string {
 func TestClientRunsToolsAsTasks(t *testing.T) {
 	url := taskServer(t)
 	var asked atomic.Int32
-	c := testkit.Connect(t, client.HTTP(url), client.WithElicitation(func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+	c := testkit.Connect(t, &client.HTTPTransport{URL: url}, client.WithElicitation(func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 		asked.Add(1)
 		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"ok": true}}, nil
 	}))
@@ -168,7 +168,7 @@ func TestClientUpdatesATaskItself(t *testing.T) {
 
 	// A client that cannot answer elicitations: the task fails with the
 	// server's -32021, naming the capability.
-	bare := testkit.Connect(t, client.HTTP(url))
+	bare := testkit.Connect(t, &client.HTTPTransport{URL: url})
 	task, _, err := bare.StartTool(ctx, "confirm", nil)
 	if err != nil || task == nil {
 		t.Fatalf("StartTool(confirm): %+v %v", task, err)
@@ -181,7 +181,7 @@ func TestClientUpdatesATaskItself(t *testing.T) {
 
 	// The application answers the task's input itself with UpdateTask.
 	var asked atomic.Int32
-	c := testkit.Connect(t, client.HTTP(url), client.WithElicitation(func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+	c := testkit.Connect(t, &client.HTTPTransport{URL: url}, client.WithElicitation(func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 		asked.Add(1)
 		return &mcp.ElicitResult{Action: "accept"}, nil
 	}))
@@ -224,7 +224,7 @@ func TestInitializeEraClientsGetNoTasks(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), testkit.DefaultTimeout)
 	defer cancel()
 	for _, version := range []string{mcp.Version20251125, mcp.Version20250618} {
-		c := testkit.Connect(t, client.HTTP(url), client.WithProtocolVersions(version))
+		c := testkit.Connect(t, &client.HTTPTransport{URL: url}, client.WithProtocolVersions(version))
 		if c.Server().ProtocolVersion != version {
 			t.Fatalf("negotiated %s, want %s", c.Server().ProtocolVersion, version)
 		}

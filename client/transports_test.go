@@ -85,7 +85,7 @@ func serverCommand(t testing.TB, mode string) *client.CommandTransport {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := client.Command(exe)
+	tr := &client.CommandTransport{Path: exe}
 	tr.Env = append(os.Environ(), serverEnv+"="+mode)
 	return tr
 }

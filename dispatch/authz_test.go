@@ -21,7 +21,7 @@ var adminOnly = dispatch.AuthorizerFunc(func(_ context.Context, a *dispatch.Acce
 		if a.Phase == dispatch.PhaseDiscovery {
 			return errors.New("hidden")
 		}
-		return jsonrpc.NewError(-31001, "Forbidden")
+		return &jsonrpc.Error{Code: -31001, Message: "Forbidden"}
 	case strings.HasPrefix(a.Name, "secret_") && !admin:
 		return dispatch.ErrConceal
 	case strings.HasPrefix(a.Name, "broken_") && a.Phase == dispatch.PhaseInvocation:

@@ -252,7 +252,7 @@ func (rt *Runtime) hasCapability(name string) bool {
 }
 
 func (rt *Runtime) methodNotFound(method string) *jsonrpc.Error {
-	return jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "Method not found: "+method).
+	return (&jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "Method not found: " + method}).
 		WithData(map[string]any{"method": method, "supported": rt.registry.versions})
 }
 

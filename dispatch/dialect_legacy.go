@@ -97,7 +97,7 @@ func (d legacyDialect) Admit(rt *Runtime, req *Request) (*Call, *jsonrpc.Error) 
 		entry.op, known = opExtension, true
 	}
 	if !known {
-		return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "Method not found: "+msg.Method).
+		return nil, (&jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "Method not found: " + msg.Method}).
 			WithData(map[string]any{"method": msg.Method})
 	}
 	meta, hasMeta := jsonwire.Member(msg.Params, "_meta")
@@ -172,7 +172,7 @@ func noSession(method string) *jsonrpc.Error {
 	if method == "logging/setLevel" {
 		why += "; a 2026-07-28 client sets the level in each request's _meta (" + mcp.MetaLogLevel + ")"
 	}
-	return jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "Method not found: "+why).WithData(map[string]any{"method": method})
+	return (&jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "Method not found: " + why}).WithData(map[string]any{"method": method})
 }
 
 // legacyToolsCall refuses a tool the initialize-era revisions cannot

@@ -72,7 +72,7 @@ func (d legacyDialect) noChannel(c *Call, ir *inputRequiredResult) error {
 			}
 		}
 		if len(urls) == len(keys) {
-			return jsonrpc.NewError(mcp.CodeURLElicitationRequired, "URL elicitation required: open each URL in data.elicitations, then retry the request").
+			return (&jsonrpc.Error{Code: mcp.CodeURLElicitationRequired, Message: "URL elicitation required: open each URL in data.elicitations, then retry the request"}).
 				WithData(map[string]any{"elicitations": urls})
 		}
 	}
@@ -92,7 +92,7 @@ func (d legacyDialect) noChannel(c *Call, ir *inputRequiredResult) error {
 	default:
 		why = "this request has no channel for server-to-client requests"
 	}
-	return jsonrpc.NewError(jsonrpc.CodeInternalError, "The server cannot send "+what+" to the client: "+why)
+	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "The server cannot send " + what + " to the client: " + why}
 }
 
 // askClient sends the input requests one at a time, in key order, and
@@ -111,7 +111,7 @@ func (d legacyDialect) askClient(ctx context.Context, rt *Runtime, c *Call, ir *
 		switch {
 		case err == nil:
 		case errors.As(err, &ce):
-			return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, fmt.Sprintf("The client could not serve %s: %s", r.Method(), ce.Err.Message))
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("The client could not serve %s: %s", r.Method(), ce.Err.Message)}
 		case ctx.Err() != nil:
 			return nil, ctx.Err()
 		default:

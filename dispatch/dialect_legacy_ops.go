@@ -37,7 +37,7 @@ type initializeParams struct {
 	ClientInfo      json.RawMessage `json:"clientInfo"`
 }
 
-var errAlreadyInitialized = jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request: this session is already initialized")
+var errAlreadyInitialized = &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request: this session is already initialized"}
 
 // admitInitialize checks an initialize request: its params must be what
 // the revision defines (protocolVersion a string, capabilities an

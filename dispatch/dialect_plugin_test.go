@@ -26,7 +26,7 @@ func (dialect2099) Detect(_ *Request, metaVersion string) match {
 }
 func (d dialect2099) Admit(_ *Runtime, req *Request) (*Call, *jsonrpc.Error) {
 	if req.Message.Method != "future/hello" {
-		return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "Method not found")
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "Method not found"}
 	}
 	return &Call{
 		Info:    RequestInfo{ID: req.Message.ID, Method: req.Message.Method, ProtocolVersion: d.Version()},

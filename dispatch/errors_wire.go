@@ -13,7 +13,7 @@ import (
 // headerMismatchError returns the -32020 error, its message "Header
 // mismatch: " followed by detail, and data when it is not nil.
 func headerMismatchError(detail string, data any) *jsonrpc.Error {
-	e := jsonrpc.NewError(mcp.CodeHeaderMismatch, "Header mismatch: "+detail)
+	e := &jsonrpc.Error{Code: mcp.CodeHeaderMismatch, Message: "Header mismatch: " + detail}
 	if data != nil {
 		e.Data = data
 	}
@@ -29,6 +29,6 @@ func unsupportedVersionError(requested string, supported []string, detail string
 	if detail != "" {
 		msg += " " + detail
 	}
-	return jsonrpc.NewError(mcp.CodeUnsupportedProtocolVersion, msg).
+	return (&jsonrpc.Error{Code: mcp.CodeUnsupportedProtocolVersion, Message: msg}).
 		WithData(map[string]any{"supported": slices.Clone(supported), "requested": requested})
 }

@@ -178,7 +178,7 @@ func admitExtension(r *extensionRoute, caps mcp.ClientCapabilities) *jsonrpc.Err
 }
 
 func errMissingExtension(id string) *jsonrpc.Error {
-	return jsonrpc.NewError(mcp.CodeMissingRequiredClientCapability, "Missing required client capability: extension "+id).
+	return (&jsonrpc.Error{Code: mcp.CodeMissingRequiredClientCapability, Message: "Missing required client capability: extension " + id}).
 		WithData(map[string]any{"requiredCapabilities": mcp.ClientCapabilities{Extensions: map[string]map[string]any{id: {}}}})
 }
 

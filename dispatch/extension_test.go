@@ -27,7 +27,7 @@ func searchExtension() dispatch.Extension {
 				return errors.New("legacy mode is not supported")
 			}
 			if client["mode"] == "teapot" {
-				return jsonrpc.NewError(-31418, "I'm a teapot")
+				return &jsonrpc.Error{Code: -31418, Message: "I'm a teapot"}
 			}
 			return nil
 		},

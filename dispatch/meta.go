@@ -28,7 +28,7 @@ var logLevels = map[string]int{
 }
 
 func invalidParams(msg string) *jsonrpc.Error {
-	return jsonrpc.NewError(jsonrpc.CodeInvalidParams, msg)
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: msg}
 }
 
 // parseProgressToken applies the id bounds to a progress token.

@@ -140,7 +140,7 @@ func TestMountAppliesBothAuthorizers(t *testing.T) {
 				if a.URI != "" && a.URI != "docs://local/x" {
 					return errors.New("the part's Authorizer was asked about a mounted URI")
 				}
-				return jsonrpc.NewError(-32001, "not for guests")
+				return &jsonrpc.Error{Code: -32001, Message: "not for guests"}
 			}
 			return nil
 		})))

@@ -109,7 +109,7 @@ func mountTemplate(p *mountPart, e *templateEntry, tmpl string, parsed *uritempl
 		return res, err
 	}
 	ne.complete = mountCompletions(p, e.policy, e.complete, KindResourceTemplate, inner, func() *jsonrpc.Error {
-		return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Unknown resource template: "+tmpl).WithData(map[string]any{"uri": tmpl})
+		return (&jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Unknown resource template: " + tmpl}).WithData(map[string]any{"uri": tmpl})
 	})
 	return &ne
 }

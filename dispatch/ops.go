@@ -121,7 +121,7 @@ func toolArguments(args json.RawMessage) (json.RawMessage, *jsonrpc.Error) {
 }
 
 func unknownTool(name string) *jsonrpc.Error {
-	return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Unknown tool: "+name).WithData(map[string]any{"name": name})
+	return (&jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Unknown tool: " + name}).WithData(map[string]any{"name": name})
 }
 
 func opToolsCall(ctx context.Context, rt *Runtime, c *Call) (any, error) {

@@ -71,7 +71,7 @@ func opComplete(ctx context.Context, rt *Runtime, c *Call) (any, error) {
 				t = e
 			}
 		}
-		unknown := jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Unknown resource template: "+p.Ref.URI).WithData(map[string]any{"uri": p.Ref.URI})
+		unknown := (&jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Unknown resource template: " + p.Ref.URI}).WithData(map[string]any{"uri": p.Ref.URI})
 		if t == nil {
 			return nil, unknown
 		}
@@ -98,5 +98,5 @@ func opComplete(ctx context.Context, rt *Runtime, c *Call) (any, error) {
 }
 
 func unknownArgument(name string) *jsonrpc.Error {
-	return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: unknown argument "+name).WithData(map[string]any{"argument": name})
+	return (&jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid params: unknown argument " + name}).WithData(map[string]any{"argument": name})
 }

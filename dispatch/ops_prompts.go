@@ -38,7 +38,7 @@ type getPromptParams struct {
 }
 
 func unknownPrompt(name string) *jsonrpc.Error {
-	return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Unknown prompt: "+name).WithData(map[string]any{"name": name})
+	return (&jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Unknown prompt: " + name}).WithData(map[string]any{"name": name})
 }
 
 func opPromptsGet(ctx context.Context, rt *Runtime, c *Call) (any, error) {
@@ -72,7 +72,7 @@ func opPromptsGet(ctx context.Context, rt *Runtime, c *Call) (any, error) {
 	}
 	if len(missing) > 0 {
 		sort.Strings(missing)
-		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: missing required arguments: "+strings.Join(missing, ", ")).
+		return nil, (&jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid params: missing required arguments: " + strings.Join(missing, ", ")}).
 			WithData(map[string]any{"missing": missing})
 	}
 	res, err := rt.callPrompt(ctx, e, &GetPromptRequest{Name: *p.Name, Arguments: args, Info: &c.Info, Input: c.Input})

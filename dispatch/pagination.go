@@ -32,7 +32,7 @@ type cursorBody struct {
 	Digest   string `json:"d"`
 }
 
-var errBadCursor = jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: invalid pagination cursor")
+var errBadCursor = &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid params: invalid pagination cursor"}
 
 // listDigest identifies a list by the keys of its items, in order.
 func listDigest(keys []string) string {

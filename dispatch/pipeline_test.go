@@ -61,7 +61,7 @@ func newRuntime(t *testing.T, logs *logBuffer, opts ...dispatch.Option) *dispatc
 			return nil, errors.New("the backend is down")
 		}),
 		dispatch.WithTool(mcp.Tool{Name: "refuses"}, func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
-			return nil, wrapped(jsonrpc.NewError(-31000, "quota exceeded"))
+			return nil, wrapped(&jsonrpc.Error{Code: -31000, Message: "quota exceeded"})
 		}),
 		dispatch.WithTool(mcp.Tool{Name: "panics"}, func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			panic("secret internal detail")

@@ -101,16 +101,17 @@ func rateLimited(subject string, l *RateLimit, retry time.Duration, keys bool) *
 		what = "Rate limiter full"
 	}
 	d := &LimitData{Limit: "rate", RetryAfterMs: roundUpMs(retry), Rate: float64(l.Rate), Burst: l.Burst, retryAfter: retry}
-	return jsonrpc.NewError(CodeRateLimited, fmt.Sprintf("%s for %s: retry after %d ms", what, subject, d.RetryAfterMs)).WithData(d)
+	return (&jsonrpc.Error{Code: CodeRateLimited, Message: fmt.Sprintf("%s for %s: retry after %d ms", what, subject, d.RetryAfterMs)}).WithData(d)
 }
 
 func busy(subject string, l *ConcurrencyLimit, retry time.Duration) *jsonrpc.Error {
 	d := &LimitData{Limit: "concurrency", RetryAfterMs: roundUpMs(retry), MaxConcurrent: l.Max, MaxWaiting: l.MaxWaiting, retryAfter: retry}
-	return jsonrpc.NewError(CodeBusy, fmt.Sprintf("Concurrency limit reached for %s (%d running, %d waiting): retry after %d ms",
-		subject, l.Max, l.MaxWaiting, d.RetryAfterMs)).WithData(d)
+	return (&jsonrpc.Error{Code: CodeBusy, Message: fmt.Sprintf("Concurrency limit reached for %s (%d running, %d waiting): retry after %d ms",
+		subject, l.Max, l.MaxWaiting, d.RetryAfterMs)}).
+		WithData(d)
 }
 
 func callTimedOut(subject string, timeout time.Duration) *jsonrpc.Error {
 	d := &LimitData{Limit: "timeout", TimeoutMs: roundUpMs(timeout)}
-	return jsonrpc.NewError(CodeCallTimedOut, fmt.Sprintf("%s ran past the timeout of %d ms", subject, d.TimeoutMs)).WithData(d)
+	return (&jsonrpc.Error{Code: CodeCallTimedOut, Message: fmt.Sprintf("%s ran past the timeout of %d ms", subject, d.TimeoutMs)}).WithData(d)
 }

@@ -112,7 +112,7 @@ func newRegistry(versions []string, extra []dialect) (registry, error) {
 }
 
 // errNoDialect answers a message no enabled dialect recognises.
-var errNoDialect = jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request: no enabled protocol version recognises the request")
+var errNoDialect = &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request: no enabled protocol version recognises the request"}
 
 // selectDialect picks the dialect that serves req. An initialize goes to
 // the session-era dialect of the version it asks for (or the preferred

@@ -174,7 +174,7 @@ func parseListenKeys(member string, raw json.RawMessage) ([]string, *jsonrpc.Err
 		return nil, invalidParams(what + " must be an array of strings")
 	}
 	if len(items) > maxListenKeys {
-		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, what+" names more than 1,000 keys").
+		return nil, (&jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: what + " names more than 1,000 keys"}).
 			WithData(map[string]any{"limit": maxListenKeys, "count": len(items)})
 	}
 	out := make([]string, 0, len(items))
@@ -205,7 +205,7 @@ func parseResourceSubscriptions(raw json.RawMessage) ([]string, *jsonrpc.Error) 
 		return nil, invalidParams(what + " must be an array of URIs")
 	}
 	if len(items) > maxResourceSubscriptions {
-		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, what+" names more than 1,000 URIs").
+		return nil, (&jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: what + " names more than 1,000 URIs"}).
 			WithData(map[string]any{"limit": maxResourceSubscriptions, "count": len(items)})
 	}
 	if len(items) == 0 {
@@ -219,7 +219,7 @@ func parseResourceSubscriptions(raw json.RawMessage) ([]string, *jsonrpc.Error) 
 			return nil, invalidParams(what + " must be an array of URIs")
 		}
 		if err := checkAbsoluteURI(u); err != nil {
-			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, what+" must hold absolute URIs").
+			return nil, (&jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: what + " must hold absolute URIs"}).
 				WithData(map[string]any{"reason": err.Error()})
 		}
 		if _, dup := seen[u]; dup {

@@ -398,7 +398,7 @@ func TestSourceErrorsAndPanicsAreIsolated(t *testing.T) {
 		atOpen   bool
 		wantLogs string
 	}{
-		{"open returns a JSON-RPC error", &fakeSource{openErr: jsonrpc.NewError(-31000, "not today")}, -31000, true, ""},
+		{"open returns a JSON-RPC error", &fakeSource{openErr: &jsonrpc.Error{Code: -31000, Message: "not today"}}, -31000, true, ""},
 		{"open returns another error", &fakeSource{openErr: errors.New("db down")}, jsonrpc.CodeInternalError, true, "db down"},
 		{"open panics", &fakeSource{panicAt: "open"}, jsonrpc.CodeInternalError, true, "open exploded"},
 		{"next panics", &fakeSource{panicAt: "next"}, jsonrpc.CodeInternalError, false, "next exploded"},

@@ -160,7 +160,7 @@ func (rt *Runtime) runOp(ctx context.Context, c *Call) (res any, err error) {
 
 // errInternal is what a client sees for a panic or an unencodable result;
 // the details go to the logger only.
-var errInternal = jsonrpc.NewError(jsonrpc.CodeInternalError, "Internal error")
+var errInternal = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "Internal error"}
 
 // panicError wraps a recovered panic from application code. It reaches the
 // logger, never the client.

@@ -63,7 +63,7 @@ const maxSkipsPerNext = 256
 
 // errListenNeedsStream answers a subscriptions/listen executed without a
 // way to stream (no Notifier).
-var errListenNeedsStream = jsonrpc.NewError(jsonrpc.CodeInternalError, "subscriptions/listen needs a transport that can stream")
+var errListenNeedsStream = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "subscriptions/listen needs a transport that can stream"}
 
 // errSourceOveraccepted is why a source that accepted more than it was
 // asked is refused.

@@ -56,9 +56,15 @@ func sdkServerHTTP(t *testing.T, stateful bool) string {
 func TestSnodoClientFixture(t *testing.T) {
 	t.Parallel()
 	lanes := map[string]func(t *testing.T) client.Transport{
-		"stdio":   func(t *testing.T) client.Transport { return client.Command(bin.everything, "-transport", "stdio") },
-		"http":    func(t *testing.T) client.Transport { return client.HTTP(startHTTP(t, laneNative, false).URL) },
-		"handler": func(t *testing.T) client.Transport { return client.HTTP(startHTTP(t, laneHandler, false).URL) },
+		"stdio": func(t *testing.T) client.Transport {
+			return &client.CommandTransport{Path: bin.everything, Args: []string{"-transport", "stdio"}}
+		},
+		"http": func(t *testing.T) client.Transport {
+			return &client.HTTPTransport{URL: startHTTP(t, laneNative, false).URL}
+		},
+		"handler": func(t *testing.T) client.Transport {
+			return &client.HTTPTransport{URL: startHTTP(t, laneHandler, false).URL}
+		},
 	}
 	for name, lane := range lanes {
 		t.Run(name, func(t *testing.T) {
@@ -166,17 +172,17 @@ type sdkServerCase struct {
 }
 
 func sdkServerCases() []sdkServerCase {
-	stdio := func(t *testing.T) client.Transport { return client.Command(bin.sdkServer) }
+	stdio := func(t *testing.T) client.Transport { return &client.CommandTransport{Path: bin.sdkServer} }
 	return []sdkServerCase{
 		{name: "stdio/2026-07-28", transport: stdio, version: mcp.Version20260728},
 		{name: "stdio/2025-11-25", transport: stdio, version: mcp.Version20251125, versions: []string{mcp.Version20251125, mcp.Version20250618}},
 		{name: "stdio/2025-06-18", transport: stdio, version: mcp.Version20250618, versions: []string{mcp.Version20250618}},
-		{name: "http/2026-07-28", transport: func(t *testing.T) client.Transport { return client.HTTP(sdkServerHTTP(t, false)) }, version: mcp.Version20260728},
+		{name: "http/2026-07-28", transport: func(t *testing.T) client.Transport { return &client.HTTPTransport{URL: sdkServerHTTP(t, false)} }, version: mcp.Version20260728},
 		// A stateful server names only the 2025 revisions in
 		// server/discover: the client negotiates the newest through
 		// initialize, with a session.
-		{name: "http-stateful/2025-11-25", transport: func(t *testing.T) client.Transport { return client.HTTP(sdkServerHTTP(t, true)) }, version: mcp.Version20251125},
-		{name: "http-stateful/2025-06-18", transport: func(t *testing.T) client.Transport { return client.HTTP(sdkServerHTTP(t, true)) }, version: mcp.Version20250618, versions: []string{mcp.Version20250618}},
+		{name: "http-stateful/2025-11-25", transport: func(t *testing.T) client.Transport { return &client.HTTPTransport{URL: sdkServerHTTP(t, true)} }, version: mcp.Version20251125},
+		{name: "http-stateful/2025-06-18", transport: func(t *testing.T) client.Transport { return &client.HTTPTransport{URL: sdkServerHTTP(t, true)} }, version: mcp.Version20250618, versions: []string{mcp.Version20250618}},
 	}
 }
 
@@ -404,7 +410,7 @@ func TestSnodoClientSessionDeletedOnClose(t *testing.T) {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	defer tr.CloseIdleConnections()
 	rec := &sessionRecorder{next: tr}
-	h := client.HTTP(url)
+	h := &client.HTTPTransport{URL: url}
 	h.Client = &http.Client{Transport: rec}
 	ctx := context.Background()
 	c, err := client.New(ctx, h, client.WithProtocolVersions(mcp.Version20251125))

@@ -75,18 +75,20 @@ func (e *DecodeError) Error() string {
 func (e *DecodeError) Unwrap() error { return e.Err }
 
 var (
-	errBatch        = NewError(CodeInvalidRequest, "Invalid Request: batches are not supported")
-	errNotObject    = NewError(CodeInvalidRequest, "Invalid Request: a message must be a JSON object")
-	errDuplicate    = NewError(CodeInvalidRequest, "Invalid Request: duplicate member")
-	errVersion      = NewError(CodeInvalidRequest, `Invalid Request: jsonrpc must be "2.0"`)
-	errMethod       = NewError(CodeInvalidRequest, "Invalid Request: method must be a string")
-	errParamsObject = NewError(CodeInvalidRequest, "Invalid Request: params must be an object")
+	errBatch        = &Error{Code: CodeInvalidRequest, Message: "Invalid Request: batches are not supported"}
+	errNotObject    = &Error{Code: CodeInvalidRequest, Message: "Invalid Request: a message must be a JSON object"}
+	errDuplicate    = &Error{Code: CodeInvalidRequest, Message: "Invalid Request: duplicate member"}
+	errVersion      = &Error{Code: CodeInvalidRequest, Message: `Invalid Request: jsonrpc must be "2.0"`}
+	errMethod       = &Error{Code: CodeInvalidRequest, Message: "Invalid Request: method must be a string"}
+	errParamsObject = &Error{Code: CodeInvalidRequest, Message: "Invalid Request: params must be an object"}
 )
 
-func reply(id ID, err *Error) *DecodeError   { return &DecodeError{ID: id, Err: err, Reply: true} }
-func silent(id ID, err *Error) *DecodeError  { return &DecodeError{ID: id, Err: err} }
-func parseError(message string) *DecodeError { return reply(NullID, NewError(CodeParseError, message)) }
-func memberIs(key []byte, name string) bool  { return jsonwire.KeyEquals(key, name) }
+func reply(id ID, err *Error) *DecodeError  { return &DecodeError{ID: id, Err: err, Reply: true} }
+func silent(id ID, err *Error) *DecodeError { return &DecodeError{ID: id, Err: err} }
+func parseError(message string) *DecodeError {
+	return reply(NullID, &Error{Code: CodeParseError, Message: message})
+}
+func memberIs(key []byte, name string) bool { return jsonwire.KeyEquals(key, name) }
 
 // Decode checks one message against the shared bounds and the JSON-RPC 2.0
 // envelope. It returns a *DecodeError when the message cannot be served.

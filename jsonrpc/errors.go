@@ -41,11 +41,6 @@ func (e *Error) Is(target error) bool {
 	return t.Code == e.Code
 }
 
-// NewError returns an *Error with the given code and message.
-func NewError(code int64, message string) *Error {
-	return &Error{Code: code, Message: message}
-}
-
 // WithData returns a copy of e carrying data.
 func (e *Error) WithData(data any) *Error {
 	c := *e

@@ -120,4 +120,4 @@ func parseID(raw []byte) (ID, error) {
 	return ID{}, errBadID
 }
 
-var errBadID = NewError(CodeInvalidRequest, "Invalid Request: id must be a string of at most 256 bytes or a 64-bit integer")
+var errBadID = &Error{Code: CodeInvalidRequest, Message: "Invalid Request: id must be a string of at most 256 bytes or a 64-bit integer"}

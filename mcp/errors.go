@@ -37,6 +37,6 @@ func NewMissingCapabilityError(required ...*ClientCapabilities) *jsonrpc.Error {
 			need.merge(r)
 		}
 	}
-	return jsonrpc.NewError(CodeMissingRequiredClientCapability, "Missing required client capability").
+	return (&jsonrpc.Error{Code: CodeMissingRequiredClientCapability, Message: "Missing required client capability"}).
 		WithData(map[string]any{"requiredCapabilities": need})
 }

@@ -149,7 +149,7 @@ func newFlow(t *testing.T, url string, cfg clientoauth.Config) *clientoauth.Flow
 // goClient connects the Go client, which logs in through flow.
 func goClient(t *testing.T, url string, flow *clientoauth.Flow) *client.Client {
 	t.Helper()
-	tr := client.HTTP(url)
+	tr := &client.HTTPTransport{URL: url}
 	tr.TokenSource = flow
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

@@ -104,6 +104,6 @@ func (p *ScopePolicy) expand(granted []string) []string {
 // An application's own dispatch.Authorizer may return it too.
 func InsufficientScope(scopes ...string) *jsonrpc.Error {
 	s := strings.Join(scopes, " ")
-	return jsonrpc.NewError(CodeInsufficientScope, "Forbidden: this request needs the scope "+s).
+	return (&jsonrpc.Error{Code: CodeInsufficientScope, Message: "Forbidden: this request needs the scope " + s}).
 		WithData(map[string]string{"scope": s})
 }

@@ -168,7 +168,7 @@ func TestScopeRefusalOffHTTP(t *testing.T) {
 func TestInitializeEraScopeRefusal(t *testing.T) {
 	s := startJWT(t, false, nil)
 	statuses := &recorder{rt: http.DefaultTransport}
-	tr := client.HTTP(s.url)
+	tr := &client.HTTPTransport{URL: s.url}
 	tr.Client = &http.Client{Transport: statuses}
 	tr.TokenSource = client.StaticToken(s.token(t, "files:read", nil))
 	c, err := client.New(context.Background(), tr, client.WithProtocolVersions("2025-11-25"))

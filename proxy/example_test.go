@@ -13,8 +13,8 @@ import (
 )
 
 // A gateway serving a remote server under the prefix "weather". The
-// remote here runs in the same process; client.Command("weather-server")
-// or client.HTTP("http://127.0.0.1:8080/mcp") reach a real one.
+// remote here runs in the same process; &client.CommandTransport{Path: "weather-server"}
+// or &client.HTTPTransport{URL: "http://127.0.0.1:8080/mcp"} reach a real one.
 func ExampleGroup() {
 	remote, err := dispatch.New(mcp.Implementation{Name: "weather", Version: "1.0.0"},
 		dispatch.WithTool(mcp.Tool{Name: "forecast"}, func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {

@@ -118,7 +118,7 @@ func (b *Backend) failure(what string, err error) error {
 		return err
 	}
 	b.failures.Add(1)
-	return jsonrpc.NewError(jsonrpc.CodeInternalError, "Backend "+b.name+" unavailable: "+what+": "+err.Error()).
+	return (&jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "Backend " + b.name + " unavailable: " + what + ": " + err.Error()}).
 		WithData(BackendError{Backend: b.name})
 }
 

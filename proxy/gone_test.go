@@ -47,7 +47,7 @@ func TestProxyBackendGoneMidCall(t *testing.T) {
 	}()
 	b := dial(t, client.Stream(outR, inW), proxy.WithName("slow"))
 	srv := testfixture.StartHTTP(t, b.Runtime())
-	c := testkit.Connect(t, client.HTTP(srv.URL()))
+	c := testkit.Connect(t, &client.HTTPTransport{URL: srv.URL()})
 
 	errc := make(chan error, 1)
 	go func() {

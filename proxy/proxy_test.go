@@ -144,7 +144,7 @@ func TestProxyForwardsEverything(t *testing.T) {
 				}
 				srv := httptest.NewServer(h)
 				t.Cleanup(func() { srv.Close(); _ = h.Close() })
-				tr = client.HTTP(srv.URL + "/mcp")
+				tr = &client.HTTPTransport{URL: srv.URL + "/mcp"}
 			}
 			b := dial(t, tr, proxy.WithClientOptions(client.WithProtocolVersions(version)))
 			if got := b.Server().ProtocolVersion; got != version {

@@ -25,7 +25,7 @@ func TestProxyReconnectsThroughTheClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := client.Command(exe)
+	cmd := &client.CommandTransport{Path: exe}
 	cmd.Env = append(os.Environ(), serverEnv+"=mortal")
 	b := dial(t, cmd, proxy.WithName("mortal"), proxy.WithReconnect(client.Reconnect{InitialDelay: time.Millisecond}))
 	c := testkit.ConnectDirect(t, b.Runtime())

@@ -90,8 +90,9 @@ func (b *Backend) forward(ctx context.Context, what string, info *dispatch.Reque
 	if state, ok := in.State(); ok {
 		hc := b.heldCall(string(state))
 		if hc == nil {
-			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "The call this input answers is no longer held by backend "+b.name+
-				" (it waited past Limits.InputWait, or the backend closed)")
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "The call this input answers is no longer held by backend " + b.name +
+				" (it waited past Limits.InputWait, or the backend closed)"}
+
 		}
 		hc.answered(in)
 		return b.await(ctx, what, info, hc)
@@ -142,13 +143,13 @@ func (b *Backend) await(ctx context.Context, what string, info *dispatch.Request
 		select {
 		case a := <-hc.asks:
 			if missing := info.ClientCapabilities.Missing(a.req); missing != nil {
-				a.reply <- askReply{err: jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "Method not found: "+a.req.Method()+
-					" (the proxy's client does not serve it)")}
+				a.reply <- askReply{err: &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "Method not found: " + a.req.Method() +
+					" (the proxy's client does not serve it)"}}
 				continue
 			}
 			if !b.waitOne() {
-				a.reply <- askReply{err: jsonrpc.NewError(jsonrpc.CodeInternalError, fmt.Sprintf(
-					"The proxy holds its most calls waiting for input (Limits.MaxHeldCalls %d)", b.cfg.limits.MaxHeldCalls))}
+				a.reply <- askReply{err: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf(
+					"The proxy holds its most calls waiting for input (Limits.MaxHeldCalls %d)", b.cfg.limits.MaxHeldCalls)}}
 				continue
 			}
 			key := hc.ask(a, b.cfg.limits.InputWait, func() { b.drop(hc) })
@@ -278,7 +279,7 @@ func (hc *heldCall) answered(in *dispatch.Input) {
 		a.reply <- askReply{raw: raw}
 		return
 	}
-	a.reply <- askReply{err: jsonrpc.NewError(jsonrpc.CodeInternalError, "The proxy's client did not answer "+a.req.Method())}
+	a.reply <- askReply{err: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "The proxy's client did not answer " + a.req.Method()}}
 }
 
 // relay is how the backend's client answers the remote's input
@@ -290,8 +291,9 @@ func (b *Backend) relay(ctx context.Context, req mcp.InputRequest) (json.RawMess
 		hc = b.soleHeld()
 	}
 	if hc == nil {
-		return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "The proxy cannot tell which of its calls "+req.Method()+
-			" belongs to, so it has no client to ask")
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "The proxy cannot tell which of its calls " + req.Method() +
+			" belongs to, so it has no client to ask"}
+
 	}
 	a := &ask{req: req, reply: make(chan askReply, 1)}
 	select {
@@ -353,7 +355,7 @@ func (b *Backend) relayInto(ctx context.Context, req mcp.InputRequest, v any) er
 		return err
 	}
 	if err := json.Unmarshal(raw, v); err != nil {
-		return jsonrpc.NewError(jsonrpc.CodeInternalError, "The proxy's client answered "+req.Method()+" with what it cannot read")
+		return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "The proxy's client answered " + req.Method() + " with what it cannot read"}
 	}
 	return nil
 }

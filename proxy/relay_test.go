@@ -36,7 +36,7 @@ func serve(t *testing.T, rt *dispatch.Runtime, version string) client.Transport 
 		}
 		srv := httptest.NewServer(h)
 		t.Cleanup(func() { srv.Close(); _ = h.Close() })
-		return client.HTTP(srv.URL + "/mcp")
+		return &client.HTTPTransport{URL: srv.URL + "/mcp"}
 	}
 	return inprocess.New(rt)
 }

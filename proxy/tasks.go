@@ -76,7 +76,7 @@ var completeAck = map[string]string{"resultType": "complete"}
 func (b *Backend) taskMethod(ctx context.Context, req *dispatch.ExtensionRequest) (any, error) {
 	var p taskParams
 	if err := json.Unmarshal(req.Params, &p); err != nil || p.TaskID == "" {
-		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: "+req.Method+" needs a taskId")
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid params: " + req.Method + " needs a taskId"}
 	}
 	var err error
 	switch req.Method {

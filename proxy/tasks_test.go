@@ -79,7 +79,7 @@ func TestProxyRelaysTasks(t *testing.T) {
 			rt, sup := tasksRemote(t)
 			var tr client.Transport = inprocess.New(rt)
 			if over == "http" {
-				tr = client.HTTP(testfixture.StartHTTPWith(t, sup, rt).URL())
+				tr = &client.HTTPTransport{URL: testfixture.StartHTTPWith(t, sup, rt).URL()}
 			}
 			b := dial(t, tr)
 			if _, ok := b.Runtime().Capabilities().Extensions[mcp.ExtensionTasks]; !ok {

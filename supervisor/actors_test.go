@@ -105,7 +105,7 @@ func (a *roomActor) Receive(c actor.Context) {
 			c.Respond(&supervisor.CallError{Err: errors.New("the room refuses")})
 			return
 		case "rpc":
-			c.Respond(&supervisor.CallError{Err: jsonrpc.NewError(jsonrpc.CodeInvalidParams, "no such room")})
+			c.Respond(&supervisor.CallError{Err: &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "no such room"}})
 			return
 		}
 		a.said = append(a.said, args.Text)

@@ -111,7 +111,7 @@ func (t Target) Prompt() dispatch.PromptHandler {
 
 // errInternal is what a client sees when a call's actor fails: the cause
 // goes to the tree's logger.
-var errInternal = jsonrpc.NewError(jsonrpc.CodeInternalError, "Internal error")
+var errInternal = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "Internal error"}
 
 func (e *CallError) errOrInternal() error {
 	if e.Err == nil {

@@ -91,8 +91,7 @@ func (r *Runner) toolCall(ctx context.Context, tc *dispatch.ToolCall) (json.RawM
 	}
 	if !tc.Declared {
 		if decl.Support == Required {
-			return nil, jsonrpc.NewError(mcp.CodeMissingRequiredClientCapability,
-				fmt.Sprintf("Missing required client capability: tool %s runs only as a task (extension %s, 2026-07-28)", tc.Tool, mcp.ExtensionTasks)).
+			return nil, (&jsonrpc.Error{Code: mcp.CodeMissingRequiredClientCapability, Message: fmt.Sprintf("Missing required client capability: tool %s runs only as a task (extension %s, 2026-07-28)", tc.Tool, mcp.ExtensionTasks)}).
 				WithData(map[string]any{"requiredCapabilities": map[string]any{"extensions": map[string]any{mcp.ExtensionTasks: map[string]any{}}}})
 		}
 		return nil, nil

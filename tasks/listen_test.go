@@ -56,7 +56,7 @@ func newListenServer(t *testing.T, opts hub.Options, gates ...string) *listenSer
 				}
 				switch word {
 				case "fail":
-					return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "the job failed")
+					return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the job failed"}
 				case "ask":
 					return nil, &dispatch.InputRequired{Requests: map[string]mcp.InputRequest{
 						"ok": mcp.ElicitForm("OK?", json.RawMessage(`{"type":"object","properties":{"ok":{"type":"boolean"}}}`)),

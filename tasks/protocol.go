@@ -79,7 +79,7 @@ type taskParams struct {
 }
 
 func invalidParams(msg string) *jsonrpc.Error {
-	return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: "+msg)
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid params: " + msg}
 }
 
 func readTaskID(params json.RawMessage) (string, taskParams, *jsonrpc.Error) {
@@ -103,17 +103,17 @@ func readTaskID(params json.RawMessage) (string, taskParams, *jsonrpc.Error) {
 func engineError(err error) *jsonrpc.Error {
 	switch {
 	case errors.Is(err, errNotFound):
-		return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Failed to retrieve task: Task not found")
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Failed to retrieve task: Task not found"}
 	case errors.Is(err, errExpired):
-		return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Failed to retrieve task: Task has expired")
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Failed to retrieve task: Task has expired"}
 	case errors.Is(err, errNotWaiting):
-		return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: "+err.Error())
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid params: " + err.Error()}
 	case errors.Is(err, errFull):
-		return jsonrpc.NewError(jsonrpc.CodeInternalError, "Task capacity exhausted: "+err.Error())
+		return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "Task capacity exhausted: " + err.Error()}
 	case errors.Is(err, errClosed), errors.Is(err, ErrNotStarted):
-		return jsonrpc.NewError(jsonrpc.CodeInternalError, "Task runner unavailable: "+err.Error())
+		return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "Task runner unavailable: " + err.Error()}
 	}
-	return jsonrpc.NewError(jsonrpc.CodeInternalError, "Internal error: "+err.Error())
+	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "Internal error: " + err.Error()}
 }
 
 // get serves tasks/get.

@@ -195,5 +195,5 @@ func ConnectHTTP(t testing.TB, rt *dispatch.Runtime, opts ...client.Option) *cli
 			t.Errorf("testkit: closing the HTTP handler: %v", err)
 		}
 	})
-	return Connect(t, client.HTTP(srv.URL+"/mcp"), opts...)
+	return Connect(t, &client.HTTPTransport{URL: srv.URL + "/mcp"}, opts...)
 }

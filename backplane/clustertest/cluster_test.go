@@ -44,7 +44,7 @@ func start(t *testing.T) *clustertest.Cluster {
 // connect connects a 2026-07-28 client through the proxy.
 func connect(t *testing.T, cl *clustertest.Cluster) *client.Client {
 	t.Helper()
-	return testkit.Connect(t, client.HTTP(cl.URL()), client.WithProtocolVersions(mcp.Version20260728))
+	return testkit.Connect(t, &client.HTTPTransport{URL: cl.URL()}, client.WithProtocolVersions(mcp.Version20260728))
 }
 
 // whoami calls the tool and returns the name of the instance that ran it.

@@ -17,7 +17,7 @@
 //				return []dispatch.Option{dispatch.WithTool(...)}
 //			},
 //		})
-//		c := testkit.Connect(t, client.HTTP(cl.URL()))
+//		c := testkit.Connect(t, &client.HTTPTransport{URL: cl.URL()})
 //		...
 //		cl.Instances[1].Stop(t) // the proxy skips it from now on
 //		cl.NATS.Stop(t)         // and cl.NATS.Start(t) brings it back

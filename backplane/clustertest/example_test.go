@@ -28,7 +28,7 @@ func ExampleStart() {
 					})}
 			},
 		})
-		c := testkit.Connect(t, client.HTTP(cl.URL()), client.WithProtocolVersions(mcp.Version20260728))
+		c := testkit.Connect(t, &client.HTTPTransport{URL: cl.URL()}, client.WithProtocolVersions(mcp.Version20260728))
 		cl.Instances[1].Stop(t)
 		for range 3 {
 			// Each runs on i0 or i2: the proxy skips the stopped i1.

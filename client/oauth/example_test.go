@@ -25,7 +25,7 @@ func ExampleNew() {
 	if err != nil {
 		panic(err)
 	}
-	tr := client.HTTP(url)
+	tr := &client.HTTPTransport{URL: url}
 	tr.TokenSource = flow
 	c, err := client.New(ctx, tr, client.WithLimits(client.Limits{ProbeTimeout: 5 * time.Minute})) // the first request waits for the login
 	if err != nil {

@@ -49,7 +49,7 @@ func (p *Policy) Authorize(_ context.Context, a *dispatch.Access) error {
 	switch {
 	case a.Kind == dispatch.KindTool && a.Name == "reset_database" && !admin:
 		if a.Phase == dispatch.PhaseInvocation {
-			err = jsonrpc.NewError(codeForbidden, "Forbidden: reset_database needs an administrator")
+			err = &jsonrpc.Error{Code: codeForbidden, Message: "Forbidden: reset_database needs an administrator"}
 		} else {
 			err = dispatch.ErrConceal
 		}

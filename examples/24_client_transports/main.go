@@ -109,7 +109,7 @@ func transports(rt *dispatch.Runtime) (names []string, trs map[string]client.Tra
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	cmd := client.Command(exe)
+	cmd := &client.CommandTransport{Path: exe}
 	cmd.Env = append(os.Environ(), serveEnv+"=1")
 	cmd.Stderr = os.Stderr
 	srv, err := streamablehttp.Listen(rt)
@@ -124,7 +124,7 @@ func transports(rt *dispatch.Runtime) (names []string, trs map[string]client.Tra
 	return []string{"direct", "stdio", "http"}, map[string]client.Transport{
 		"direct": inprocess.New(rt),
 		"stdio":  cmd,
-		"http":   client.HTTP(srv.URL()),
+		"http":   &client.HTTPTransport{URL: srv.URL()},
 	}, stop, nil
 }
 

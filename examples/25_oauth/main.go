@@ -161,7 +161,7 @@ func use(ctx context.Context, resource string, open func(context.Context, string
 	if err != nil {
 		return err
 	}
-	tr := client.HTTP(resource)
+	tr := &client.HTTPTransport{URL: resource}
 	tr.TokenSource = flow
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute) // a person may take a while to log in
 	defer cancel()

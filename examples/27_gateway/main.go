@@ -183,13 +183,13 @@ func gateway(ctx context.Context, logger *slog.Logger) (rt *dispatch.Runtime, ba
 	if err != nil {
 		return nil, nil, nil, nil, errors.Join(err, stop())
 	}
-	notes := client.Command(exe)
+	notes := &client.CommandTransport{Path: exe}
 	notes.Env = append(os.Environ(), serveEnv+"=1")
 	notes.Stderr = os.Stderr
 	for _, b := range []struct {
 		prefix string
 		tr     client.Transport
-	}{{"notes", notes}, {"weather", client.HTTP(srv.URL())}} {
+	}{{"notes", notes}, {"weather", &client.HTTPTransport{URL: srv.URL()}}} {
 		backend, err := backends.Dial(ctx, b.prefix, b.tr, proxy.WithLogger(logger), proxy.WithReconnect(client.Reconnect{}))
 		if err != nil {
 			return nil, nil, nil, nil, errors.Join(fmt.Errorf("%s: %w", b.prefix, err), stop())

@@ -19,7 +19,7 @@ import (
 func checks(ctx context.Context, cl *cluster) error {
 	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
-	c, err := client.New(ctx, client.HTTP(cl.url()), client.WithProtocolVersions(mcp.Version20260728))
+	c, err := client.New(ctx, &client.HTTPTransport{URL: cl.url()}, client.WithProtocolVersions(mcp.Version20260728))
 	if err != nil {
 		return err
 	}

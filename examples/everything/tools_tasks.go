@@ -101,7 +101,7 @@ func failingJob(ctx context.Context, _ *dispatch.CallToolRequest) (*mcp.CallTool
 }
 
 func protocolErrorJob(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
-	return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "Internal error: the job's backend refused the request")
+	return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "Internal error: the job's backend refused the request"}
 }
 
 func confirmDelete(_ context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {

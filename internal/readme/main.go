@@ -124,7 +124,7 @@ func subscriptions(search, report mcp.Tool, searchHandler, reportHandler dispatc
 }
 
 func useClient(ctx context.Context, rt *dispatch.Runtime) error {
-	c, err := client.New(ctx, client.Command("my-mcp-server"))
+	c, err := client.New(ctx, &client.CommandTransport{Path: "my-mcp-server"})
 	if err != nil {
 		return err
 	}

@@ -94,7 +94,7 @@ func (c *conn) Call(_ context.Context, out *clientconn.Outbound) (clientconn.Exc
 			return
 		}
 		if outcome.Frame == nil {
-			outcome.Frame = rpcwire.EncodeError(msg.ID, jsonrpc.NewError(jsonrpc.CodeInternalError, "the server sent no response"))
+			outcome.Frame = rpcwire.EncodeError(msg.ID, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the server sent no response"})
 		}
 		ex.push(rctx, outcome.Frame, true)
 	}()

@@ -272,7 +272,7 @@ func TestPrincipalReachesTheAuthorizationHook(t *testing.T) {
 			}
 			seen <- a.Info.Principal
 			if a.Name == "admin-only" && a.Info.Principal != "root" {
-				return jsonrpc.NewError(-31001, "Forbidden for this user")
+				return &jsonrpc.Error{Code: -31001, Message: "Forbidden for this user"}
 			}
 			return nil
 		})),

@@ -140,7 +140,7 @@ func testRuntime(t testing.TB, g *gate, extra ...dispatch.Option) *dispatch.Runt
 			return mcp.TextResult(fmt.Sprint(req.Info.Principal)), nil
 		}),
 		dispatch.WithTool(mcp.Tool{Name: "fail"}, func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
-			return nil, jsonrpc.NewError(-31999, "application refused")
+			return nil, &jsonrpc.Error{Code: -31999, Message: "application refused"}
 		}),
 		dispatch.WithTool(mcp.Tool{Name: "panic"}, func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			panic("boom")

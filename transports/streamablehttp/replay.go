@@ -180,6 +180,7 @@ func lostNotice(lastEventID string, maxEvents, maxBytes int) []byte {
 // errResponseLost answers a request whose response was dropped from the
 // replay log before its client reconnected.
 func errResponseLost(maxEvents, maxBytes int) *jsonrpc.Error {
-	return jsonrpc.NewError(jsonrpc.CodeInternalError, fmt.Sprintf(
-		"The response to this request was lost: the session keeps its last %d events (%d bytes) for replay, and more were sent before the client reconnected", maxEvents, maxBytes))
+	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf(
+		"The response to this request was lost: the session keeps its last %d events (%d bytes) for replay, and more were sent before the client reconnected", maxEvents, maxBytes)}
+
 }

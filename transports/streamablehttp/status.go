@@ -75,27 +75,27 @@ func admissionStatus(code int64) int {
 
 // Errors the transport answers with itself.
 var (
-	errMethodNotAllowed = jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request: use POST")
-	errOrigin           = jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request: Origin not allowed")
-	errHost             = jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request: Host not allowed")
-	errContentType      = jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request: Content-Type must be application/json")
-	errAccept           = jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request: Accept must list application/json and text/event-stream")
-	errLength           = jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request: a Content-Length is required and Transfer-Encoding is not supported")
-	errTooLarge         = jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request: body exceeds the maximum size")
-	errBodyTimeout      = jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request: body not received in time")
-	errBodyRead         = jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request: body could not be read")
-	errShuttingDown     = jsonrpc.NewError(jsonrpc.CodeInternalError, "Server is shutting down")
-	errCapacity         = jsonrpc.NewError(jsonrpc.CodeInternalError, "Server execution capacity exhausted")
-	errSubscriptionCap  = jsonrpc.NewError(jsonrpc.CodeInternalError, "Subscription limit reached")
-	errDuplicateID      = jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request: a request with this id is already in flight")
-	errTimedOut         = jsonrpc.NewError(jsonrpc.CodeInternalError, "Request execution timed out")
-	errWorker           = jsonrpc.NewError(jsonrpc.CodeInternalError, "Request worker failed")
-	errSessionCap       = jsonrpc.NewError(jsonrpc.CodeInternalError, "Session limit reached")
-	errSessionRequired  = jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request: the Mcp-Session-Id header is required")
-	errSessionID        = jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request: the Mcp-Session-Id header is malformed or repeated")
-	errSessionNotFound  = jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request: session not found")
-	errStreamOpenRPC    = jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request: the session already has a GET stream")
-	errAcceptSSE        = jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request: Accept must list text/event-stream")
+	errMethodNotAllowed = &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request: use POST"}
+	errOrigin           = &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request: Origin not allowed"}
+	errHost             = &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request: Host not allowed"}
+	errContentType      = &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request: Content-Type must be application/json"}
+	errAccept           = &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request: Accept must list application/json and text/event-stream"}
+	errLength           = &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request: a Content-Length is required and Transfer-Encoding is not supported"}
+	errTooLarge         = &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request: body exceeds the maximum size"}
+	errBodyTimeout      = &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request: body not received in time"}
+	errBodyRead         = &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request: body could not be read"}
+	errShuttingDown     = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "Server is shutting down"}
+	errCapacity         = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "Server execution capacity exhausted"}
+	errSubscriptionCap  = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "Subscription limit reached"}
+	errDuplicateID      = &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request: a request with this id is already in flight"}
+	errTimedOut         = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "Request execution timed out"}
+	errWorker           = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "Request worker failed"}
+	errSessionCap       = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "Session limit reached"}
+	errSessionRequired  = &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request: the Mcp-Session-Id header is required"}
+	errSessionID        = &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request: the Mcp-Session-Id header is malformed or repeated"}
+	errSessionNotFound  = &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request: session not found"}
+	errStreamOpenRPC    = &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request: the session already has a GET stream"}
+	errAcceptSSE        = &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request: Accept must list text/event-stream"}
 )
 
 // Header values shared by every response; net/http only reads them.
