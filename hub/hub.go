@@ -34,9 +34,9 @@ const (
 	DropNewest
 )
 
-// DefaultBuffer is a listener's buffer unless Options says
+// defaultBuffer is a listener's buffer unless Options says
 // otherwise.
-const DefaultBuffer = 100
+const defaultBuffer = 100
 
 // Options configures a Hub. The zero value is the defaults.
 type Options struct {
@@ -139,7 +139,7 @@ func (h *Hub) Tap(fn func(dispatch.Event)) (remove func()) {
 // New returns a Hub with opts (the zero value for the defaults).
 func New(opts Options) *Hub {
 	if opts.MaxBuffer <= 0 {
-		opts.MaxBuffer = DefaultBuffer
+		opts.MaxBuffer = defaultBuffer
 	}
 	h := &Hub{maxBuffer: opts.MaxBuffer, overflow: opts.Overflow, sink: guard.Sink(opts.Sink, nil), onSubs: opts.OnSubscriptionsChanged,
 		listeners: map[*Listener]struct{}{}, byURI: map[string]map[*Listener]struct{}{},
