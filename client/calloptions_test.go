@@ -11,6 +11,7 @@ import (
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/testkit"
+	"github.com/snodo-go/snodo/transports/inprocess"
 )
 
 // WithCallLogging routes one request's log messages to its own function
@@ -36,11 +37,12 @@ func TestPerCallLoggingAndCapabilities(t *testing.T) {
 	}
 	var mu sync.Mutex
 	var global, local []string
-	c := testkit.ConnectDirect(t, rt, client.WithLogMessages("warning", func(m mcp.LogMessage) {
+	c := testkit.Connect(t, inprocess.New(rt), client.WithLogMessages("warning", func(m mcp.LogMessage) {
 		mu.Lock()
 		defer mu.Unlock()
 		global = append(global, m.Level)
 	}))
+
 	ctx := context.Background()
 	if _, err := c.CallTool(ctx, "log", nil, client.WithCallLogging("debug", func(m mcp.LogMessage) { local = append(local, m.Level) })); err != nil {
 		t.Fatal(err)
@@ -79,12 +81,13 @@ func TestDeclaredCapabilitiesBypassTheHandlers(t *testing.T) {
 	}
 	var mu sync.Mutex
 	asked := 0
-	c := testkit.ConnectDirect(t, rt, client.WithElicitation(func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+	c := testkit.Connect(t, inprocess.New(rt), client.WithElicitation(func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		asked++
 		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"a": "x"}}, nil
 	}))
+
 	ctx := context.Background()
 	if res, err := c.CallTool(ctx, "ask", nil); err != nil || res.Content[0].(*mcp.TextContent).Text != "answered" {
 		t.Fatalf("with the handler answering: %v %v", res, err)

@@ -125,7 +125,7 @@ func TestGroupShowsBackendHealth(t *testing.T) {
 	if err := g.Show(sup); err != nil {
 		t.Fatal(err)
 	}
-	c := testkit.ConnectDirect(t, held.Runtime())
+	c := testkit.Connect(t, inprocess.New(held.Runtime()))
 	caps := client.WithCapabilities(mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapability{}})
 	var ir *client.InputRequiredError
 	if _, err := c.CallTool(ctx, "survey", nil, caps); !errors.As(err, &ir) {

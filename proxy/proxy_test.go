@@ -152,7 +152,7 @@ func TestProxyForwardsEverything(t *testing.T) {
 			}
 			var mu sync.Mutex
 			var logs []string
-			c := testkit.ConnectDirect(t, b.Runtime(),
+			c := testkit.Connect(t, inprocess.New(b.Runtime()),
 				client.WithLogMessages("debug", func(m mcp.LogMessage) {
 					mu.Lock()
 					defer mu.Unlock()
@@ -161,6 +161,7 @@ func TestProxyForwardsEverything(t *testing.T) {
 				client.WithElicitation(func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 					return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada"}}, nil
 				}))
+
 			ctx := context.Background()
 			if got := toolNames(t, c); got != "ask,work" {
 				t.Fatalf("tools: %s", got)
@@ -361,7 +362,7 @@ func TestProxyForwardsCancellation(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := dial(t, inprocess.New(remote))
-	c := testkit.ConnectDirect(t, b.Runtime())
+	c := testkit.Connect(t, inprocess.New(b.Runtime()))
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
 	go func() {

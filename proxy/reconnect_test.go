@@ -16,6 +16,7 @@ import (
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/proxy"
 	"github.com/snodo-go/snodo/testkit"
+	"github.com/snodo-go/snodo/transports/inprocess"
 )
 
 // A backend whose process dies fails the call in flight, is started
@@ -28,7 +29,7 @@ func TestProxyReconnectsThroughTheClient(t *testing.T) {
 	cmd := &client.CommandTransport{Path: exe}
 	cmd.Env = append(os.Environ(), serverEnv+"=mortal")
 	b := dial(t, cmd, proxy.WithName("mortal"), proxy.WithReconnect(client.Reconnect{InitialDelay: time.Millisecond}))
-	c := testkit.ConnectDirect(t, b.Runtime())
+	c := testkit.Connect(t, inprocess.New(b.Runtime()))
 	ctx := context.Background()
 	call := func(name string) (string, error) {
 		res, err := c.CallTool(ctx, name, nil)

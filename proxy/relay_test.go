@@ -140,7 +140,7 @@ func TestProxyRefusesInputTheClientCannotServe(t *testing.T) {
 		t.Run(remote, func(t *testing.T) {
 			rt := surveyRemote(t, nil)
 			b := dial(t, serve(t, rt, remote), proxy.WithClientOptions(client.WithProtocolVersions(remote)))
-			c := testkit.ConnectDirect(t, b.Runtime(), answering()[0]) // elicitation only
+			c := testkit.Connect(t, inprocess.New(b.Runtime()), answering()[0]) // elicitation only
 			_, err := c.CallTool(context.Background(), "survey", nil)
 			var je *jsonrpc.Error
 			if !errors.As(err, &je) {
@@ -163,7 +163,7 @@ func TestProxyHeldCallExpires(t *testing.T) {
 			rt := surveyRemote(t, ended)
 			b := dial(t, serve(t, rt, remote), proxy.WithClientOptions(client.WithProtocolVersions(remote)),
 				proxy.WithLimits(proxy.Limits{InputWait: 20 * time.Millisecond}))
-			c := testkit.ConnectDirect(t, b.Runtime())
+			c := testkit.Connect(t, inprocess.New(b.Runtime()))
 			caps := client.WithCapabilities(mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapability{}})
 			_, err := c.CallTool(context.Background(), "survey", nil, caps)
 			var ir *client.InputRequiredError
@@ -199,7 +199,7 @@ func TestProxyBoundsHeldCalls(t *testing.T) {
 	rt := surveyRemote(t, nil)
 	b := dial(t, serve(t, rt, mcp.Version20251125), proxy.WithClientOptions(client.WithProtocolVersions(mcp.Version20251125)),
 		proxy.WithLimits(proxy.Limits{MaxHeldCalls: 1}))
-	c := testkit.ConnectDirect(t, b.Runtime())
+	c := testkit.Connect(t, inprocess.New(b.Runtime()))
 	caps := client.WithCapabilities(mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapability{}})
 	var ir *client.InputRequiredError
 	if _, err := c.CallTool(context.Background(), "survey", nil, caps); !errors.As(err, &ir) {
@@ -224,7 +224,7 @@ func TestProxyPlacesInputByExchange(t *testing.T) {
 		t.Run(remote, func(t *testing.T) {
 			rt := surveyRemote(t, nil)
 			b := dial(t, serve(t, rt, remote), proxy.WithClientOptions(client.WithProtocolVersions(remote)))
-			c := testkit.ConnectDirect(t, b.Runtime())
+			c := testkit.Connect(t, inprocess.New(b.Runtime()))
 			ctx, cancel := context.WithTimeout(context.Background(), testkit.DefaultTimeout)
 			defer cancel()
 			caps := client.WithCapabilities(mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapability{}})

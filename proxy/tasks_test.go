@@ -85,7 +85,7 @@ func TestProxyRelaysTasks(t *testing.T) {
 			if _, ok := b.Runtime().Capabilities().Extensions[mcp.ExtensionTasks]; !ok {
 				t.Fatalf("the proxy does not offer the remote's tasks: %+v", b.Runtime().Capabilities())
 			}
-			c := testkit.ConnectDirect(t, b.Runtime())
+			c := testkit.Connect(t, inprocess.New(b.Runtime()))
 			ctx, cancel := context.WithTimeout(context.Background(), testkit.DefaultTimeout)
 			defer cancel()
 			task, res, err := c.StartTool(ctx, "watch", nil)
@@ -138,7 +138,7 @@ func TestProxyRelaysTasks(t *testing.T) {
 func TestProxyBoundsFollowedTasks(t *testing.T) {
 	rt, _ := tasksRemote(t)
 	b := dial(t, inprocess.New(rt), proxy.WithLimits(proxy.Limits{MaxFollowedTasks: 1}))
-	c := testkit.ConnectDirect(t, b.Runtime())
+	c := testkit.Connect(t, inprocess.New(b.Runtime()))
 	ctx, cancel := context.WithTimeout(context.Background(), testkit.DefaultTimeout)
 	defer cancel()
 	var ids []string
@@ -168,7 +168,7 @@ func TestProxyBoundsFollowedTasks(t *testing.T) {
 func TestProxyTaskAfterInput(t *testing.T) {
 	rt, _ := tasksRemote(t)
 	b := dial(t, inprocess.New(rt))
-	c := testkit.ConnectDirect(t, b.Runtime(), answering()...)
+	c := testkit.Connect(t, inprocess.New(b.Runtime()), answering()...)
 	ctx, cancel := context.WithTimeout(context.Background(), testkit.DefaultTimeout)
 	defer cancel()
 	task, res, err := c.StartTool(ctx, "named", nil)

@@ -18,7 +18,6 @@ import (
 	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/supervisor"
-	"github.com/snodo-go/snodo/transports/inprocess"
 	"github.com/snodo-go/snodo/transports/stdio"
 	"github.com/snodo-go/snodo/transports/streamablehttp"
 )
@@ -126,13 +125,6 @@ func Connect(t testing.TB, tr client.Transport, opts ...client.Option) *client.C
 		}
 	})
 	return c
-}
-
-// ConnectDirect connects a client.Client to rt in the same process (see
-// Connect).
-func ConnectDirect(t testing.TB, rt *dispatch.Runtime, opts ...client.Option) *client.Client {
-	t.Helper()
-	return Connect(t, inprocess.New(rt), opts...)
 }
 
 // ConnectStdio serves rt with transports/stdio over in-memory pipes, under

@@ -10,6 +10,7 @@ import (
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/mcp"
 	"github.com/snodo-go/snodo/testkit"
+	"github.com/snodo-go/snodo/transports/inprocess"
 )
 
 func echoRuntime(t *testing.T) *dispatch.Runtime {
@@ -32,9 +33,11 @@ func echoRuntime(t *testing.T) *dispatch.Runtime {
 
 func TestConnectEveryTransport(t *testing.T) {
 	for name, connect := range map[string]func(testing.TB, *dispatch.Runtime, ...client.Option) *client.Client{
-		"direct": testkit.ConnectDirect,
-		"stdio":  testkit.ConnectStdio,
-		"http":   testkit.ConnectHTTP,
+		"direct": func(t testing.TB, rt *dispatch.Runtime, opts ...client.Option) *client.Client {
+			return testkit.Connect(t, inprocess.New(rt), opts...)
+		},
+		"stdio": testkit.ConnectStdio,
+		"http":  testkit.ConnectHTTP,
 	} {
 		t.Run(name, func(t *testing.T) {
 			c := connect(t, echoRuntime(t))

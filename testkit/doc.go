@@ -16,8 +16,8 @@
 //		if err := srv.Wait(t); err != nil { t.Fatal(err) }
 //	}
 //
-// For tests that want a full client rather than raw frames, Connect,
-// ConnectDirect, ConnectStdio and ConnectHTTP return a client.Client whose every
+// For tests that want a full client rather than raw frames, Connect
+// (in process: Connect(t, inprocess.New(rt))), ConnectStdio and ConnectHTTP return a client.Client whose every
 // received frame is checked against the schema of its revision
 // (FrameChecker), closed when the test ends.
 package testkit
