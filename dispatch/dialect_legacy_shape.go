@@ -179,7 +179,7 @@ func objectOnly(v any) (any, error) {
 // keeping its message and data.uri.
 func (legacyDialect) ShapeError(_ *Runtime, _ *Call, e *jsonrpc.Error) *jsonrpc.Error {
 	switch e.Data.(type) {
-	case ResourceNotFoundData, *ResourceNotFoundData:
+	case resourceNotFoundData, *resourceNotFoundData:
 		c := *e
 		c.Code = mcp.CodeResourceNotFound
 		return &c

@@ -34,9 +34,9 @@ const (
 // cancelled by its component's timeout ([WithCallTimeout]).
 var ErrCallTimeout = errors.New("dispatch: the component's call timeout passed")
 
-// LimitData is the data of a component policy's refusal: which limit,
+// limitData is the data of a component policy's refusal: which limit,
 // its bounds, and when to try again.
-type LimitData struct {
+type limitData struct {
 	// Limit is "rate", "concurrency" or "timeout".
 	Limit string `json:"limit"`
 	// RetryAfterMs is when to try again, in milliseconds; absent for a
@@ -58,7 +58,7 @@ type LimitData struct {
 
 // RetryAfter is when the caller was told to try again (zero when no time
 // is known); transports turn it into their own hint (HTTP's Retry-After).
-func (d *LimitData) RetryAfter() time.Duration { return d.retryAfter }
+func (d *limitData) RetryAfter() time.Duration { return d.retryAfter }
 
 // retryAfterOf returns the retry time an operation's error carries, if it
 // is a policy's refusal.
@@ -67,7 +67,7 @@ func retryAfterOf(err error) time.Duration {
 	if !errors.As(err, &je) {
 		return 0
 	}
-	if d, ok := je.Data.(*LimitData); ok {
+	if d, ok := je.Data.(*limitData); ok {
 		return d.retryAfter
 	}
 	return 0
@@ -100,18 +100,18 @@ func rateLimited(subject string, l *RateLimit, retry time.Duration, keys bool) *
 	if keys {
 		what = "Rate limiter full"
 	}
-	d := &LimitData{Limit: "rate", RetryAfterMs: roundUpMs(retry), Rate: float64(l.Rate), Burst: l.Burst, retryAfter: retry}
+	d := &limitData{Limit: "rate", RetryAfterMs: roundUpMs(retry), Rate: float64(l.Rate), Burst: l.Burst, retryAfter: retry}
 	return (&jsonrpc.Error{Code: CodeRateLimited, Message: fmt.Sprintf("%s for %s: retry after %d ms", what, subject, d.RetryAfterMs)}).WithData(d)
 }
 
 func busy(subject string, l *ConcurrencyLimit, retry time.Duration) *jsonrpc.Error {
-	d := &LimitData{Limit: "concurrency", RetryAfterMs: roundUpMs(retry), MaxConcurrent: l.Max, MaxWaiting: l.MaxWaiting, retryAfter: retry}
+	d := &limitData{Limit: "concurrency", RetryAfterMs: roundUpMs(retry), MaxConcurrent: l.Max, MaxWaiting: l.MaxWaiting, retryAfter: retry}
 	return (&jsonrpc.Error{Code: CodeBusy, Message: fmt.Sprintf("Concurrency limit reached for %s (%d running, %d waiting): retry after %d ms",
 		subject, l.Max, l.MaxWaiting, d.RetryAfterMs)}).
 		WithData(d)
 }
 
 func callTimedOut(subject string, timeout time.Duration) *jsonrpc.Error {
-	d := &LimitData{Limit: "timeout", TimeoutMs: roundUpMs(timeout)}
+	d := &limitData{Limit: "timeout", TimeoutMs: roundUpMs(timeout)}
 	return (&jsonrpc.Error{Code: CodeCallTimedOut, Message: fmt.Sprintf("%s ran past the timeout of %d ms", subject, d.TimeoutMs)}).WithData(d)
 }

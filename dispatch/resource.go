@@ -39,16 +39,16 @@ type ReadResourceRequest struct {
 // names nothing.
 var ErrResourceNotFound = errors.New("dispatch: resource not found")
 
-// ResourceNotFoundData is the data of the error that answers a read of an
+// resourceNotFoundData is the data of the error that answers a read of an
 // unknown resource. Dialects recognise it to choose their revision's code
 // (-32602 on 2026-07-28).
-type ResourceNotFoundData struct {
+type resourceNotFoundData struct {
 	// URI is the resource that was asked for.
 	URI string `json:"uri"`
 }
 
 func resourceNotFound(uri string) *jsonrpc.Error {
-	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Resource not found", Data: ResourceNotFoundData{URI: uri}}
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Resource not found", Data: resourceNotFoundData{URI: uri}}
 }
 
 type resourceEntry struct {
