@@ -165,7 +165,7 @@ func startFake(t *testing.T, handle func(f *fake, m *jsonrpc.Message)) (*fake, *
 			t.Error("the fake server did not end")
 		}
 	})
-	return f, client.Stream(outR, inW)
+	return f, &client.StreamTransport{Reader: outR, Writer: inW}
 }
 
 // param decodes one member of a message's params.

@@ -38,6 +38,10 @@ const (
 // writer, such as pipes to a server in the same process. It can be
 // connected once.
 type StreamTransport struct {
+	// Reader is the server's output.
+	Reader io.Reader
+	// Writer is the server's input; closing the connection closes it.
+	Writer io.WriteCloser
 	// MaxLineBytes bounds one message from the server (default 16 MiB).
 	// A longer one ends the connection with ErrFrameTooLarge.
 	MaxLineBytes int
@@ -46,16 +50,8 @@ type StreamTransport struct {
 	// closed if it is an io.Closer.
 	GracePeriod time.Duration
 
-	r    io.Reader
-	w    io.WriteCloser
 	mu   sync.Mutex
 	used bool
-}
-
-// Stream returns a transport over r (the server's output) and w (its
-// input). Closing the connection closes w.
-func Stream(r io.Reader, w io.WriteCloser) *StreamTransport {
-	return &StreamTransport{r: r, w: w}
 }
 
 // Connect implements Transport.
@@ -65,21 +61,24 @@ func (t *StreamTransport) Connect(_ context.Context, peer clientconn.Peer) (clie
 	if t.used {
 		return nil, fmt.Errorf("client: a stream transport connects once: %w", ErrClosed)
 	}
+	if t.Reader == nil || t.Writer == nil {
+		return nil, errors.New("client: a stream transport needs a Reader and a Writer")
+	}
 	t.used = true
 	grace := t.GracePeriod
 	if grace <= 0 {
 		grace = defaultGracePeriod
 	}
-	lc := newLineConn(t.r, t.w, t.MaxLineBytes, 0, peer)
+	lc := newLineConn(t.Reader, t.Writer, t.MaxLineBytes, 0, peer)
 	lc.key = fmt.Sprintf("stream:%p", t)
 	lc.stop = func() error {
-		err := t.w.Close()
+		err := t.Writer.Close()
 		timer := time.NewTimer(grace)
 		defer timer.Stop()
 		select {
 		case <-lc.readDone:
 		case <-timer.C:
-			if c, ok := t.r.(io.Closer); ok {
+			if c, ok := t.Reader.(io.Closer); ok {
 				c.Close()
 			}
 			<-lc.readDone

@@ -300,7 +300,7 @@ func TestTaskStatusOverStdio(t *testing.T) {
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), testkit.DefaultTimeout)
 	defer cancel()
-	c, err := client.New(ctx, client.Stream(outR, inW))
+	c, err := client.New(ctx, &client.StreamTransport{Reader: outR, Writer: inW})
 	if err != nil {
 		t.Fatal(err)
 	}

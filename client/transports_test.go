@@ -72,7 +72,7 @@ func streamTransport(t testing.TB) client.Transport {
 		}
 		outR.Close()
 	})
-	return client.Stream(outR, inW)
+	return &client.StreamTransport{Reader: outR, Writer: inW}
 }
 
 // commandTransport runs this test binary as a stdio server process.
@@ -97,5 +97,21 @@ func stubborn() {
 	os.Stdout.WriteString(`{"pid":` + strconv.Itoa(os.Getpid()) + "}\n")
 	for {
 		time.Sleep(time.Hour)
+	}
+}
+
+// TestStreamTransportNeedsBothEnds: a StreamTransport without its Reader
+// or Writer is an error at connect, not a panic later.
+func TestStreamTransportNeedsBothEnds(t *testing.T) {
+	r, w := io.Pipe()
+	defer r.Close()
+	for name, tr := range map[string]*client.StreamTransport{
+		"no reader": {Writer: w},
+		"no writer": {Reader: r},
+	} {
+		if c, err := client.New(context.Background(), tr); err == nil {
+			_ = c.Close()
+			t.Errorf("%s: connected", name)
+		}
 	}
 }

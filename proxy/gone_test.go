@@ -45,7 +45,7 @@ func TestProxyBackendGoneMidCall(t *testing.T) {
 		_ = outW.Close()
 		_ = inR.Close()
 	}()
-	b := dial(t, client.Stream(outR, inW), proxy.WithName("slow"))
+	b := dial(t, &client.StreamTransport{Reader: outR, Writer: inW}, proxy.WithName("slow"))
 	srv := testfixture.StartHTTP(t, b.Runtime())
 	c := testkit.Connect(t, &client.HTTPTransport{URL: srv.URL()})
 

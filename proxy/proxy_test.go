@@ -409,7 +409,7 @@ func stdioTransport(t *testing.T, rt *dispatch.Runtime) client.Transport {
 			t.Error("stdio.Serve did not return")
 		}
 	})
-	return client.Stream(outR, inW)
+	return &client.StreamTransport{Reader: outR, Writer: inW}
 }
 
 // A proxy client's resource subscription is followed upstream: the

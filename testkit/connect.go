@@ -166,7 +166,7 @@ func ConnectStdio(t testing.TB, rt *dispatch.Runtime, opts ...client.Option) *cl
 			t.Errorf("testkit: %d unexpected dead letters", n)
 		}
 	})
-	return Connect(t, client.Stream(outR, inW), opts...)
+	return Connect(t, &client.StreamTransport{Reader: outR, Writer: inW}, opts...)
 }
 
 // ConnectHTTP serves rt with the streamablehttp handler on an httptest
