@@ -24,15 +24,20 @@ const (
 // clients with the same identity (see WithCache). Change notifications
 // drop the entries they concern. Results of multi round-trip retries and
 // results without ttlMs (or with ttlMs 0) are never stored. It is safe for
-// concurrent use.
+// concurrent use. The zero value is ready to use; share a *Cache, do not
+// copy it.
 type Cache struct {
-	mu         sync.Mutex
-	maxEntries int
-	maxBytes   int
-	bytes      int
-	lru        *list.List // front: most recently used
-	entries    map[cacheKey]*list.Element
-	now        func() time.Time
+	// MaxEntries bounds the results held (default 256 when not positive).
+	MaxEntries int
+	// MaxBytes bounds their size in bytes (default 16 MiB when not
+	// positive).
+	MaxBytes int
+
+	mu      sync.Mutex
+	bytes   int
+	lru     *list.List // front: most recently used; nil until first used
+	entries map[cacheKey]*list.Element
+	now     func() time.Time // nil: time.Now
 }
 
 type cacheKey struct {
@@ -45,16 +50,24 @@ type cacheEntry struct {
 	expires time.Time
 }
 
-// NewCache returns a cache holding at most maxEntries results and
-// maxBytes bytes of them (the defaults when not positive).
-func NewCache(maxEntries, maxBytes int) *Cache {
-	if maxEntries <= 0 {
-		maxEntries = defaultCacheEntries
+// bounds returns the entry and byte bounds in effect.
+func (k *Cache) bounds() (entries, bytes int) {
+	entries, bytes = k.MaxEntries, k.MaxBytes
+	if entries <= 0 {
+		entries = defaultCacheEntries
 	}
-	if maxBytes <= 0 {
-		maxBytes = defaultCacheBytes
+	if bytes <= 0 {
+		bytes = defaultCacheBytes
 	}
-	return &Cache{maxEntries: maxEntries, maxBytes: maxBytes, lru: list.New(), entries: map[cacheKey]*list.Element{}, now: time.Now}
+	return entries, bytes
+}
+
+// clock returns the current time (k.mu held).
+func (k *Cache) clock() time.Time {
+	if k.now == nil {
+		return time.Now()
+	}
+	return k.now()
 }
 
 // len returns the number of results held.
@@ -81,18 +94,22 @@ func (k *Cache) get(key cacheKey) (json.RawMessage, bool) {
 }
 
 func (k *Cache) put(key cacheKey, raw json.RawMessage, ttl time.Duration) {
-	if ttl <= 0 || len(raw) > k.maxBytes {
+	maxEntries, maxBytes := k.bounds()
+	if ttl <= 0 || len(raw) > maxBytes {
 		return
 	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
+	if k.lru == nil {
+		k.lru, k.entries = list.New(), map[cacheKey]*list.Element{}
+	}
 	if el, ok := k.entries[key]; ok {
 		k.remove(el)
 	}
-	e := &cacheEntry{key: key, raw: raw, expires: k.now().Add(ttl)}
+	e := &cacheEntry{key: key, raw: raw, expires: k.clock().Add(ttl)}
 	k.entries[key] = k.lru.PushFront(e)
 	k.bytes += len(raw)
-	for len(k.entries) > k.maxEntries || k.bytes > k.maxBytes {
+	for len(k.entries) > maxEntries || k.bytes > maxBytes {
 		k.remove(k.lru.Back())
 	}
 }

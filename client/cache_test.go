@@ -130,7 +130,7 @@ func TestCacheHonoursHints(t *testing.T) {
 // server; private ones only by clients with the same identity.
 func TestSharedCacheScopes(t *testing.T) {
 	ctx := context.Background()
-	cache := client.NewCache(0, 0)
+	cache := &client.Cache{}
 	var fakes []*fake
 	var clients []*client.Client
 	for _, id := range []string{"alice", "bob", "alice"} {

@@ -103,7 +103,7 @@ func New(ctx context.Context, t Transport, opts ...Option) (*Client, error) {
 	if !cfg.cacheOff {
 		c.cache = cfg.cache
 		if c.cache == nil {
-			c.cache = NewCache(defaultCacheEntries, defaultCacheBytes)
+			c.cache = &Cache{}
 		}
 		c.cache.now = cfg.now
 	}

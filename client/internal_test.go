@@ -85,7 +85,7 @@ func TestLimitReader(t *testing.T) {
 
 func TestCacheExpiresAndEvicts(t *testing.T) {
 	now := time.Unix(1000, 0)
-	k := NewCache(2, 100)
+	k := &Cache{MaxEntries: 2, MaxBytes: 100}
 	k.now = func() time.Time { return now }
 	a := cacheKey{server: "s", method: "m", arg: "a"}
 	b := cacheKey{server: "s", method: "m", arg: "b"}
