@@ -32,9 +32,9 @@ var mountPrefixRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9.-]{0,31}$`)
 // mountedName is the name a part's tool or prompt is served under.
 func mountedName(prefix, name string) string { return prefix + mountSeparator + name }
 
-// MountedURI is the URI (or URI template) a part's resource (or template)
+// mountedURI is the URI (or URI template) a part's resource (or template)
 // is served under.
-func MountedURI(prefix, uri string) string { return prefix + mountSchemeSeparator + uri }
+func mountedURI(prefix, uri string) string { return prefix + mountSchemeSeparator + uri }
 
 // UnmountURI splits a mounted URI into its prefix and the part's own URI;
 // ok is false when uri is not of the mounted form.
@@ -55,7 +55,7 @@ type mountPart struct {
 // WithMount serves the tools, prompts, resources, resource templates and
 // completions of part under prefix: names become prefix + "_" + name
 // (tool "search" of the part mounted as "github" is served as
-// "github_search") and URIs prefix + "+" + URI ([MountedURI]). The prefix
+// "github_search") and URIs prefix + "+" + URI ([mountedURI]). The prefix
 // is 1 to 32 characters of [A-Za-z0-9.-] starting with a letter, and
 // distinct among the mounts of one Runtime.
 //

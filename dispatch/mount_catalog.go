@@ -107,7 +107,7 @@ func (c *mountCatalog) merge() (*snapshot, []error) {
 			index.add(p, KindPrompt, name, e.prompt.Name)
 		}
 		for _, e := range ps.resourceList {
-			uri := MountedURI(p.prefix, e.resource.URI)
+			uri := mountedURI(p.prefix, e.resource.URI)
 			if t, _ := matchTemplates(templates, uri); resources[uri] != nil || t != nil {
 				errs = append(errs, fmt.Errorf("dispatch: mount %q: resource %q is already served", p.prefix, uri))
 				continue
@@ -116,7 +116,7 @@ func (c *mountCatalog) merge() (*snapshot, []error) {
 			index.add(p, KindResource, uri, e.resource.URI)
 		}
 		for _, e := range ps.templates {
-			tmpl := MountedURI(p.prefix, e.template.URITemplate)
+			tmpl := mountedURI(p.prefix, e.template.URITemplate)
 			parsed, err := uritemplate.Parse(tmpl)
 			if err != nil {
 				errs = append(errs, fmt.Errorf("dispatch: mount %q: resource template %q: %w", p.prefix, tmpl, err))

@@ -35,9 +35,9 @@ func relayChanges(p *mountPart, out publisher) {
 	}
 	in.Tap(func(ev Event) {
 		if ev.Kind == EventResourceUpdated {
-			ev.URI = MountedURI(p.prefix, ev.URI)
+			ev.URI = mountedURI(p.prefix, ev.URI)
 			if ev.Subscribed != "" {
-				ev.Subscribed = MountedURI(p.prefix, ev.Subscribed)
+				ev.Subscribed = mountedURI(p.prefix, ev.Subscribed)
 			}
 		}
 		_, _ = out.Publish(ev)

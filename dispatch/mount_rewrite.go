@@ -27,7 +27,7 @@ func (p *mountPart) rewriteReadResult(res *mcp.ReadResourceResult) *mcp.ReadReso
 			continue // the Runtime refuses it
 		}
 		c := *rc
-		c.URI = MountedURI(p.prefix, c.URI)
+		c.URI = mountedURI(p.prefix, c.URI)
 		out.Contents[i] = &c
 	}
 	return &out
@@ -40,13 +40,13 @@ func (p *mountPart) rewriteContent(c mcp.Content) (mcp.Content, bool) {
 	case *mcp.ResourceLink:
 		if p.serves(v.URI) {
 			l := *v
-			l.URI = MountedURI(p.prefix, v.URI)
+			l.URI = mountedURI(p.prefix, v.URI)
 			return &l, true
 		}
 	case *mcp.EmbeddedResource:
 		if v.Resource != nil && p.serves(v.Resource.URI) {
 			e, rc := *v, *v.Resource
-			rc.URI = MountedURI(p.prefix, rc.URI)
+			rc.URI = mountedURI(p.prefix, rc.URI)
 			e.Resource = &rc
 			return &e, true
 		}

@@ -267,7 +267,7 @@ func collect(ctx context.Context, rt *dispatch.Runtime) (*results, error) {
 	if r.Added, err = call("notes_add", map[string]string{"text": "buy milk"}); err != nil {
 		return nil, err
 	}
-	read, err := c.ReadResource(ctx, dispatch.MountedURI("notes", "notes://all"))
+	read, err := c.ReadResource(ctx, "notes+notes://all")
 	if err != nil {
 		return nil, err
 	}
@@ -325,7 +325,7 @@ func run(ctx context.Context, logger *slog.Logger, out io.Writer, check bool) (e
 	slices.Sort(r.Shown)
 	fmt.Fprintf(out, "backends %v (in the tree: %v); gateway %s, tools %v\n", r.Eras, r.Shown, r.Version, r.Tools)
 	fmt.Fprintf(out, "local_greet %q; notes_add %q, then %s reads %q; notes_clear, confirmed by this client, %q\n",
-		r.Greet, r.Added, dispatch.MountedURI("notes", "notes://all"), r.Notes, r.Cleared)
+		r.Greet, r.Added, "notes+notes://all", r.Notes, r.Cleared)
 	fmt.Fprintf(out, "weather_forecast %q with progress %v; weather_packing %q\n", r.Forecast, r.Progress, r.Prompt)
 	if !same(r, &expected) {
 		return fmt.Errorf("check failed: the gateway's answers differ from the expected ones")
