@@ -16,6 +16,10 @@ import (
 	"github.com/snodo-go/snodo/testkit"
 )
 
+// connect is testkit.Connect without its frame checks: these tests talk
+// to hand-written servers whose answers leave out members the schema
+// requires (cacheScope, ttlMs) or carry what the client must refuse, to
+// see what the client does with them.
 func connect(t *testing.T, tr client.Transport, opts ...client.Option) *client.Client {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
