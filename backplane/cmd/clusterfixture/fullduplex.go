@@ -1,0 +1,21 @@
+// This file lets a proxy of the chain read its request body while it
+// writes the answer.
+
+package main
+
+import "net/http"
+
+// fullDuplex serves h with the inbound request body readable after the
+// answer's head is written. A reverse proxy forwards that body while the
+// answer comes back, and the transport reads it once more after the
+// declared length to check it ends there; by default the HTTP/1 server
+// closes the body when the head is written, so that last read fails and
+// the transport tears down the connection to the next hop under the
+// answer (the proxy logs "use of closed network connection", its client
+// gets a cut body).
+func fullDuplex(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_ = http.NewResponseController(w).EnableFullDuplex()
+		h.ServeHTTP(w, r)
+	})
+}
