@@ -180,8 +180,7 @@ func start(i int, fixture string, sessions bool, stateKey, natsURL string, stder
 		FlushInterval: -1,
 		ErrorLog:      slog.NewLogLogger(logger.With("instance", name).Handler(), slog.LevelWarn),
 	}
-	in.front = &http.Server{Handler: fullDuplex(in.relay.Middleware(rp)), ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog: slog.NewLogLogger(logger.With("front", name).Handler(), slog.LevelWarn)}
+	in.front = proxyServer(in.relay.Middleware(rp), logger.With("front", name))
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		in.stop(logger)
@@ -272,7 +271,7 @@ func serveRoundRobin(instances []*instance, logger *slog.Logger) (*roundRobin, e
 	if err != nil {
 		return nil, err
 	}
-	srv := &http.Server{Handler: fullDuplex(rp), ReadHeaderTimeout: 10 * time.Second}
+	srv := proxyServer(rp, logger)
 	go func() { _ = srv.Serve(ln) }()
 	return &roundRobin{Server: srv, Addr: ln.Addr().String()}, nil
 }

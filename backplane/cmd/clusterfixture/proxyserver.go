@@ -1,9 +1,21 @@
-// This file lets a proxy of the chain read its request body while it
-// writes the answer.
+// This file is the HTTP server of each proxy in the chain, which reads
+// its request body while it writes the answer.
 
 package main
 
-import "net/http"
+import (
+	"log/slog"
+	"net/http"
+	"time"
+)
+
+// proxyServer is the server of a proxy of the chain (a front or the
+// round-robin proxy): h, a reverse proxy, is served in full duplex (see
+// fullDuplex); the server's own errors go to logger.
+func proxyServer(h http.Handler, logger *slog.Logger) *http.Server {
+	return &http.Server{Handler: fullDuplex(h), ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
+}
 
 // fullDuplex serves h with the inbound request body readable after the
 // answer's head is written. A reverse proxy forwards that body while the

@@ -1,20 +1,23 @@
 package main
 
-// A handler served by fullDuplex reads its request body after writing
-// the answer's head, as a reverse proxy's transport does.
+// A handler served by proxyServer, the server of every proxy of the
+// chain, reads its request body after writing the answer's head, as a
+// reverse proxy's transport does.
 
 import (
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 )
 
-func TestFullDuplexKeepsTheBodyReadableAfterTheHead(t *testing.T) {
+func TestProxyServerKeepsTheBodyReadableAfterTheHead(t *testing.T) {
 	const body = "the request body"
 	read := make(chan string, 1)
-	srv := httptest.NewServer(fullDuplex(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewUnstartedServer(nil)
+	srv.Config = proxyServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusOK)
 		_ = http.NewResponseController(w).Flush()
 		b, err := io.ReadAll(r.Body)
@@ -23,7 +26,8 @@ func TestFullDuplexKeepsTheBodyReadableAfterTheHead(t *testing.T) {
 			return
 		}
 		read <- string(b)
-	})))
+	}), slog.New(slog.DiscardHandler))
+	srv.Start()
 	defer srv.Close()
 	resp, err := srv.Client().Post(srv.URL, "text/plain", strings.NewReader(body))
 	if err != nil {
