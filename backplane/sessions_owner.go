@@ -62,7 +62,15 @@ func (s *Sessions) serveRelay(m *nats.Msg) {
 	}
 	s.wg.Add(2)
 	s.mu.Unlock()
-	if err := s.nc.PublishMsg(relayMsg(m.Reply, kindAccept, 0, nil)); err != nil {
+	// The flush makes the server hold the control subscription before the
+	// handler starts: a client that leaves once the handler runs has its
+	// cancel delivered, not dropped by a server that has not yet seen the
+	// subscription (nats.go sends SUB from a buffer, asynchronously).
+	err = s.nc.PublishMsg(relayMsg(m.Reply, kindAccept, 0, nil))
+	if err == nil {
+		err = s.nc.FlushTimeout(s.cfg.OpenTimeout)
+	}
+	if err != nil {
 		cancel()
 		_ = ctl.Unsubscribe()
 		<-s.owning
