@@ -3,9 +3,9 @@
 // the http.Handler mounted in a plain net/http server, stdio through
 // the project's own stdio-to-HTTP bridge (the suite targets URLs only),
 // and, for 2026-07-28, proxy: the fixture behind a proxy Runtime (package
-// proxy) on the native listener. The opt-in lane cluster (-lanes cluster,
-// 2025-11-25) runs the fixture as three instances behind a round-robin
-// proxy (backplane/cmd/clusterfixture).
+// proxy) on the native listener, and, for 2025-11-25 and 2025-06-18,
+// cluster: the fixture as three instances behind a round-robin proxy
+// (backplane/cmd/clusterfixture).
 //
 // It installs the pinned suite and Node.js with npm ci when they are
 // missing, prints one line per lane and protocol version,
@@ -41,22 +41,18 @@ import (
 
 // Lanes and versions the runner knows.
 var (
-	allLanes    = []string{"native", "handler", "stdio", "proxy"}
+	allLanes    = []string{"native", "handler", "stdio", "proxy", "cluster"}
 	allVersions = []string{"2026-07-28", "2025-11-25", "2025-06-18"}
 	// laneVersions limits a lane to some versions: the proxy lane (the
 	// fixture behind a proxy Runtime on the native listener) is run for
-	// 2026-07-28 only.
-	laneVersions = map[string][]string{"proxy": {"2026-07-28"}, "cluster": {"2025-11-25"}}
-	// optInLanes run only when -lanes names them: cluster is the fixture
-	// as three instances behind a round-robin proxy
-	// (backplane/cmd/clusterfixture), initialize-era sessions relayed
-	// between them over NATS, run for 2025-11-25 only: its instances are
-	// separate processes that share the multi round-trip key but no task
-	// store or listen-stream events, so 2026-07-28's tasks and
-	// listen-stream scenarios fail there, and 2025-06-18 fails now and
-	// then with a connection cut between the proxies, with one instance
-	// too.
-	optInLanes = []string{"cluster"}
+	// 2026-07-28 only; the cluster lane (the fixture as three instances
+	// behind a round-robin proxy, backplane/cmd/clusterfixture,
+	// initialize-era sessions relayed between them over NATS) for the
+	// initialize-era revisions only: its instances are separate processes
+	// that share the multi round-trip key but no task store or
+	// listen-stream events, so 2026-07-28's tasks and listen-stream
+	// scenarios fail there.
+	laneVersions = map[string][]string{"proxy": {"2026-07-28"}, "cluster": {"2025-11-25", "2025-06-18"}}
 	// clusterFixture is the built backplane/cmd/clusterfixture, when the
 	// cluster lane runs.
 	clusterFixture string
@@ -68,7 +64,7 @@ const (
 )
 
 func main() {
-	lanes := flag.String("lanes", strings.Join(allLanes, ","), "comma-separated lanes: native, handler, stdio, proxy, and the opt-in cluster")
+	lanes := flag.String("lanes", strings.Join(allLanes, ","), "comma-separated lanes: native, handler, stdio, proxy, cluster")
 	versions := flag.String("versions", strings.Join(allVersions, ","), "comma-separated protocol versions")
 	out := flag.String("out", "", "directory for raw results (default: a temporary directory)")
 	baselinePath := flag.String("baseline", "conformance/expected-failures.json", "expected-failures baseline")
@@ -112,7 +108,7 @@ func run(laneList, versionList, out, baselinePath string, writeDoc, verbose bool
 			return err
 		}
 	}
-	if slices.Contains(split(laneList, append(slices.Clone(allLanes), optInLanes...)), "cluster") {
+	if slices.Contains(split(laneList, allLanes), "cluster") {
 		// A module of its own: built from its directory.
 		clusterFixture = filepath.Join(bin, "clusterfixture")
 		cmd := exec.Command("go", "build", "-C", "backplane", "-o", clusterFixture, "./cmd/clusterfixture")
@@ -128,7 +124,7 @@ func run(laneList, versionList, out, baselinePath string, writeDoc, verbose bool
 
 	var results []laneResult
 	var problems []string
-	for _, lane := range split(laneList, append(slices.Clone(allLanes), optInLanes...)) {
+	for _, lane := range split(laneList, allLanes) {
 		for _, version := range split(versionList, allVersions) {
 			if only, ok := laneVersions[lane]; ok && !slices.Contains(only, version) {
 				continue
