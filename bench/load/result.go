@@ -36,6 +36,10 @@ type Result struct {
 	MaxGapUs    float64 `json:"maxGapUs,omitempty"`
 	DriverLagUs float64 `json:"driverLagUs,omitempty"`
 
+	// Tasks: the tasks/get a task took to be seen completed (its other
+	// figures are the load scenarios', per task).
+	GetsPerTask float64 `json:"getsPerTask,omitempty"`
+
 	// Every scenario with a server process.
 	PeakRSSKiB int64 `json:"peakRSSKiB,omitempty"`
 

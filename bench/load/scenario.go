@@ -8,11 +8,16 @@ import (
 
 // Scenario is one measurement a run repeats for every server.
 type Scenario struct {
-	// Kind is "stdio", "http", "storm", "listen", "bigline" or "variant"
-	// (a stdio load of snodo-go's echo served another way).
+	// Kind is "stdio", "http", "storm", "listen", "bigline", "variant"
+	// (a stdio load of snodo-go's echo served another way), "httpstorm"
+	// and "httplisten" (the storm and the listen streams over Streamable
+	// HTTP) or "task" (echo run as a task and followed to its end, on
+	// stdio).
 	Kind string
 	// Variant names the way echo is served in a "variant" scenario
-	// (server-snodo's -variant: "actor", "limited", "proxy").
+	// (server-snodo's -variant: "actor", "limited", "proxy"), or the task
+	// store of a "task" scenario (server-snodo's -tasks: "memory",
+	// "bolt").
 	Variant string
 	// Param is C, K, or the number of calls or streams.
 	Param int
@@ -38,17 +43,34 @@ func (s Scenario) Name() string {
 		return fmt.Sprintf("bigline %d MiB", s.Param)
 	case "variant":
 		return fmt.Sprintf("stdio C=%d %s", s.Param, s.Variant)
+	case "httpstorm":
+		return fmt.Sprintf("http storm N=%d", s.Param)
+	case "httplisten":
+		return fmt.Sprintf("http listen N=%d", s.Param)
+	case "task":
+		return fmt.Sprintf("task C=%d %s", s.Param, s.Variant)
 	}
 	return s.Kind
 }
 
-// Plain is the scenario a variant extends (the plain echo call at the
-// same C); the scenario itself for other kinds.
+// HTTP reports whether the scenario runs over Streamable HTTP.
+func (s Scenario) HTTP() bool {
+	return s.Kind == "http" || s.Kind == "httpstorm" || s.Kind == "httplisten"
+}
+
+// Plain is the scenario s extends: for a variant or a task, the plain
+// echo call at the same C on stdio; for the HTTP storm and listen
+// streams, the same on stdio; the scenario itself for other kinds.
 func (s Scenario) Plain() Scenario {
-	if s.Kind != "variant" {
-		return s
+	switch s.Kind {
+	case "variant", "task":
+		return Scenario{Kind: "stdio", Param: s.Param, Warmup: s.Warmup, Duration: s.Duration}
+	case "httpstorm":
+		return Scenario{Kind: "storm", Param: s.Param}
+	case "httplisten":
+		return Scenario{Kind: "listen", Param: s.Param}
 	}
-	return Scenario{Kind: "stdio", Param: s.Param, Warmup: s.Warmup, Duration: s.Duration}
+	return s
 }
 
 // Supports reports whether the scenario runs on spec: a variant only on
@@ -62,23 +84,32 @@ func (s Scenario) Supports(spec ServerSpec) bool {
 }
 
 // ServerArgs are the extra arguments a server needs for the scenario:
-// the cancellation storm must be able to hold every call at once, so each
-// server is given the knobs it has for that (see docs/PERFORMANCE.md).
+// the cancellation storms must be able to hold every call at once, and
+// the HTTP storm and listen streams one connection per call or stream, so
+// each server is given the knobs it has for that (see
+// docs/PERFORMANCE.md). A task scenario gives snodo-go its store; the
+// peers get nothing, and show whether they run echo as a task.
 func (s Scenario) ServerArgs(server string) []string {
-	if s.Kind == "variant" {
+	switch {
+	case s.Kind == "variant":
 		return []string{"-variant", s.Variant}
-	}
-	if s.Kind != "storm" {
-		return nil
-	}
-	switch server {
-	case "snodo":
+	case s.Kind == "task" && server == "snodo":
+		return []string{"-tasks", s.Variant}
+	case s.Kind == "storm" && server == "snodo":
 		return []string{"-max-concurrency", fmt.Sprint(s.Param)}
-	case "mcp-go":
+	case s.Kind == "storm" && server == "mcp-go":
 		return []string{"-workers", "100", "-queue", fmt.Sprint(s.Param)}
+	case s.Kind == "httpstorm" && server == "snodo":
+		return []string{"-max-concurrency", fmt.Sprint(s.Param), "-max-connections", fmt.Sprint(s.Param + connectionMargin)}
+	case s.Kind == "httplisten" && server == "snodo":
+		return []string{"-max-connections", fmt.Sprint(s.Param + connectionMargin)}
 	}
 	return nil
 }
+
+// connectionMargin is the connections a server's cap allows beyond the
+// ones a scenario holds.
+const connectionMargin = 64
 
 // Run measures one server in the scenario: it starts the server, runs the
 // scenario, reads the peak RSS and stops the server. A server that does
@@ -87,7 +118,7 @@ func (s Scenario) Run(ctx context.Context, spec ServerSpec) Result {
 	if !s.Supports(spec) {
 		return Result{Server: spec.Name, Scenario: s.Kind, Param: s.Param, Unsupported: true}
 	}
-	p, err := Start(spec, s.Kind == "http", s.ServerArgs(spec.Name)...)
+	p, err := Start(spec, s.HTTP(), s.ServerArgs(spec.Name)...)
 	if err != nil {
 		r := Result{Server: spec.Name, Scenario: s.Kind, Param: s.Param}
 		if IsUnsupported(err) {
@@ -110,7 +141,7 @@ func (s Scenario) Run(ctx context.Context, spec ServerSpec) Result {
 	if hwm, _, err := ProcMem(p.PID); err == nil && hwm > r.PeakRSSKiB {
 		r.PeakRSSKiB = hwm
 	}
-	if s.Kind == "storm" || s.Kind == "bigline" {
+	if s.Kind == "storm" || s.Kind == "httpstorm" || s.Kind == "bigline" {
 		p.Kill() // calls a server failed to stop may run for a minute
 	} else {
 		p.Stop()
@@ -131,6 +162,12 @@ func (s Scenario) RunOn(ctx context.Context, t *Target) (Result, error) {
 		return RunListen(ctx, t, ListenConfig{Streams: s.Param, Timeout: 30 * time.Second})
 	case "bigline":
 		return RunBigLine(ctx, t, BigLineConfig{MiB: s.Param, Timeout: 30 * time.Second})
+	case "httpstorm":
+		return RunHTTPStorm(ctx, t, StormConfig{Calls: s.Param, SleepMs: 60_000, Window: 10 * time.Second, Settle: time.Second})
+	case "httplisten":
+		return RunHTTPListen(ctx, t, ListenConfig{Streams: s.Param, Timeout: 60 * time.Second})
+	case "task":
+		return RunTask(ctx, t, TaskLoad{Concurrency: s.Param, Warmup: s.Warmup, Duration: s.Duration})
 	}
 	return Result{}, fmt.Errorf("load: unknown scenario kind %q", s.Kind)
 }

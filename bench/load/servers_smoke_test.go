@@ -28,8 +28,10 @@ var benchServers = []struct {
 // of every kind of scenario against it as a process, as benchrun does, so
 // neither a server nor the driver can rot unnoticed: each measurement
 // must succeed with no JSON-RPC error. snodo-go must also serve every
-// subscriptions/listen stream and stop every cancelled call of the
-// storm without a late response; the peers' figures are only measured.
+// subscriptions/listen stream (stdio and HTTP), stop every cancelled
+// call of both storms without a late response, and run a task to its end
+// on each store; the peers' figures are only measured (a peer that runs
+// no task is recorded as unsupported).
 // A floor must serve its one kind and be recorded as unsupported in every
 // other, both when started in the other transport and by Scenario.Run.
 func TestSmokeEveryServer(t *testing.T) {
@@ -111,6 +113,42 @@ func TestSmokeEveryServer(t *testing.T) {
 					}
 				}
 			})
+			t.Run("httpstorm", func(t *testing.T) {
+				const calls = 10
+				sc := load.Scenario{Kind: "httpstorm", Param: calls}
+				r := run(t, true, sc, func(tg *load.Target) (load.Result, error) {
+					return load.RunHTTPStorm(ctx, tg, load.StormConfig{Calls: calls, SleepMs: 60_000, Window: 2 * time.Second, Settle: 100 * time.Millisecond})
+				})
+				if r.Started == 0 {
+					t.Fatalf("no sleep call ran: %+v", r)
+				}
+				if ours && (r.Started != calls || !r.Stopped || r.Late != 0 || r.StartedAfterCancel != 0) {
+					t.Fatalf("HTTP storm: %+v", r)
+				}
+			})
+			t.Run("httplisten", func(t *testing.T) {
+				const streams = 20
+				sc := load.Scenario{Kind: "httplisten", Param: streams}
+				r := run(t, true, sc, func(tg *load.Target) (load.Result, error) {
+					return load.RunHTTPListen(ctx, tg, load.ListenConfig{Streams: streams, Timeout: 10 * time.Second})
+				})
+				if (ours || !r.Unsupported) && r.Streams != streams {
+					t.Fatalf("HTTP listen: %+v", r)
+				}
+			})
+			t.Run("task", func(t *testing.T) {
+				for _, store := range snodoserver.TaskStores {
+					sc := load.Scenario{Kind: "task", Param: 2, Variant: store}
+					r := run(t, false, sc, func(tg *load.Target) (load.Result, error) {
+						return load.RunTask(ctx, tg, load.TaskLoad{Concurrency: sc.Param, Warmup: 20 * time.Millisecond, Duration: 200 * time.Millisecond, MinTasks: 5})
+					})
+					// snodo-go runs echo as a task on each store; a peer
+					// either does too or is recorded as unsupported.
+					if (ours || !r.Unsupported) && (r.Requests < 5 || r.P99us < r.P50us) {
+						t.Fatalf("%s: %+v", sc.Name(), r)
+					}
+				}
+			})
 			t.Run("listen", func(t *testing.T) {
 				const streams = 20
 				r := run(t, false, load.Scenario{Kind: "listen", Param: streams}, func(tg *load.Target) (load.Result, error) {
@@ -128,7 +166,7 @@ func TestSmokeEveryServer(t *testing.T) {
 // server's, and checks it is unsupported in every other kind.
 func testFloor(t *testing.T, spec load.ServerSpec) {
 	ctx := context.Background()
-	for _, kind := range []string{"stdio", "http", "storm", "listen", "bigline"} {
+	for _, kind := range []string{"stdio", "http", "storm", "listen", "bigline", "httpstorm", "httplisten", "task"} {
 		t.Run(kind, func(t *testing.T) {
 			if !spec.Serves(kind) {
 				if r := (load.Scenario{Kind: kind, Param: 1}).Run(ctx, spec); !r.Unsupported || r.Err != "" {

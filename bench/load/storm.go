@@ -68,30 +68,12 @@ func RunStorm(ctx context.Context, t *Target, cfg StormConfig) (Result, error) {
 	}
 	s.send(buf)
 
-	// Wait until the server runs every call, or as many as it will: the
-	// running count reaches Calls, or holds still for 500 ms.
-	var running int64
-	last, changed := int64(-1), time.Now()
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		st, err := t.Stats(ctx, false)
-		if err != nil {
-			return fail(err)
-		}
+	if _, err := waitRunning(ctx, t, n, func() int64 {
 		mu.Lock()
-		answered := early
-		mu.Unlock()
-		running = st.Running
-		if running != last {
-			last, changed = running, time.Now()
-		}
-		if running+answered >= n || (running > 0 && time.Since(changed) > 500*time.Millisecond) {
-			break
-		}
-		if time.Now().After(deadline) {
-			return fail(fmt.Errorf("load: only %d sleep calls running after 15 s", running))
-		}
-		time.Sleep(20 * time.Millisecond)
+		defer mu.Unlock()
+		return early
+	}); err != nil {
+		return fail(err)
 	}
 	loaded, err := t.Stats(ctx, true)
 	if err != nil {
@@ -158,6 +140,32 @@ func RunStorm(ctx context.Context, t *Target, cfg StormConfig) (Result, error) {
 		res.PeakRSSKiB, _, _ = ProcMem(t.PID)
 	}
 	return res, nil
+}
+
+// waitRunning waits until the server runs every one of n sleep calls, or
+// as many as it will: its running count plus the calls answered already
+// (answered) reaches n, or the count holds still for 500 ms. It gives up
+// after 15 s.
+func waitRunning(ctx context.Context, t *Target, n int64, answered func() int64) (int64, error) {
+	last, changed := int64(-1), time.Now()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		st, err := t.Stats(ctx, false)
+		if err != nil {
+			return 0, err
+		}
+		running := st.Running
+		if running != last {
+			last, changed = running, time.Now()
+		}
+		if running+answered() >= n || (running > 0 && time.Since(changed) > 500*time.Millisecond) {
+			return running, nil
+		}
+		if time.Now().After(deadline) {
+			return running, fmt.Errorf("load: only %d sleep calls running after 15 s", running)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // ListenConfig configures the idle-stream memory measurement.

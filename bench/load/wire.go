@@ -51,6 +51,36 @@ func AppendListen(b []byte, id int64) []byte {
 	return b
 }
 
+// taskMeta is meta with the tasks extension declared in the client's
+// capabilities, so a tool that may run as a task does.
+const taskMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",` +
+	`"io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}},` +
+	`"io.modelcontextprotocol/clientInfo":{"name":"mcpload","version":"1"}}`
+
+// AppendTaskEcho appends a tools/call echo request that declares the
+// tasks extension (no newline): a server that runs echo as a task answers
+// with a task handle.
+func AppendTaskEcho(b []byte, id int64, text string) []byte {
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = strconv.AppendInt(b, id, 10)
+	b = append(b, `,"method":"tools/call","params":{"name":"echo","arguments":{"text":`...)
+	t, _ := json.Marshal(text)
+	b = append(b, t...)
+	b = append(b, `},`+taskMeta+`}}`...)
+	return b
+}
+
+// AppendTaskGet appends a tasks/get request for taskID (no newline).
+func AppendTaskGet(b []byte, id int64, taskID string) []byte {
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = strconv.AppendInt(b, id, 10)
+	b = append(b, `,"method":"tasks/get","params":{"taskId":`...)
+	t, _ := json.Marshal(taskID)
+	b = append(b, t...)
+	b = append(b, `,`+taskMeta+`}}`...)
+	return b
+}
+
 // AppendCancel appends a notifications/cancelled for id (no newline).
 func AppendCancel(b []byte, id int64) []byte {
 	b = append(b, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":`...)
@@ -72,6 +102,9 @@ type Frame struct {
 	IsError bool
 	// SubscriptionID is params._meta's subscription id on notifications.
 	SubscriptionID int64
+	// TaskID and TaskStatus are a task handle's or tasks/get result's
+	// taskId and status (empty in any other result).
+	TaskID, TaskStatus string
 }
 
 type wireFrame struct {
@@ -81,7 +114,9 @@ type wireFrame struct {
 		Code int64 `json:"code"`
 	} `json:"error"`
 	Result *struct {
-		IsError bool `json:"isError"`
+		IsError bool   `json:"isError"`
+		TaskID  string `json:"taskId"`
+		Status  string `json:"status"`
 	} `json:"result"`
 	Params *struct {
 		Meta struct {
@@ -102,6 +137,7 @@ func ParseFrame(line []byte) (Frame, error) {
 	}
 	if w.Result != nil {
 		f.IsError = w.Result.IsError
+		f.TaskID, f.TaskStatus = w.Result.TaskID, w.Result.Status
 	}
 	if w.Params != nil {
 		f.SubscriptionID = parseIntID(w.Params.Meta.SubscriptionID)

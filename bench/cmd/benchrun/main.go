@@ -75,7 +75,7 @@ func main() {
 	rounds := flag.Int("rounds", 5, "rounds (ignored with -quick)")
 	out := flag.String("out", "../docs/PERFORMANCE.md", "report to update between its results markers")
 	raw := flag.String("json", "../docs/performance-results.json", "where to write the raw results")
-	only := flag.String("only", "", "run only scenarios of this kind (stdio, http, variant, storm, listen, bigline)")
+	only := flag.String("only", "", "run only scenarios of this kind (stdio, http, variant, task, storm, httpstorm, listen, httplisten, bigline), with the plain case each extends")
 	plotDir := flag.String("plots", "", "where to write the SVG plots (default: the directory of -out)")
 	from := flag.String("from", "", "run nothing: draw the plots of this results file (as -json writes it) and stop")
 	runLabel := flag.String("run", "", "with -from: which run the results come from, as the plots should say (default: the file's name)")
@@ -99,7 +99,8 @@ func main() {
 		var keep []load.Scenario
 		for _, s := range scenarios {
 			if s.Kind == *only {
-				// A variant's ratio needs its plain call in the same run.
+				// A variant's, a task's or an HTTP storm's or listen's
+				// ratios need the plain case in the same run.
 				if p := s.Plain(); p != s && !slices.Contains(keep, p) {
 					keep = append(keep, p)
 				}
@@ -224,9 +225,13 @@ func fullScenarios() []load.Scenario {
 		{Kind: "variant", Param: 16, Variant: "actor", Warmup: w, Duration: d},
 		{Kind: "variant", Param: 16, Variant: "limited", Warmup: w, Duration: d},
 		{Kind: "variant", Param: 16, Variant: "proxy", Warmup: w, Duration: d},
+		{Kind: "task", Param: 16, Variant: "memory", Warmup: w, Duration: d},
+		{Kind: "task", Param: 16, Variant: "bolt", Warmup: w, Duration: d},
 		{Kind: "storm", Param: 1000},
+		{Kind: "httpstorm", Param: 1000},
 		{Kind: "listen", Param: 1000},
 		{Kind: "listen", Param: 10000},
+		{Kind: "httplisten", Param: 10000},
 		{Kind: "bigline", Param: 1024, Once: true},
 	}
 }
@@ -241,8 +246,12 @@ func quickScenarios() []load.Scenario {
 		{Kind: "variant", Param: 16, Variant: "actor", Warmup: w, Duration: d},
 		{Kind: "variant", Param: 16, Variant: "limited", Warmup: w, Duration: d},
 		{Kind: "variant", Param: 16, Variant: "proxy", Warmup: w, Duration: d},
+		{Kind: "task", Param: 16, Variant: "memory", Warmup: w, Duration: d},
+		{Kind: "task", Param: 16, Variant: "bolt", Warmup: w, Duration: d},
 		{Kind: "storm", Param: 1000},
+		{Kind: "httpstorm", Param: 1000},
 		{Kind: "listen", Param: 1000},
+		{Kind: "httplisten", Param: 1000},
 		{Kind: "bigline", Param: 256, Once: true},
 	}
 }
@@ -255,6 +264,9 @@ func summary(r load.Result) string {
 		return "error: " + r.Err
 	case r.Throughput > 0:
 		line := fmt.Sprintf("%.0f req/s  p50 %.0f µs  p99 %.0f µs  cpu %.0f µs/req  rss %d KiB", r.Throughput, r.P50us, r.P99us, r.CPUPerReq, r.PeakRSSKiB)
+		if r.GetsPerTask > 0 {
+			line += fmt.Sprintf("  tasks/get per task %.1f", r.GetsPerTask)
+		}
 		if r.MaxGapUs > 0 {
 			line += fmt.Sprintf("  gap %.0f ms  lag %.0f ms", r.MaxGapUs/1000, r.DriverLagUs/1000)
 		}
@@ -264,7 +276,7 @@ func summary(r load.Result) string {
 	case strings.HasPrefix(r.Scenario, "bigline"):
 		return fmt.Sprintf("refused %t  next answered %t  peak rss %d KiB", r.OversizeRefused, r.NextAnswered, r.PeakRSSKiB)
 	case r.Streams > 0:
-		return fmt.Sprintf("streams %d  heap/stream %.0f B  rss/stream %.0f B", r.Streams, r.HeapPerStreamB, r.RSSPerStreamB)
+		return fmt.Sprintf("streams %d of %d  heap/stream %.0f B  rss/stream %.0f B", r.Streams, r.Param, r.HeapPerStreamB, r.RSSPerStreamB)
 	}
 	return "no data"
 }

@@ -23,8 +23,10 @@ var plotFiles = []struct{ file, caption string }{
 	{"perf-stream-memory.svg", "Memory per idle listen stream"},
 }
 
-// scenarioNames returns the names of the scenarios in recs whose name
-// starts with one of prefixes, in the order they were first measured.
+// scenarioNames returns the names of the scenarios in recs made of one of
+// prefixes and one more word (its parameter), in the order they were
+// first measured: "stdio " takes "stdio C=16" but not the variant "stdio
+// C=16 actor", "http " takes "http K=16" but not "http storm N=1000".
 func scenarioNames(recs []Record, prefixes ...string) []string {
 	var out []string
 	seen := map[string]bool{}
@@ -34,8 +36,9 @@ func scenarioNames(recs []Record, prefixes ...string) []string {
 		}
 		for _, p := range prefixes {
 			// A variant ("stdio C=16 actor") is snodo-go's alone: it has
-			// its own table, not a place in the servers' plots.
-			if strings.HasPrefix(r.Scenario, p) && len(strings.Fields(r.Scenario)) == 2 {
+			// its own table, not a place in the servers' plots; the HTTP
+			// storm has its table too.
+			if rest, ok := strings.CutPrefix(r.Scenario, p); ok && len(strings.Fields(rest)) == 1 {
 				seen[r.Scenario] = true
 				out = append(out, r.Scenario)
 			}
@@ -70,7 +73,7 @@ func medianSeries(t table, scenarios []string, f func(load.Result) float64) []sv
 func charts(recs []Record, note string) []*svgplot.Chart {
 	t := table{recs: recs}
 	loads := scenarioNames(recs, "stdio ", "http ")
-	listen := scenarioNames(recs, "listen ")
+	listen := scenarioNames(recs, "listen ", "http listen ")
 	var out []*svgplot.Chart
 	if len(loads) > 0 {
 		out = append(out,

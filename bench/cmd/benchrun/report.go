@@ -280,73 +280,10 @@ func render(recs []Record, scenarios []load.Scenario, info runInfo) string {
 	}
 
 	renderVariants(w, t, scenarios, info.Rounds)
+	renderTasks(w, t, scenarios, info.Rounds)
 
-	// Storm.
-	for _, sc := range scenarios {
-		if sc.Kind != "storm" {
-			continue
-		}
-		name := sc.Name()
-		w("### Cancellation storm: %d `sleep` calls (60 s each) cancelled in one write, stdio\n\n", sc.Param)
-		w("| server | handlers running at the cancel | all stopped (rounds) | time until none runs, ms | late responses | calls started after their cancel | heap per sleeping call, KiB | goroutine stacks per sleeping call, KiB | peak RSS MiB |\n")
-		w("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
-		for _, srv := range servers {
-			rs := t.get(name, srv.name)
-			if st := statusFor(srv.name, rs); st != "" {
-				w("| %s | %s | | | | | | | |\n", srv.name, st)
-				continue
-			}
-			stopped := 0
-			var stopMs []float64
-			for _, r := range rs {
-				if r.Stopped {
-					stopped++
-					stopMs = append(stopMs, r.StopMs)
-				}
-			}
-			started, _ := med(rs, func(r load.Result) float64 { return float64(r.Started) })
-			late, _ := med(rs, func(r load.Result) float64 { return float64(r.Late) })
-			after, _ := med(rs, func(r load.Result) float64 { return float64(r.StartedAfterCancel) })
-			heap, _ := med(rs, func(r load.Result) float64 { return r.HeapPerSleepB / 1024 })
-			stack, _ := med(rs, func(r load.Result) float64 { return r.StackPerSleepB / 1024 })
-			rss, _ := med(rs, func(r load.Result) float64 { return float64(r.PeakRSSKiB) / 1024 })
-			stop := num(median(stopMs), 1)
-			if stopped == 0 {
-				stop = "not within 10 s"
-			}
-			w("| %s | %s | %d/%d | %s | %s | %s | %s | %s | %s |\n", srv.name, num(started, 0), stopped, len(rs), stop, num(late, 0), num(after, 0), num(heap, 1), num(stack, 1), num(rss, 1))
-		}
-		w("\n")
-	}
-
-	// Listen.
-	var listens []string
-	for _, sc := range scenarios {
-		if sc.Kind == "listen" {
-			listens = append(listens, sc.Name())
-		}
-	}
-	if len(listens) > 0 {
-		w("### Idle `subscriptions/listen` streams, stdio\n\n")
-		w("| case | server | live heap per stream, KiB | goroutine stacks per stream, KiB | RSS per stream, KiB | goroutines per stream | peak RSS MiB |\n")
-		w("|---|---|---:|---:|---:|---:|---:|\n")
-		for _, name := range listens {
-			for _, srv := range servers {
-				rs := t.get(name, srv.name)
-				if st := statusFor(srv.name, rs); st != "" {
-					w("| %s | %s | %s | | | | |\n", name, srv.name, st)
-					continue
-				}
-				heap, _ := med(rs, func(r load.Result) float64 { return r.HeapPerStreamB / 1024 })
-				stack, _ := med(rs, func(r load.Result) float64 { return r.StackPerStreamB / 1024 })
-				rss, _ := med(rs, func(r load.Result) float64 { return r.RSSPerStreamB / 1024 })
-				g, _ := med(rs, func(r load.Result) float64 { return r.GoroutinesPerSt })
-				peak, _ := med(rs, func(r load.Result) float64 { return float64(r.PeakRSSKiB) / 1024 })
-				w("| %s | %s | %s | %s | %s | %s | %s |\n", name, srv.name, num(heap, 2), num(stack, 2), num(rss, 2), num(g, 2), num(peak, 1))
-			}
-		}
-		w("\n")
-	}
+	renderStorms(w, t, scenarios, info.Rounds)
+	renderListens(w, t, scenarios, info.Rounds)
 
 	// Oversized line.
 	for _, sc := range scenarios {
@@ -486,67 +423,4 @@ func commit() string {
 		c += " with uncommitted changes"
 	}
 	return c
-}
-
-// renderTargets checks this run against the performance targets that
-// docs/PERFORMANCE.md states.
-func renderTargets(w func(string, ...any), t table, rounds int) {
-	w("### Goals, this run\n\n| goal | measured | met |\n|---|---|---|\n")
-	verdict := func(ok bool, measured bool) string {
-		switch {
-		case !measured:
-			return "not measured"
-		case ok:
-			return "yes"
-		}
-		return "**no**"
-	}
-	thr := func(r load.Result) float64 { return r.Throughput }
-	p99 := func(r load.Result) float64 { return r.P99us }
-	for _, c := range []struct {
-		name string
-		min  float64
-	}{{"stdio C=16", 1.5}, {"stdio C=256", 1.5}, {"http K=16", 1.2}, {"http K=64", 1.2}} {
-		x := t.ratioMedian(c.name, "faster", rounds, thr, true)
-		w("| %s throughput ≥ %.1f× the faster peer | %s | %s |\n", c.name, c.min, ratio(x), verdict(x >= c.min, !math.IsNaN(x)))
-		if strings.HasPrefix(c.name, "stdio") {
-			g := t.ratioMedian(c.name, "go-sdk", rounds, p99, false)
-			m := t.ratioMedian(c.name, "mcp-go", rounds, p99, false)
-			w("| %s p99 no worse than either peer | %s of go-sdk's, %s of mcp-go's | %s |\n", c.name, ratio(g), ratio(m),
-				verdict(g <= 1 && m <= 1, !math.IsNaN(g) && !math.IsNaN(m)))
-		}
-	}
-	storm := t.get("storm N=1000", "snodo")
-	if st := status(storm); st == "" {
-		stopMs, _ := med(storm, func(r load.Result) float64 { return r.StopMs })
-		late, _ := med(storm, func(r load.Result) float64 { return float64(r.Late) })
-		all := true
-		for _, r := range storm {
-			all = all && r.Stopped
-		}
-		w("| storm: every cancelled call stopped within 100 ms | %s ms (median), all rounds stopped: %t | %s |\n", num(stopMs, 1), all, verdict(all && stopMs <= 100, true))
-		w("| storm: zero late responses | %s (median) | %s |\n", num(late, 0), verdict(late == 0, true))
-		heap, _ := med(storm, func(r load.Result) float64 { return r.HeapPerSleepB })
-		w("| ≤ 16 KiB heap per in-flight sleeping request | %s KiB | %s |\n", num(heap/1024, 1), verdict(heap <= 16<<10, true))
-	} else {
-		w("| storm | %s | not measured |\n", st)
-	}
-	listen := t.get("listen N=10000", "snodo")
-	if st := status(listen); st == "" {
-		heap, _ := med(listen, func(r load.Result) float64 { return r.HeapPerStreamB })
-		w("| ≤ 16 KiB heap per idle subscription (10,000 streams) | %s KiB | %s |\n", num(heap/1024, 1), verdict(heap <= 16<<10, true))
-	} else {
-		w("| ≤ 16 KiB heap per idle subscription | snodo-go: %s | not measured |\n", st)
-	}
-	if rs := t.get("bigline 1024 MiB", "snodo"); len(rs) > 0 {
-		var peak []float64
-		ok := true
-		for _, r := range rs {
-			peak = append(peak, float64(r.PeakRSSKiB)/1024)
-			ok = ok && r.OversizeRefused && r.NextAnswered
-		}
-		p := median(peak)
-		w("| a 1 GiB stdin line keeps peak RSS under 64 MiB (and is refused, and the next request served) | %s MiB; refused and next served every round: %t | %s |\n", num(p, 1), ok, verdict(p < 64 && ok, true))
-	}
-	w("\n")
 }

@@ -51,13 +51,5 @@ func renderVariants(w func(string, ...any), t table, scenarios []load.Scenario, 
 // overPlain is the median over rounds of f(snodo in scenario) ÷
 // f(snodo in plain) measured in the same round.
 func (t table) overPlain(scenario, plain string, rounds int, f func(load.Result) float64) float64 {
-	var xs []float64
-	for round := 1; round <= rounds; round++ {
-		v, ok := t.inRound(scenario, "snodo", round)
-		p, okp := t.inRound(plain, "snodo", round)
-		if ok && okp && f(p) > 0 {
-			xs = append(xs, f(v)/f(p))
-		}
-	}
-	return median(xs)
+	return t.acrossMedian(scenario, "snodo", plain, "snodo", rounds, f)
 }

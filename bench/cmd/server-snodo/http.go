@@ -11,9 +11,12 @@ import (
 
 // serveHTTP serves rt on snodo-go's native Streamable HTTP listener with
 // its defaults (application/json replies, no sessions), under sup, until
-// ctx ends; then it drains.
-func serveHTTP(ctx context.Context, rt *dispatch.Runtime, sup *supervisor.Supervisor, addr string) error {
-	s, err := streamablehttp.Listen(rt, streamablehttp.WithAddr(addr), streamablehttp.WithSupervisor(sup))
+// ctx ends; then it drains. maxConns, when not 0, replaces the listener's
+// connection cap (the HTTP storm and listen scenarios hold one connection
+// per call or stream).
+func serveHTTP(ctx context.Context, rt *dispatch.Runtime, sup *supervisor.Supervisor, addr string, maxConns int) error {
+	s, err := streamablehttp.Listen(rt, streamablehttp.WithAddr(addr), streamablehttp.WithSupervisor(sup),
+		streamablehttp.WithListenerLimits(streamablehttp.ListenerLimits{MaxConnections: maxConns}))
 	if err != nil {
 		return err
 	}

@@ -25,16 +25,16 @@ func NewRuntimeWithoutSchemas(logger *slog.Logger) (*dispatch.Runtime, error) {
 	return newRuntime(logger, nil, nil)
 }
 
-func newRuntime(logger *slog.Logger, echoSchema, sleepSchema json.RawMessage) (*dispatch.Runtime, error) {
-	return dispatch.New(
-		mcp.Implementation{Name: "bench-snodo", Version: "1.0.0"},
+func newRuntime(logger *slog.Logger, echoSchema, sleepSchema json.RawMessage, extra ...dispatch.Option) (*dispatch.Runtime, error) {
+	opts := append([]dispatch.Option{
 		dispatch.WithLogger(logger),
 		// Serves subscriptions/listen (the idle-stream scenario); nothing
 		// is published.
 		dispatch.WithSubscriptions(hub.New(hub.Options{})),
 		dispatch.WithTool(mcp.Tool{Name: benchtool.EchoTool, InputSchema: echoSchema}, echo),
 		dispatch.WithTool(mcp.Tool{Name: benchtool.SleepTool, InputSchema: sleepSchema}, sleep),
-	)
+	}, extra...)
+	return dispatch.New(mcp.Implementation{Name: "bench-snodo", Version: "1.0.0"}, opts...)
 }
 
 func echo(_ context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
