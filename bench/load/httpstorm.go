@@ -126,6 +126,7 @@ func RunHTTPStorm(ctx context.Context, t *Target, cfg StormConfig) (Result, erro
 			return fail(fmt.Errorf("load: disconnecting: %w", err))
 		}
 	}
+	res.SendMs = float64(time.Since(t0)) / float64(time.Millisecond)
 
 	stopped := false
 	for time.Since(t0) < cfg.Window {

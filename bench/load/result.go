@@ -44,11 +44,14 @@ type Result struct {
 	PeakRSSKiB int64 `json:"peakRSSKiB,omitempty"`
 
 	// Cancellation storm.
-	Started            int64   `json:"started,omitempty"`  // sleep handlers running before the cancels
-	Rejected           int64   `json:"rejected,omitempty"` // sleep calls answered before the cancels
-	StopMs             float64 `json:"stopMs,omitempty"`   // cancels sent → no handler running
-	Stopped            bool    `json:"stopped,omitempty"`  // all stopped within the window and stayed stopped
-	Late               int64   `json:"late,omitempty"`     // responses to cancelled calls
+	Started  int64   `json:"started,omitempty"`  // sleep handlers running before the cancels
+	Rejected int64   `json:"rejected,omitempty"` // sleep calls answered before the cancels
+	StopMs   float64 `json:"stopMs,omitempty"`   // cancels sent → no handler running
+	// SendMs is how long the HTTP storm's disconnects, one after another,
+	// took, within StopMs (not measured on stdio: one write).
+	SendMs             float64 `json:"sendMs,omitempty"`
+	Stopped            bool    `json:"stopped,omitempty"` // all stopped within the window and stayed stopped
+	Late               int64   `json:"late,omitempty"`    // responses to cancelled calls
 	StartedAfterCancel int64   `json:"startedAfterCancel,omitempty"`
 	HeapPerSleepB      float64 `json:"heapPerSleepB,omitempty"`
 	StackPerSleepB     float64 `json:"stackPerSleepB,omitempty"` // goroutine stacks, not in the heap figure

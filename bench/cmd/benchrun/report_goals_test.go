@@ -75,3 +75,26 @@ func TestTaskTable(t *testing.T) {
 		}
 	}
 }
+
+// The HTTP storm's stop time is divided by the stdio storm's only in
+// rounds where both stopped.
+func TestHTTPStormRatioNeedsBothStopped(t *testing.T) {
+	rec := func(server, scenario string, round int, stopped bool, ms float64) Record {
+		return Record{Round: round, Result: load.Result{Server: server, Scenario: scenario, Started: 10, Stopped: stopped, StopMs: ms, HeapPerSleepB: 1024}}
+	}
+	stdio := load.Scenario{Kind: "storm", Param: 10}
+	httpStorm := load.Scenario{Kind: "httpstorm", Param: 10}
+	if httpStorm.Plain() != stdio {
+		t.Fatalf("the HTTP storm's plain case is %+v", httpStorm.Plain())
+	}
+	recs := []Record{
+		rec("snodo", stdio.Name(), 1, true, 10), rec("snodo", httpStorm.Name(), 1, true, 40),
+		rec("go-sdk", stdio.Name(), 1, true, 10), rec("go-sdk", httpStorm.Name(), 1, false, 0),
+	}
+	out := render(recs, []load.Scenario{stdio, httpStorm}, runInfo{Rounds: 1, Date: time.Unix(0, 0)})
+	for _, want := range []string{"| snodo | 4.00× | 1.00× |", "| go-sdk | – | 1.00× |"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("no %q in:\n%s", want, out)
+		}
+	}
+}

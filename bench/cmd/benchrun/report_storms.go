@@ -5,17 +5,22 @@ package main
 // stdio (the plain case it extends).
 
 import (
+	"fmt"
+	"math"
+
 	"github.com/snodo-go/snodo/bench/load"
 )
 
 // acrossMedian is the median over rounds of f(server in scenario) ÷
-// f(other in plain), both measured in the same round.
+// f(other in plain), both measured in the same round; a round where
+// either figure is NaN (not measured: a storm that never stopped) or the
+// divisor is not positive is left out.
 func (t table) acrossMedian(scenario, server, plain, other string, rounds int, f func(load.Result) float64) float64 {
 	var xs []float64
 	for round := 1; round <= rounds; round++ {
 		v, ok := t.inRound(scenario, server, round)
 		p, okp := t.inRound(plain, other, round)
-		if ok && okp && f(p) > 0 {
+		if ok && okp && f(p) > 0 && !math.IsNaN(f(v)) {
 			xs = append(xs, f(v)/f(p))
 		}
 	}
@@ -34,7 +39,7 @@ func renderStorms(w func(string, ...any), t table, scenarios []load.Scenario, ro
 			w("### Cancellation storm: %d `sleep` calls (60 s each) cancelled in one write, stdio\n\n", sc.Param)
 		} else {
 			w("### Cancellation storm over Streamable HTTP: %d `sleep` calls (60 s each), each a POST on its own connection, cancelled by disconnecting\n\n", sc.Param)
-			w("The driver shuts the sending side of every connection, back to back (the server reads the end of the connection, as after a close), and keeps reading: a late response is a JSON-RPC message or an HTTP error that still arrives for a cancelled call; the empty 200 net/http completes for a handler that wrote nothing is not one. The time until none runs counts from the first disconnect.\n\n")
+			w("The driver shuts the sending side of every connection, back to back (the server reads the end of the connection, as after a close), and keeps reading: a late response is a JSON-RPC message or an HTTP error that still arrives for a cancelled call; the empty 200 net/http completes for a handler that wrote nothing is not one. The time until none runs counts from the first disconnect; in brackets, how long the driver took to make all of them.\n\n")
 		}
 		w("| server | handlers running at the cancel | all stopped (rounds) | time until none runs, ms | late responses | calls started after their cancel | heap per sleeping call, KiB | goroutine stacks per sleeping call, KiB | peak RSS MiB |\n")
 		w("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
@@ -62,6 +67,10 @@ func renderStorms(w func(string, ...any), t table, scenarios []load.Scenario, ro
 			if stopped == 0 {
 				stop = "not within 10 s"
 			}
+			if sc.Kind == "httpstorm" {
+				send, _ := med(rs, func(r load.Result) float64 { return r.SendMs })
+				stop += fmt.Sprintf(" (disconnects: %s)", num(send, 1))
+			}
 			w("| %s | %s | %d/%d | %s | %s | %s | %s | %s | %s |\n", srv.name, num(started, 0), stopped, len(rs), stop, num(late, 0), num(after, 0), num(heap, 1), num(stack, 1), num(rss, 1))
 		}
 		w("\n")
@@ -71,7 +80,7 @@ func renderStorms(w func(string, ...any), t table, scenarios []load.Scenario, ro
 			w("| server | time until none runs ÷ stdio | heap per sleeping call ÷ stdio | stacks per sleeping call ÷ stdio |\n|---|---:|---:|---:|\n")
 			stopf := func(r load.Result) float64 {
 				if !r.Stopped {
-					return 0
+					return math.NaN()
 				}
 				return r.StopMs
 			}
