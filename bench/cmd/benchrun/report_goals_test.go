@@ -1,5 +1,8 @@
 package main
 
+// Tests of the goals table, the tasks' table and the HTTP storm's ratios
+// to the stdio storm.
+
 import (
 	"strings"
 	"testing"
