@@ -166,6 +166,10 @@ func (a *appActor) Receive(ac actor.Context) {
 	case *childFinished:
 		if e, ok := a.calls[m.pid.Id]; ok && !e.stopping {
 			e.stopping = true
+			// Until its Terminated is handled, the call stays a child:
+			// the node stopping meanwhile (the tree closing) stops it a
+			// second time, a dead letter that is expected.
+			a.s.stopRequested(m.pid.Id)
 			ac.Stop(m.pid)
 		}
 	case *actor.Terminated:
@@ -237,6 +241,7 @@ func (a *appActor) terminated(ac actor.Context, m *actor.Terminated) {
 	id := m.Who.Id
 	if e, ok := a.calls[id]; ok {
 		delete(a.calls, id)
+		a.s.stopHandled(id)
 		if set := a.byTarget[e.target]; set != nil {
 			delete(set, id)
 			if len(set) == 0 {
