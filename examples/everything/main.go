@@ -1,5 +1,6 @@
-// Command everything is the conformance fixture: an MCP server exposing
-// every tool, resource, template and prompt the official conformance suite
+// Command everything serves the conformance fixture (package
+// examples/everything/fixture): an MCP server exposing every tool,
+// resource, template and prompt the official conformance suite
 // exercises, plus echo and sleep for load tests.
 //
 //	everything -transport stdio [-subscriptions=false] [-page-size N]  # MCP on standard input and output
@@ -46,6 +47,7 @@ import (
 	"syscall"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/examples/everything/fixture"
 	"github.com/snodo-go/snodo/supervisor"
 )
 
@@ -98,40 +100,33 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 		extra = append(extra, dispatch.WithRequestStateKeys(key))
 	}
-	runner, err := newTaskRunner()
-	if err != nil {
-		logger.Error("invalid task runner", "error", err)
-		return 1
-	}
-	extra = append(extra, runner.Option())
-	rt, hub, err := newRuntimeWith(logger, cfg.subscriptions, extra...)
+	srv, err := fixture.New(fixture.Config{Logger: logger, NoSubscriptions: !cfg.subscriptions, Options: extra})
 	if err != nil {
 		logger.Error("invalid server definition", "error", err)
 		return 1
 	}
+	rt := srv.Runtime
 	if cfg.sup, err = supervisor.New(rt); err != nil {
 		logger.Error("starting the supervision tree", "error", err)
 		return 1
 	}
-	if err := runner.Start(ctx, rt, cfg.sup); err != nil {
+	if err := srv.Start(ctx, cfg.sup); err != nil {
 		logger.Error("starting the task runner", "error", err)
 		return 1
 	}
 	defer func() {
 		cctx, cancel := context.WithTimeout(context.Background(), drainTimeout)
 		defer cancel()
-		_ = runner.Close(cctx)
+		_ = srv.Close(cctx)
 		_ = cfg.sup.Close(cctx)
 	}()
-	if hub != nil {
-		wctx, stopWatched := context.WithCancel(ctx)
-		updated := make(chan struct{})
-		go func() {
-			defer close(updated)
-			updateWatched(wctx, hub, watchedInterval)
-		}()
-		defer func() { stopWatched(); <-updated }()
-	}
+	wctx, stopWatched := context.WithCancel(ctx)
+	updated := make(chan struct{})
+	go func() {
+		defer close(updated)
+		srv.WatchResource(wctx, fixture.WatchedInterval)
+	}()
+	defer func() { stopWatched(); <-updated }()
 	if cfg.proxy {
 		front, closeBackend, err := proxied(ctx, rt, logger)
 		if err != nil {
