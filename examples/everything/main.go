@@ -18,21 +18,22 @@
 // and it exits cleanly when its standard input closes, so a parent that
 // dies takes it along. -sessions asks for initialize-era HTTP sessions;
 // -session-prefix begins their ids (streamablehttp.SessionConfig.IDPrefix),
-// for an instance of several (backplane/cmd/clusterfixture).
+// for one process of several behind a balancer that relays sessions to
+// their owner (backplane.Sessions).
 // While it serves, test://watched-resource changes every 3 seconds.
 // -subscriptions=false leaves out the subscription hub (no listChanged,
 // no subscriptions/listen, no resources/subscribe), for a server that is
 // one of several processes answering stateless requests in turn, where a
 // change made through one request cannot reach a stream another process
-// holds. -page-size sets the number of items per page of every list (the
+// holds (backplane/cmd/clusterfixture instead runs several instances of
+// package fixture in one process, sharing events over NATS). -page-size sets the number of items per page of every list (the
 // default is dispatch.Limits' PageSize), so that a client's pagination
 // can be tried on short lists. -proxy serves the fixture through a
 // proxy Runtime (package proxy, reaching the fixture in process), so that
 // what a proxied server offers can be checked. -state-key sets the key
 // (hexadecimal, at least 32 bytes) that seals multi round-trip
 // requestState (dispatch.WithRequestStateKeys), so that instances given
-// the same key accept each other's states (backplane/cmd/clusterfixture);
-// without it each process draws a random key. Logs go to standard error.
+// the same key accept each other's states; without it each process draws a random key. Logs go to standard error.
 package main
 
 import (

@@ -39,7 +39,7 @@ func TestRunServesASessionThroughEveryInstance(t *testing.T) {
 
 // The multi round-trip state sealed by the instance that answered the
 // first round (i0) is accepted by the one that gets the retry (i1):
-// every child is given the same key.
+// every instance is given the same key.
 func TestRunSharesTheRequestStateKey(t *testing.T) {
 	c := startCluster(t)
 	const tool = "test_input_required_result_request_state"
