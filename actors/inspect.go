@@ -39,6 +39,9 @@ func inspection(next actor.ReceiverFunc) actor.ReceiverFunc {
 		ac, _ := c.(actor.Context)
 		switch q := env.Message.(type) {
 		case *inspect:
+			if m, ok := c.Actor().(materializer); ok && ac != nil {
+				m.materialize(ac) // requests pending their actor appear too
+			}
 			d, _ := c.Actor().(describer)
 			answerInspect(ac, d, q)
 		case *operate:

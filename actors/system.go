@@ -35,6 +35,9 @@ type system struct {
 	exec      *executor.Executor
 	strategy  actor.SupervisorStrategy // stop, never restart; shared by every actor
 	mailboxes *mailboxPool             // dispatcher of every actor with a mailbox goroutine
+	// requestActorDelay overrides defaultSpawnDelay when positive (tests
+	// set it before starting a connection or host).
+	requestActorDelay time.Duration
 
 	deadLetters atomic.Int64 // dead letters that were not expected
 	deadSub     *eventstream.Subscription
