@@ -12,6 +12,7 @@ import (
 	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/internal/executor"
 	"github.com/snodo-go/snodo/internal/tree"
+	"github.com/snodo-go/snodo/jsonrpc"
 	"github.com/snodo-go/snodo/mcp"
 )
 
@@ -164,4 +165,102 @@ func TestCancelReachesARequestWithoutItsActor(t *testing.T) {
 		t.Fatalf("first line is not the ping's answer: %s (%v)", first.ID, err)
 	}
 	h.close(t)
+}
+
+// hostRequestActors lists a host's request actors in the process
+// registry, without inspecting the tree.
+func hostRequestActors(s *system, h tree.Host) []string {
+	var ids []string
+	for _, m := range s.sys.ProcessRegistry.LocalPIDs.LocalPIDs {
+		for _, id := range m.Keys() {
+			if strings.HasPrefix(id, h.ID()+"/req$") {
+				ids = append(ids, id)
+			}
+		}
+	}
+	return ids
+}
+
+// A host's exchange running a job gets its actor once it has run for the
+// delay; inspection shows one whose delay has not passed; ending one
+// without an actor cancels its job, as stopping its actor would.
+func TestHostSpawnsAnExchangesActorLate(t *testing.T) {
+	sys, exec := newHostSystem(t)
+	sys.requestActorDelay = time.Hour
+	h, err := sys.StartHost(tree.HostConfig{Prefix: "http", Kind: tree.KindListener})
+	if err != nil {
+		t.Fatal(err)
+	}
+	started := make(chan struct{}, 2)
+	delivered := make(chan executor.Result, 2)
+	r, err := h.Begin(tree.RequestSpec{Key: "a", ID: jsonrpc.IntID(1), Method: "tools/call",
+		Run: holdJob(started, nil), Done: func(res executor.Result) { delivered <- res }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-started
+	if ids := hostRequestActors(sys, h); len(ids) != 0 {
+		t.Fatalf("request actors before the delay: %v", ids)
+	}
+	// Ending it without an actor cancels its job.
+	r.End()
+	deadline := time.Now().Add(10 * time.Second)
+	for exec.Stats().Cancelled != 1 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the ended exchange's job was not cancelled: %+v", exec.Stats())
+		}
+		time.Sleep(time.Millisecond)
+	}
+
+	// Inspection spawns the actor of one still pending.
+	r2, err := h.Begin(tree.RequestSpec{Key: "b", ID: jsonrpc.IntID(2), Method: "tools/call",
+		Run: holdJob(started, nil), Done: func(res executor.Result) { delivered <- res }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-started
+	snap := sys.Tree()
+	if req := findKind(snap, tree.KindRequest); req == nil || req.Attrs["id"] != "2" || req.Attrs["state"] != "running" {
+		t.Fatalf("inspection did not show the pending exchange: %+v", req)
+	}
+	r2.End()
+	waitTree(t, sys, func(n *tree.Node) bool { return n.Count(tree.KindRequest) == 0 })
+	if st := exec.Stats(); st.Cancelled != 2 {
+		t.Fatalf("stats %+v", st)
+	}
+	select {
+	case res := <-delivered:
+		t.Fatalf("an ended exchange delivered %+v", res)
+	default:
+	}
+	h.Finish()
+	<-h.Done()
+}
+
+// With a short delay, a long exchange gets its actor without anyone
+// inspecting the tree.
+func TestHostExchangeGetsItsActorAfterTheDelay(t *testing.T) {
+	sys, _ := newHostSystem(t)
+	sys.requestActorDelay = 5 * time.Millisecond
+	h, err := sys.StartHost(tree.HostConfig{Prefix: "http", Kind: tree.KindListener})
+	if err != nil {
+		t.Fatal(err)
+	}
+	started := make(chan struct{}, 1)
+	r, err := h.Begin(tree.RequestSpec{Key: "a", ID: jsonrpc.IntID(1), Method: "tools/call", Run: holdJob(started, nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-started
+	deadline := time.Now().Add(10 * time.Second)
+	for len(hostRequestActors(sys, h)) != 1 {
+		if time.Now().After(deadline) {
+			t.Fatalf("request actors: %v, want one", hostRequestActors(sys, h))
+		}
+		time.Sleep(time.Millisecond)
+	}
+	r.End()
+	waitTree(t, sys, func(n *tree.Node) bool { return n.Count(tree.KindRequest) == 0 })
+	h.Finish()
+	<-h.Done()
 }
