@@ -107,6 +107,11 @@ func (c *connActor) describe() (tree.Kind, map[string]string) {
 }
 
 func (c *connActor) Receive(ac actor.Context) {
+	// Built with busyProps: no middleware answers inspection for it.
+	defer c.s.logPanic(ac)
+	if c.s.leafReceive(ac, c) {
+		return
+	}
 	switch m := ac.Message().(type) {
 	case *actor.Started:
 		c.self = ac.Self()
@@ -115,7 +120,7 @@ func (c *connActor) Receive(ac actor.Context) {
 		c.requests = map[jsonrpc.ID]*reqEntry{}
 		c.subs = map[jsonrpc.ID]*subEntry{}
 		c.dying = map[string]bool{}
-		w, err := ac.SpawnNamed(c.s.props(func() actor.Actor {
+		w, err := ac.SpawnNamed(c.s.busyProps(func() actor.Actor {
 			return newWriter(c.s, c.cfg.Output, c.cfg.WriteTimeout).withPumpExited(c.h.outputDone)
 		}), "writer")
 		if err != nil {

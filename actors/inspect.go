@@ -39,9 +39,6 @@ func inspection(next actor.ReceiverFunc) actor.ReceiverFunc {
 		ac, _ := c.(actor.Context)
 		switch q := env.Message.(type) {
 		case *inspect:
-			if m, ok := c.Actor().(materializer); ok && ac != nil {
-				m.materialize(ac) // requests pending their actor appear too
-			}
 			d, _ := c.Actor().(describer)
 			answerInspect(ac, d, q)
 		case *operate:
@@ -55,6 +52,9 @@ func inspection(next actor.ReceiverFunc) actor.ReceiverFunc {
 // answerInspect answers q with d's description and c's children; either
 // may be nil.
 func answerInspect(c actor.Context, d describer, q *inspect) {
+	if m, ok := d.(materializer); ok && c != nil {
+		m.materialize(c) // requests pending their actor appear too
+	}
 	var r inspected
 	if d != nil {
 		r.kind, r.attrs = d.describe()

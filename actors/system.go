@@ -208,6 +208,18 @@ func (s *system) props(producer actor.Producer, opts ...actor.PropsOption) *acto
 	return actor.PropsFromProducer(producer, append(base, opts...)...)
 }
 
+// busyProps builds props for one of our actors that gets messages on
+// every request (a connection, its writer): as props does, but without
+// receiver middleware, which allocates an envelope per message. Such an
+// actor answers inspection and logs its panics in its own Receive, as a
+// leaf does (leafReceive, logPanic).
+func (s *system) busyProps(producer actor.Producer) *actor.Props {
+	return actor.PropsFromProducer(producer,
+		actor.WithSupervisor(s.strategy),
+		actor.WithDispatcher(s.mailboxes),
+	)
+}
+
 // leafProps builds props for a short-lived actor that only keeps books (a
 // request): it runs on the goroutine of whoever sends it a message instead
 // of a goroutine of its own. Its Receive never blocks, so running it

@@ -180,8 +180,20 @@ type Result struct {
 	Panic  any
 }
 
-// Job is one unit of work.
+// Task is a unit of work as one value: Run does the work, Done receives
+// its Result, with the meanings of Job's fields of the same names. A
+// submitter that already has a value per job (a request's record) makes
+// it a Task rather than allocating two closures.
+type Task interface {
+	Run(ctx context.Context) any
+	Done(Result)
+}
+
+// Job is one unit of work: Task, or Run and Done.
 type Job struct {
+	// Task, when set, is the work and its delivery; Run and Done are
+	// then ignored.
+	Task Task
 	// Timeout overrides the executor's default deadline; negative means
 	// none.
 	Timeout time.Duration
@@ -205,6 +217,9 @@ const (
 )
 
 type job struct {
+	// ticket is the job's Ticket, returned by Submit: part of the job, so
+	// it costs no allocation of its own.
+	ticket Ticket
 	e      *Executor
 	scope  *Scope
 	key    any
@@ -283,6 +298,7 @@ func (s *Scope) Submit(key any, spec Job) (*Ticket, error) {
 		return nil, ErrOverloaded
 	}
 	j := &job{e: e, scope: s, key: key, spec: spec}
+	j.ticket.j = j
 	cctx, cancel := context.WithCancelCause(s.ctx)
 	j.vctx = jobContext{Context: cctx, j: j}
 	j.ctx, j.cancel = &j.vctx, cancel
@@ -323,7 +339,7 @@ func (s *Scope) Submit(key any, spec Job) (*Ticket, error) {
 	if start {
 		e.dispatch(j)
 	}
-	return &Ticket{j: j}, nil
+	return &j.ticket, nil
 }
 
 // Reserve claims key in the scope for work that runs outside the
@@ -478,6 +494,10 @@ func (j *job) finishTerminal(wasQueued bool) {
 }
 
 func (j *job) deliver(r Result) {
+	if j.spec.Task != nil {
+		j.spec.Task.Done(r)
+		return
+	}
 	if j.spec.Done != nil {
 		j.spec.Done(r)
 	}
@@ -542,7 +562,11 @@ func (j *job) run() {
 				j.e.logger.Error("snodo: executor job panicked", "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
 			}
 		}()
-		value = j.spec.Run(j.ctx)
+		if j.spec.Task != nil {
+			value = j.spec.Task.Run(j.ctx)
+		} else {
+			value = j.spec.Run(j.ctx)
+		}
 	}()
 	if j.scope.ctx.Err() != nil { // mutation: executor-delivers-nothing-to-dead-owner
 		// The owner died while the job ran; its scope's Close may not
