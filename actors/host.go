@@ -135,8 +135,9 @@ func (s *hostStream) release() {
 
 // Begin admits spec's job to the host's scope. The exchange gets its
 // request actor if it is still in flight after a moment (or when the tree
-// is inspected); a fast answer gets none. It fails with ErrDuplicate, ErrOverloaded or ErrScopeClosed (the
-// host has stopped) as Scope.Submit does, and then starts nothing.
+// is inspected); a fast answer gets none. It fails with ErrDuplicate,
+// ErrOverloaded or ErrScopeClosed (the host has stopped) as Scope.Submit
+// does, and then starts nothing.
 func (h *hostHandle) Begin(spec tree.RequestSpec) (tree.Exchange, error) {
 	r := &exchange{h: h, id: spec.ID, method: spec.Method, peer: spec.Peer, started: time.Now()}
 	timeout := spec.Timeout
@@ -230,10 +231,10 @@ type hostActor struct {
 	h        *hostHandle
 	requests map[*exchange]*actor.PID
 	spawner  requestSpawner
-	finished bool // no more requests: finishing or stopping
-	reported bool // childFinished sent
-	stopping bool // the runtime is stopping our children: never stop one twice
-	due      []*exchange
+	finished bool        // no more requests: finishing or stopping
+	reported bool        // childFinished sent
+	stopping bool        // the runtime is stopping our children: never stop one twice
+	due      []*exchange // exchanges whose actor is due, taken from the handle's list
 }
 
 func (a *hostActor) describe() (tree.Kind, map[string]string) {
