@@ -166,9 +166,9 @@ func (a *appActor) Receive(ac actor.Context) {
 	case *childFinished:
 		if e, ok := a.calls[m.pid.Id]; ok && !e.stopping {
 			e.stopping = true
-			// Until its Terminated is handled, the call stays a child:
-			// the node stopping meanwhile (the tree closing) stops it a
-			// second time, a dead letter that is expected.
+			// Recorded like a connection's children: if the tree closes
+			// before the call's Terminated arrives, the runtime's second
+			// Stop to it is an expected dead letter.
 			a.s.stopRequested(m.pid.Id)
 			ac.Stop(m.pid)
 		}
