@@ -166,6 +166,10 @@ func (a *appActor) Receive(ac actor.Context) {
 	case *childFinished:
 		if e, ok := a.calls[m.pid.Id]; ok && !e.stopping {
 			e.stopping = true
+			// Recorded like a connection's children: if the tree closes
+			// before the call's Terminated arrives, the runtime's second
+			// Stop to it is an expected dead letter.
+			a.s.stopRequested(m.pid.Id)
 			ac.Stop(m.pid)
 		}
 	case *actor.Terminated:
@@ -237,6 +241,7 @@ func (a *appActor) terminated(ac actor.Context, m *actor.Terminated) {
 	id := m.Who.Id
 	if e, ok := a.calls[id]; ok {
 		delete(a.calls, id)
+		a.s.stopHandled(id)
 		if set := a.byTarget[e.target]; set != nil {
 			delete(set, id)
 			if len(set) == 0 {

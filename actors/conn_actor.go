@@ -61,7 +61,11 @@ type connActor struct {
 
 	requests map[jsonrpc.ID]*reqEntry
 	spawner  requestSpawner
-	subs     map[jsonrpc.ID]*subEntry
+	// later holds the requests in flight without an actor yet
+	// (spawn_later.go); fire is its timer's callback, made once.
+	later spawnLater[*reqEntry]
+	fire  func()
+	subs  map[jsonrpc.ID]*subEntry
 	// subCount counts the streams holding a slot of the connection's cap:
 	// the reader adds one before it sends openSubscription, a stream's
 	// release takes it back. Only the reader adds, so its check of the
@@ -103,6 +107,11 @@ func (c *connActor) describe() (tree.Kind, map[string]string) {
 }
 
 func (c *connActor) Receive(ac actor.Context) {
+	// Built with busyProps: no middleware answers inspection for it.
+	defer c.s.logPanic(ac)
+	if c.s.leafReceive(ac, c) {
+		return
+	}
 	switch m := ac.Message().(type) {
 	case *actor.Started:
 		c.self = ac.Self()
@@ -111,7 +120,7 @@ func (c *connActor) Receive(ac actor.Context) {
 		c.requests = map[jsonrpc.ID]*reqEntry{}
 		c.subs = map[jsonrpc.ID]*subEntry{}
 		c.dying = map[string]bool{}
-		w, err := ac.SpawnNamed(c.s.props(func() actor.Actor {
+		w, err := ac.SpawnNamed(c.s.busyProps(func() actor.Actor {
 			return newWriter(c.s, c.cfg.Output, c.cfg.WriteTimeout).withPumpExited(c.h.outputDone)
 		}), "writer")
 		if err != nil {
@@ -124,6 +133,10 @@ func (c *connActor) Receive(ac actor.Context) {
 		go c.readLoop()
 	case *admitted:
 		c.record(ac, (*reqEntry)(m))
+	case *spawnDue:
+		if !c.finished {
+			c.later.tick(c.s.spawnDelay(), c.fire, func(e *reqEntry) { c.spawnRequest(ac, e) })
+		}
 	case *sessionWake:
 		c.sessWake.Store(false)
 		c.pumpSession()
@@ -136,7 +149,11 @@ func (c *connActor) Receive(ac actor.Context) {
 		if e, ok := c.requests[m.id]; ok {
 			delete(c.requests, m.id)
 			e.cancelled.Store(true)
-			e.ticket.Cancel()
+			if e.pid == nil { // mutation: cancel-reaches-request-without-actor
+				// A request in flight for less than the spawn delay has no
+				// actor whose stop would cancel its job.
+				e.ticket.Cancel()
+			}
 			c.stopRequest(ac, e)
 			c.checkDrained(ac)
 		} else if e, ok := c.subs[m.id]; ok {
@@ -215,6 +232,7 @@ func (c *connActor) Receive(ac actor.Context) {
 // cancels the handlers, stops the reader, and releases anything waiting
 // on the connection.
 func (c *connActor) cancelWork() {
+	c.later.stop()
 	if c.scope != nil {
 		c.scope.Close()
 	}
@@ -224,9 +242,10 @@ func (c *connActor) cancelWork() {
 	c.h.session.Close() // server-to-client requests still waiting fail
 }
 
-// record starts the request actor of a request the reader admitted,
-// unless the request has already been delivered (its worker can beat the
-// admitted message here) or the connection is finishing.
+// record books a request the reader admitted, unless the request has
+// already been delivered (its worker can beat the admitted message here)
+// or the connection is finishing. Its request actor is spawned later, if
+// the request is still in flight after a moment (spawn_later.go).
 func (c *connActor) record(ac actor.Context, e *reqEntry) {
 	if c.finished || e.done.Load() {
 		return
@@ -236,12 +255,39 @@ func (c *connActor) record(ac actor.Context, e *reqEntry) {
 		// but before that request's requestDone arrived.
 		c.stopRequest(ac, old)
 	}
-	e.pid = c.spawner.spawn(c.s, ac, &requestActor{s: c.s, entry: e})
 	c.requests[e.id] = e
+	if c.fire == nil {
+		self, s := c.self, c.s
+		c.fire = func() { s.send(self, spawnTick) }
+	}
+	c.later.add(e, c.s.spawnDelay(), c.fire)
 }
 
-// stopRequest stops a request actor the connection no longer tracks.
-func (c *connActor) stopRequest(ac actor.Context, e *reqEntry) { c.stopChild(ac, e.pid) }
+// spawnRequest starts the actor of a request still in flight that has
+// none yet.
+func (c *connActor) spawnRequest(ac actor.Context, e *reqEntry) {
+	if c.finished || e.pid != nil || c.requests[e.id] != e || e.done.Load() {
+		return
+	}
+	e.pid = c.spawner.spawn(c.s, ac, &requestActor{s: c.s, entry: e})
+}
+
+// materialize spawns the actor of every request in flight that has none
+// yet, so an inspection of the tree shows them all.
+func (c *connActor) materialize(ac actor.Context) {
+	for _, e := range c.requests {
+		c.spawnRequest(ac, e)
+	}
+}
+
+// stopRequest stops the actor of a request the connection no longer
+// tracks, if it has one. One without an actor needs nothing: whoever
+// dropped it from the books has cancelled or delivered its job.
+func (c *connActor) stopRequest(ac actor.Context, e *reqEntry) {
+	if e.pid != nil {
+		c.stopChild(ac, e.pid)
+	}
+}
 
 // stopChild stops a request or subscription actor the connection no
 // longer tracks. Once the connection has asked to be stopped it leaves

@@ -161,7 +161,7 @@ func (s *system) StartConn(cfg tree.ConnConfig) (tree.Conn, error) {
 		cfg.MaxSubscriptions = defaultConnMaxSubscriptions
 	}
 	h := &connHandle{s: s, name: cfg.Name, session: dispatch.NewSession(), outputDone: make(chan struct{})}
-	props := s.props(func() actor.Actor { return &connActor{s: s, cfg: cfg, h: h} })
+	props := s.busyProps(func() actor.Actor { return &connActor{s: s, cfg: cfg, h: h} })
 	pid, done, err := s.spawnTop(props, cfg.Prefix)
 	if err != nil {
 		return nil, err

@@ -118,7 +118,7 @@ func (r *reader) handle(frame []byte) bool {
 // scope, keyed by its id, and tells the connection actor about it.
 func (r *reader) submit(call *dispatch.Call) bool {
 	c := r.c
-	e := &reqEntry{id: call.Info.ID, method: call.Info.Method, started: time.Now()}
+	e := &reqEntry{id: call.Info.ID, method: call.Info.Method, started: time.Now(), conn: c, call: call}
 	timeout := c.cfg.RequestTimeout
 	if timeout == 0 {
 		timeout = c.s.exec.Config().Timeout
@@ -126,16 +126,7 @@ func (r *reader) submit(call *dispatch.Call) bool {
 	if timeout > 0 {
 		e.deadline = e.started.Add(timeout)
 	}
-	execute, handlers := c.cfg.Runtime.Execute, &c.h.handlers
-	t, err := c.scope.Submit(e.id, executor.Job{
-		Timeout: c.cfg.RequestTimeout,
-		Run: func(ctx context.Context) any {
-			handlers.add(e)
-			defer handlers.remove(e)
-			return execute(ctx, call)
-		},
-		Done: func(res executor.Result) { c.deliver(e, res) },
-	})
+	t, err := c.scope.Submit(e.id, executor.Job{Timeout: c.cfg.RequestTimeout, Task: e})
 	switch {
 	case errors.Is(err, executor.ErrDuplicate):
 		return r.write(rpcwire.EncodeError(e.id, errDuplicateID))

@@ -57,6 +57,9 @@ var lateMessages = map[reflect.Type]string{
 	reflect.TypeFor[*taskStatus]():       "the runner tells a task actor its status while the task actor may be stopping",
 	reflect.TypeFor[*finishTaskRunner](): "TaskRunner.Finish may be called more than once, also after the runner stopped",
 
+	// Request actors started late (spawn_later.go).
+	reflect.TypeFor[*spawnDue](): "a connection's or host's spawn timer may fire as it stops; the stop does not wait for the timer's callback",
+
 	// The tree.
 	reflect.TypeFor[*inspect]():       "Tree asks each actor it listed a moment before, and one may have stopped in between",
 	reflect.TypeFor[*operate]():       "Act sends to the node an operator saw on the debug page, which may have stopped since",

@@ -33,6 +33,17 @@ type hostHandle struct {
 	cancel context.CancelFunc
 	scope  *executor.Scope
 	ready  chan struct{} // closed once StartHost has filled in the handle
+
+	// served counts the exchanges begun, for the tree.
+	served atomic.Int64
+	// Exchanges running a job wait here for their request actor, which
+	// the host spawns if they are still in flight after a moment, or when
+	// the tree is inspected (spawn_later.go). Begin adds from the
+	// transport's goroutines, so unlike a connection's this list is
+	// guarded.
+	mu    sync.Mutex
+	later spawnLater[*exchange]
+	fire  func()
 }
 
 // StartHost starts a host under the root supervisor.
@@ -55,6 +66,7 @@ func (s *system) StartHost(cfg tree.HostConfig) (tree.Host, error) {
 		return nil, err
 	}
 	h.pid, h.done = pid, done
+	h.fire = func() { s.send(pid, spawnTick) }
 	close(h.ready)
 	return h, nil
 }
@@ -84,8 +96,18 @@ type exchange struct {
 	ticket       *executor.Ticket // nil for a stream: it runs no job
 	stream       *hostStream      // nil for a job
 	streaming    atomic.Bool
-	ended        atomic.Bool
+	// state is exchangePending until the host spawns the exchange's actor
+	// (exchangeSpawned), exchangeEnded once End ran; the first of the host
+	// and End to move it from pending decides whether an actor exists.
+	state atomic.Int32
 }
+
+// States of an exchange.
+const (
+	exchangePending int32 = iota // no actor yet
+	exchangeSpawned              // the host spawned (or, for a stream, will spawn) its actor
+	exchangeEnded                // End ran
+)
 
 // hostStream is what a stream exchange holds: its spec and the key it
 // reserved in the host's scope, released once.
@@ -111,9 +133,11 @@ func (s *hostStream) release() {
 	})
 }
 
-// Begin admits spec's job to the host's scope and starts a request actor
-// for it. It fails with ErrDuplicate, ErrOverloaded or ErrScopeClosed (the
-// host has stopped) as Scope.Submit does, and then starts nothing.
+// Begin admits spec's job to the host's scope. The exchange gets its
+// request actor if it is still in flight after a moment (or when the tree
+// is inspected); a fast answer gets none. It fails with ErrDuplicate,
+// ErrOverloaded or ErrScopeClosed (the host has stopped) as Scope.Submit
+// does, and then starts nothing.
 func (h *hostHandle) Begin(spec tree.RequestSpec) (tree.Exchange, error) {
 	r := &exchange{h: h, id: spec.ID, method: spec.Method, peer: spec.Peer, started: time.Now()}
 	timeout := spec.Timeout
@@ -128,7 +152,10 @@ func (h *hostHandle) Begin(spec tree.RequestSpec) (tree.Exchange, error) {
 		return nil, err
 	}
 	r.ticket = t
-	h.s.send(h.pid, &startHostRequest{r: r})
+	h.served.Add(1)
+	h.mu.Lock()
+	h.later.add(r, h.s.spawnDelay(), h.fire)
+	h.mu.Unlock()
 	return r, nil
 }
 
@@ -144,6 +171,8 @@ func (h *hostHandle) BeginStream(spec tree.StreamSpec) (tree.Exchange, error) {
 	r := &exchange{h: h, id: spec.ID, method: spec.Method, peer: spec.Peer, started: time.Now(),
 		stream: &hostStream{spec: spec, releaseKey: rel}}
 	r.streaming.Store(true)
+	r.state.Store(exchangeSpawned)
+	h.served.Add(1)
 	h.s.send(h.pid, &startHostRequest{r: r})
 	return r, nil
 }
@@ -165,11 +194,18 @@ func (r *exchange) SetStreaming() { r.streaming.Store(true) }
 // actor) stop, and a job still running is cancelled. Only the first call
 // counts.
 func (r *exchange) End() {
-	if r.ended.Swap(true) {
+	old := r.state.Swap(exchangeEnded)
+	if old == exchangeEnded {
 		return
 	}
 	if r.stream != nil {
 		r.stream.release() // also released by the subscription actor; once
+	}
+	if old == exchangePending { // mutation: host-end-cancels-request-without-actor
+		// No actor, and the host will spawn none: End cancels the job
+		// itself, as the actor's stop would.
+		r.Cancel()
+		return
 	}
 	r.h.s.send(r.h.pid, &endHostRequest{r: r})
 }
@@ -188,22 +224,23 @@ func (*finishHost) IgnoreDeadLetterLogging()       {}
 
 // hostActor is a Host's node. It spawns and stops request actors; the
 // exchanges themselves run on the transport's goroutines and the
-// executor's workers, so the host is never on a request's critical path
-// except for one spawn.
+// executor's workers, so the host is never on a request's critical path:
+// a job's exchange gets its actor only if it is still in flight after a
+// moment.
 type hostActor struct {
 	h        *hostHandle
 	requests map[*exchange]*actor.PID
 	spawner  requestSpawner
-	finished bool // no more requests: finishing or stopping
-	reported bool // childFinished sent
-	stopping bool // the runtime is stopping our children: never stop one twice
-	served   int64
+	finished bool        // no more requests: finishing or stopping
+	reported bool        // childFinished sent
+	stopping bool        // the runtime is stopping our children: never stop one twice
+	due      []*exchange // exchanges whose actor is due, taken from the handle's list
 }
 
 func (a *hostActor) describe() (tree.Kind, map[string]string) {
 	attrs := map[string]string{
 		"requests": itoa(len(a.requests)),
-		"served":   itoa(int(a.served)),
+		"served":   itoa(int(a.h.served.Load())),
 	}
 	if a.finished {
 		attrs["state"] = "stopping"
@@ -225,17 +262,23 @@ func (a *hostActor) Receive(ac actor.Context) {
 			}()
 		}
 	case *startHostRequest:
-		a.served++
-		// An exchange that already ended gets no actor: a fast answer
-		// often ends before this message is read, and its actor would
-		// have nothing left to own (End may also run on another
-		// goroutine than Begin, so its message can overtake this one).
-		// A stopping host starts none either.
-		if a.finished || m.r.ended.Load() {
+		// A stream that already ended gets no actor: End may run on
+		// another goroutine than BeginStream, so its message can overtake
+		// this one. A stopping host starts none either.
+		if a.finished || m.r.state.Load() == exchangeEnded {
 			m.r.Cancel()
 			return
 		}
 		a.requests[m.r] = a.spawner.spawn(a.h.s, ac, &hostRequestActor{r: m.r})
+	case *spawnDue:
+		if a.finished {
+			return
+		}
+		h := a.h
+		h.mu.Lock()
+		h.later.tick(h.s.spawnDelay(), h.fire, func(r *exchange) { a.due = append(a.due, r) })
+		h.mu.Unlock()
+		a.spawnDue(ac)
 	case *endHostRequest:
 		if pid, ok := a.requests[m.r]; ok {
 			delete(a.requests, m.r)
@@ -249,6 +292,7 @@ func (a *hostActor) Receive(ac actor.Context) {
 			// gone: when the supervisor then stops the host, no child is
 			// left for the runtime to stop a second time.
 			a.finished = true
+			a.stopLater()
 			a.h.cancel()
 			for r, pid := range a.requests {
 				delete(a.requests, r)
@@ -260,11 +304,45 @@ func (a *hostActor) Receive(ac actor.Context) {
 		a.reportWhenEmpty(ac)
 	case *actor.Stopping:
 		a.finished, a.stopping = true, true
+		a.stopLater()
 		a.h.cancel() // the scope closes: every job is cancelled
 		if halt := a.h.cfg.Halt; halt != nil {
 			halt()
 		}
 	}
+}
+
+// spawnDue spawns the actor of every exchange in a.due still pending, and
+// empties it.
+func (a *hostActor) spawnDue(ac actor.Context) {
+	for i, r := range a.due {
+		a.due[i] = nil
+		if r.state.CompareAndSwap(exchangePending, exchangeSpawned) {
+			a.requests[r] = a.spawner.spawn(a.h.s, ac, &hostRequestActor{r: r})
+		}
+	}
+	a.due = a.due[:0]
+}
+
+// materialize spawns the actor of every exchange still pending, so an
+// inspection of the tree shows them all.
+func (a *hostActor) materialize(ac actor.Context) {
+	if a.finished {
+		return
+	}
+	h := a.h
+	h.mu.Lock()
+	a.due = append(append(a.due, h.later.aging...), h.later.young...)
+	h.mu.Unlock()
+	a.spawnDue(ac)
+}
+
+// stopLater forgets the exchanges still pending: the host is ending, and
+// its scope's end cancels their jobs.
+func (a *hostActor) stopLater() {
+	a.h.mu.Lock()
+	a.h.later.stop()
+	a.h.mu.Unlock()
 }
 
 func (a *hostActor) reportWhenEmpty(ac actor.Context) {

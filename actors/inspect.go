@@ -52,6 +52,9 @@ func inspection(next actor.ReceiverFunc) actor.ReceiverFunc {
 // answerInspect answers q with d's description and c's children; either
 // may be nil.
 func answerInspect(c actor.Context, d describer, q *inspect) {
+	if m, ok := d.(materializer); ok && c != nil {
+		m.materialize(c) // requests pending their actor appear too
+	}
 	var r inspected
 	if d != nil {
 		r.kind, r.attrs = d.describe()

@@ -3,11 +3,13 @@ package actors
 // The request actor: one per request in flight, owning its cancellation.
 
 import (
+	"context"
 	"strconv"
 	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/snodo-go/snodo/dispatch"
 	"github.com/snodo-go/snodo/internal/executor"
 	"github.com/snodo-go/snodo/internal/tree"
 	"github.com/snodo-go/snodo/jsonrpc"
@@ -33,6 +35,10 @@ type reqEntry struct {
 	deadline time.Time
 	ticket   *executor.Ticket
 	pid      *actor.PID
+	// conn and call are the job: the entry is the executor.Task its
+	// connection submits, so a request costs no closures.
+	conn *connActor
+	call *dispatch.Call
 
 	// cancelled is set by the connection when the client cancels the
 	// request; the writer then drops the request's frames still waiting.
@@ -42,6 +48,17 @@ type reqEntry struct {
 	// late does not record it.
 	done atomic.Bool
 }
+
+// Run executes the request on an executor worker (executor.Task).
+func (e *reqEntry) Run(ctx context.Context) any {
+	h := &e.conn.h.handlers
+	h.add(e)
+	defer h.remove(e)
+	return e.conn.cfg.Runtime.Execute(ctx, e.call)
+}
+
+// Done delivers the request's outcome (executor.Task).
+func (e *reqEntry) Done(r executor.Result) { e.conn.deliver(e, r) }
 
 func (r *requestActor) describe() (tree.Kind, map[string]string) {
 	e := r.entry

@@ -35,6 +35,9 @@ type system struct {
 	exec      *executor.Executor
 	strategy  actor.SupervisorStrategy // stop, never restart; shared by every actor
 	mailboxes *mailboxPool             // dispatcher of every actor with a mailbox goroutine
+	// requestActorDelay overrides defaultSpawnDelay when positive (tests
+	// set it before starting a connection or host).
+	requestActorDelay time.Duration
 
 	deadLetters atomic.Int64 // dead letters that were not expected
 	deadSub     *eventstream.Subscription
@@ -203,6 +206,18 @@ func (s *system) props(producer actor.Producer, opts ...actor.PropsOption) *acto
 		actor.WithDispatcher(s.mailboxes),
 	}
 	return actor.PropsFromProducer(producer, append(base, opts...)...)
+}
+
+// busyProps builds props for one of our actors that gets messages on
+// every request (a connection, its writer): as props does, but without
+// receiver middleware, which allocates an envelope per message. Such an
+// actor answers inspection and logs its panics in its own Receive, as a
+// leaf does (leafReceive, logPanic).
+func (s *system) busyProps(producer actor.Producer) *actor.Props {
+	return actor.PropsFromProducer(producer,
+		actor.WithSupervisor(s.strategy),
+		actor.WithDispatcher(s.mailboxes),
+	)
 }
 
 // leafProps builds props for a short-lived actor that only keeps books (a

@@ -151,6 +151,11 @@ func (w *writer) describe() (tree.Kind, map[string]string) {
 }
 
 func (w *writer) Receive(c actor.Context) {
+	// Built with busyProps: no middleware answers inspection for it.
+	defer w.s.logPanic(c)
+	if w.s.leafReceive(c, w) {
+		return
+	}
 	switch m := c.Message().(type) {
 	case *actor.Started:
 		w.pump = make(chan pumpJob, 1)

@@ -23,7 +23,8 @@ import (
 )
 
 // inboxSize is how many events from NATS wait for the hub; more are
-// dropped by the NATS client and counted as EventStats.Lost.
+// dropped by the NATS client, counted as EventStats.Lost, and followed by
+// a resynchronisation of the listeners once the hub has caught up.
 const inboxSize = 4096
 
 // subscribeTimeout bounds NewEvents' wait for the server to confirm its
@@ -55,7 +56,10 @@ const subscribeTimeout = 10 * time.Second
 // resource a listen stream or session opened through Events subscribed
 // to, so that each client reads again what it listens to. Listeners stay
 // open through the loss; the resynchronising events obey their bounds and overflow
-// policy like any other. Extensions' events (dispatch.EventExtension,
+// policy like any other. The same resynchronisation follows events the
+// NATS client dropped because more than 4,096 were waiting for the hub (a
+// slow consumer, EventStats.Lost), once the hub has taken those waiting.
+// Extensions' events (dispatch.EventExtension,
 // such as the tasks extension's status changes) travel the same way but
 // have no resynchronisation: one published elsewhere while the connection
 // was lost is not delivered here, and a client that follows a task reads
@@ -108,8 +112,8 @@ type EventStats struct {
 	// taken the previous ones yet (a slow consumer).
 	Lost int64
 	// Resyncs counts reconnections (and the first connection of an Events
-	// started with WithLocalOnlyStart) after which the listeners were
-	// resynchronised.
+	// started with WithLocalOnlyStart) and slow-consumer losses after
+	// which the listeners were resynchronised.
 	Resyncs int64
 }
 
@@ -279,14 +283,27 @@ func init() {
 }
 
 // receive hands the other instances' events to the hub until Close.
+// Whenever it has caught up (nothing waiting), it checks whether the NATS
+// client dropped events meanwhile and, if so, resynchronises the
+// listeners: what was dropped cannot be recovered, so every listener
+// reads again what it listens to, after everything that did arrive.
 func (e *Events) receive() {
 	defer e.wg.Done()
+	var dropped int
 	for {
 		select {
 		case <-e.done:
 			return
 		case m := <-e.inbox:
 			e.apply(m.Data)
+		}
+		if len(e.inbox) > 0 {
+			continue
+		}
+		if n, err := e.sub.Dropped(); err == nil && n > dropped {
+			dropped = n
+			e.count(func(s *EventStats) { s.Resyncs++ })
+			e.resync()
 		}
 	}
 }

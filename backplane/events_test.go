@@ -3,9 +3,11 @@ package backplane_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -429,5 +431,98 @@ func TestExtensionEventsCrossInstances(t *testing.T) {
 	if len(got) != 2 || got[0].Kind != want.Kind || got[0].Key != "T1" || got[0].Method != want.Method || got[0].Member != want.Member ||
 		string(got[0].Params) != string(want.Params) {
 		t.Fatalf("got %+v, want the T1 event and the end marker", got)
+	}
+}
+
+// TestSlowConsumerLossResynchronisesTheListeners holds B's hub (its only
+// listen stream's wake blocks) while A publishes more events than B may
+// keep waiting, so the NATS client drops some. Once released, B hands the
+// hub what did arrive, counts the loss, and resynchronises its listeners:
+// the stream reads a tools list change and the watched resource's update,
+// which nobody published.
+func TestSlowConsumerLossResynchronisesTheListeners(t *testing.T) {
+	ns := startNATS(t)
+	slow := make(chan struct{}, 1)
+	a := newInstance(t, "a", ns.connect(t), hub.Options{})
+	b := newInstance(t, "b", ns.connect(t, nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
+		if errors.Is(err, nats.ErrSlowConsumer) {
+			select {
+			case slow <- struct{}{}:
+			default:
+			}
+		}
+	})), hub.Options{MaxBuffer: 8, Overflow: hub.DropOldest})
+	hold, held, woke := make(chan struct{}), make(chan struct{}), make(chan struct{}, 1)
+	var once sync.Once
+	wake := func() {
+		once.Do(func() { close(held); <-hold })
+		select {
+		case woke <- struct{}{}:
+		default:
+		}
+	}
+	filter := mcp.SubscriptionFilter{ToolsListChanged: true, PromptsListChanged: true, ResourceSubscriptions: []string{watched}}
+	sub, _, err := b.events.OpenSubscription(context.Background(), &dispatch.SubscriptionRequest{Info: &dispatch.RequestInfo{}, Filter: filter, Wake: wake})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(sub.Close)
+	// A stream is woken once its Next has found nothing.
+	if _, err := sub.Next(); !errors.Is(err, dispatch.ErrNoEvent) {
+		t.Fatalf("a new stream's Next: %v", err)
+	}
+	publish := func() {
+		t.Helper()
+		if _, err := a.events.Publish(dispatch.Event{Kind: dispatch.EventPromptsListChanged}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The first event blocks B's receiving goroutine in the wake; then
+	// the events wait in B's inbox until the NATS client drops some.
+	publish()
+	select {
+	case <-held:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the first event did not reach B in 10 s")
+	}
+	deadline := time.After(20 * time.Second)
+	for i := 1; ; i++ {
+		publish()
+		if i%256 != 0 {
+			continue
+		}
+		// Let NATS deliver what was sent before checking for the drop.
+		if err := a.nc.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-slow:
+		case <-deadline:
+			t.Fatalf("no slow-consumer drop after %d events in 20 s", i)
+		default:
+			continue
+		}
+		break
+	}
+	close(hold)
+	limit := time.After(20 * time.Second)
+	var got []string
+	for !slices.Contains(got, "toolsListChanged") || !slices.Contains(got, "updated "+watched) {
+		ev, err := sub.Next()
+		if err == nil {
+			got = append(got, eventLabel(ev))
+			continue
+		}
+		if !errors.Is(err, dispatch.ErrNoEvent) {
+			t.Fatalf("the stream ended: %v", err)
+		}
+		select {
+		case <-woke:
+		case <-limit:
+			t.Fatalf("no resynchronisation in 20 s: the stream read %d events, the last %v", len(got), got[max(0, len(got)-4):])
+		}
+	}
+	if s := b.events.Stats(); s.Lost == 0 || s.Resyncs == 0 {
+		t.Fatalf("B's stats %+v, want events lost and a resynchronisation", s)
 	}
 }

@@ -1,5 +1,7 @@
 package client
 
+// The client's bounded cache of list results, kept within their ttlMs.
+
 import (
 	"container/list"
 	"encoding/json"

@@ -103,3 +103,43 @@ func TestDeclaredCapabilitiesBypassTheHandlers(t *testing.T) {
 		t.Fatalf("the handler was asked %d times, want 1", asked)
 	}
 }
+
+// WithMeta adds the application's own keys to one request's _meta; the
+// protocol's keys, which the client sets, win over the same keys given
+// there.
+func TestWithMetaAddsKeysAndTheProtocolsWin(t *testing.T) {
+	metas := make(chan map[string]json.RawMessage, 2)
+	rt, err := dispatch.New(mcp.Implementation{Name: "s", Version: "1"},
+		dispatch.WithTool(mcp.Tool{Name: "meta"}, func(_ context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
+			var m map[string]json.RawMessage
+			if err := json.Unmarshal(req.Info.Meta, &m); err != nil {
+				return nil, err
+			}
+			metas <- m
+			return mcp.TextResult("ok"), nil
+		}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := testkit.Connect(t, inprocess.New(rt))
+	ctx := context.Background()
+	if _, err := c.CallTool(ctx, "meta", nil, client.WithMeta(map[string]any{
+		"example.com/trace":     "t-1",
+		mcp.MetaProtocolVersion: "1999-01-01",
+	})); err != nil {
+		t.Fatal(err)
+	}
+	m := <-metas
+	if string(m["example.com/trace"]) != `"t-1"` {
+		t.Errorf("the application's key: %s, want \"t-1\" (all: %v)", m["example.com/trace"], m)
+	}
+	if got := string(m[mcp.MetaProtocolVersion]); got != `"`+mcp.Version20260728+`"` {
+		t.Errorf("the protocol version key: %s, want the client's", got)
+	}
+	if _, err := c.CallTool(ctx, "meta", nil); err != nil {
+		t.Fatal(err)
+	}
+	if m := <-metas; m["example.com/trace"] != nil {
+		t.Errorf("a call without WithMeta carried the other call's key: %v", m)
+	}
+}

@@ -1,5 +1,7 @@
 package client
 
+// Per-call options, and the requests a Client sends for them.
+
 import (
 	"context"
 	"encoding/json"

@@ -1,5 +1,7 @@
 package client
 
+// The Client: connecting, its lifetime, and what it learned of the server.
+
 import (
 	"context"
 	"encoding/json"

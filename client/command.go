@@ -1,5 +1,7 @@
 package client
 
+// A transport that spawns the server as a child process and speaks over its stdio.
+
 import (
 	"context"
 	"errors"

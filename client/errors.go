@@ -1,5 +1,7 @@
 package client
 
+// The errors a Client returns, for errors.Is and errors.As.
+
 import (
 	"errors"
 	"fmt"

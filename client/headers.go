@@ -1,5 +1,7 @@
 package client
 
+// Mcp-Param headers: which tool arguments travel as HTTP headers, and their values.
+
 import (
 	"encoding/base64"
 	"errors"

@@ -1,5 +1,7 @@
 package client
 
+// The Streamable HTTP transport: POSTs, server-sent event streams, sessions.
+
 import (
 	"bytes"
 	"context"

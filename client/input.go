@@ -1,5 +1,7 @@
 package client
 
+// Answering the server: elicitation, sampling and roots, for requests and input-required results.
+
 import (
 	"context"
 	"encoding/json"

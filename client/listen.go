@@ -1,5 +1,7 @@
 package client
 
+// subscriptions/listen streams and the events they carry.
+
 import (
 	"context"
 	"encoding/json"

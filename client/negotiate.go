@@ -1,5 +1,7 @@
 package client
 
+// Choosing the protocol revision: server/discover first, then initialize.
+
 import (
 	"context"
 	"errors"

@@ -1,5 +1,7 @@
 package client
 
+// The Client's options and the handlers it answers the server with.
+
 import (
 	"context"
 	"errors"

@@ -1,5 +1,7 @@
 package client
 
+// The line-delimited transport over any reader and writer (stdio, pipes).
+
 import (
 	"bufio"
 	"bytes"

@@ -1,5 +1,7 @@
 package client
 
+// The Transport interface that every client transport implements.
+
 import (
 	"context"
 

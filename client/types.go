@@ -1,5 +1,7 @@
 package client
 
+// What the Client reports of the server it connected to.
+
 import (
 	"github.com/snodo-go/snodo/mcp"
 )

@@ -22,7 +22,8 @@ type callState struct {
 	call *Call
 	// ctx is the handler's context, which bounds notification writes made
 	// from calls that carry no context of their own (slog's Info).
-	ctx context.Context
+	ctx      context.Context
+	valueCtx callContext // what ctx points to
 
 	mu            sync.Mutex
 	progressCount int
@@ -32,9 +33,26 @@ type callState struct {
 
 func withCall(ctx context.Context, rt *Runtime, c *Call) context.Context {
 	s := &callState{rt: rt, call: c}
-	ctx = context.WithValue(ctx, callKey{}, s)
-	s.ctx = ctx
-	return ctx
+	s.valueCtx = callContext{Context: ctx, s: s}
+	s.ctx = &s.valueCtx
+	return s.ctx
+}
+
+// callContext is a handler's context: its parent's, answering callKey{}
+// with the call's state. It lives in the state, so a call's context costs
+// no allocation of its own.
+type callContext struct {
+	context.Context
+	s *callState
+}
+
+// Value returns the call's state for callKey{} and defers every other
+// key to the parent.
+func (c *callContext) Value(k any) any {
+	if k == (callKey{}) {
+		return c.s
+	}
+	return c.Context.Value(k)
 }
 
 func stateFrom(ctx context.Context) *callState {

@@ -110,12 +110,13 @@ func (d dialect20260728) Admit(rt *Runtime, req *Request) (*Call, *jsonrpc.Error
 	// A _meta seen before (without a progress token) was admitted then:
 	// only the checks that depend on the request are repeated.
 	cached := rt.metaCache.get(meta)
-	var wm wireRequestMeta
+	var wm *wireRequestMeta // decoded only when not cached
 	var version string
 	if cached != nil {
 		version = cached.version
 	} else {
-		if err := jsonwire.Unmarshal(meta, &wm); err != nil {
+		wm = new(wireRequestMeta)
+		if err := jsonwire.Unmarshal(meta, wm); err != nil {
 			return nil, invalidParams("Invalid params: malformed _meta")
 		}
 		var ok bool
@@ -147,11 +148,11 @@ func (d dialect20260728) Admit(rt *Runtime, req *Request) (*Call, *jsonrpc.Error
 	var token jsonrpc.ID
 	if cached == nil {
 		var jerr *jsonrpc.Error
-		if cached, token, jerr = rt.decodeMeta(meta, version, &wm); jerr != nil {
+		if cached, token, jerr = rt.decodeMeta(meta, version, wm); jerr != nil {
 			return nil, jerr
 		}
 	}
-	caps, info, level := cached.caps, cached.clientInfo(), cached.level
+	caps, level := cached.caps, cached.level
 	if level == "" {
 		// A level the client set on this connection with logging/setLevel
 		// (an initialize-era message, sent by clients that name no
@@ -171,13 +172,12 @@ func (d dialect20260728) Admit(rt *Runtime, req *Request) (*Call, *jsonrpc.Error
 	if jerr != nil {
 		return nil, jerr
 	}
-	return &Call{
+	call := &Call{
 		Info: RequestInfo{
 			ID:                 msg.ID,
 			Method:             msg.Method,
 			ProtocolVersion:    version,
 			ClientCapabilities: caps,
-			ClientInfo:         info,
 			LogLevel:           level,
 			ProgressToken:      token,
 			Meta:               meta,
@@ -191,7 +191,14 @@ func (d dialect20260728) Admit(rt *Runtime, req *Request) (*Call, *jsonrpc.Error
 		Input:    input,
 
 		listenFilter: listen,
-	}, nil
+	}
+	if cached.info != nil {
+		// The call's own copy, so its handler never changes what another
+		// request sees.
+		call.clientInfo = *cached.info
+		call.Info.ClientInfo = &call.clientInfo
+	}
+	return call, nil
 }
 
 // checkToolHeaders checks the Mcp-Param-* headers of a tools/call for a
@@ -421,10 +428,12 @@ func (d dialect20260728) ShapeResult(rt *Runtime, c *Call, result any) (any, err
 		if content == nil {
 			content = []mcp.Content{}
 		}
-		return &wire26CallTool{
+		// Shaped into the call, which is per request: no allocation.
+		c.shaped = wire26CallTool{
 			ResultType: resultComplete, Content: content, StructuredContent: r.StructuredContent,
 			IsError: r.IsError, Meta: rt.serverInfoMeta(r.Meta),
-		}, nil
+		}
+		return &c.shaped, nil
 	}
 	return nil, fmt.Errorf("dispatch: no 2026-07-28 shape for %T", result)
 }

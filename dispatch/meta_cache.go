@@ -66,13 +66,3 @@ func (c *metaCache) put(raw []byte, e *admittedMeta) {
 	next[string(raw)] = e
 	c.m.Store(&next)
 }
-
-// clientInfo returns a copy of the entry's client info, or nil, so a
-// request's handler never changes what another request sees.
-func (e *admittedMeta) clientInfo() *mcp.Implementation {
-	if e.info == nil {
-		return nil
-	}
-	c := *e.info
-	return &c
-}

@@ -446,3 +446,39 @@ func TestMRTRTypedTool(t *testing.T) {
 		t.Fatalf("round 2: %v", r)
 	}
 }
+
+// WithPrincipalID decides what a requestState is bound to: here the
+// tenant of a "tenant/user" principal, so any user of the tenant may
+// continue, and a user of another tenant may not.
+func TestMRTRPrincipalIDDecidesTheBinding(t *testing.T) {
+	tenant := func(p any) string {
+		s, _ := p.(string)
+		t, _, _ := strings.Cut(s, "/")
+		return t
+	}
+	rt := mrtrRuntime(t, dispatch.WithPrincipalID(tenant))
+	const tool = "test_input_required_result_request_state"
+	send := func(principal any, extra map[string]any) (map[string]any, int64) {
+		t.Helper()
+		p := map[string]any{"name": tool, "arguments": map[string]any{}}
+		for k, v := range extra {
+			p[k] = v
+		}
+		f := callWith(t, rt, "tools/call", withCaps(p, allCaps), func(r *dispatch.Request) { r.Principal = principal })
+		if f.Error != nil {
+			return nil, f.Error.Code
+		}
+		return resultOf(t, f), 0
+	}
+	r, _ := send("acme/alice", nil)
+	extra := map[string]any{"inputResponses": map[string]any{"confirm": map[string]any{"action": "accept"}}, "requestState": r["requestState"]}
+	if r, code := send("acme/bob", extra); code != 0 || r["resultType"] != "complete" {
+		t.Fatalf("the same tenant: %v %d", r, code)
+	}
+	if _, code := send("globex/alice", extra); code != jsonrpc.CodeInvalidParams {
+		t.Fatalf("another tenant: code %d, want -32602", code)
+	}
+	if _, err := dispatch.New(mcp.Implementation{Name: "x", Version: "1"}, dispatch.WithPrincipalID(nil)); err == nil || !strings.Contains(err.Error(), "nil principal id function") {
+		t.Fatalf("a nil function: %v", err)
+	}
+}

@@ -59,6 +59,17 @@ func opToolsList(ctx context.Context, rt *Runtime, c *Call) (any, error) {
 type callToolParams struct {
 	Name      *string         `json:"name"`
 	Arguments json.RawMessage `json:"arguments"`
+
+	// name holds what Name points to when the one-pass reader found it,
+	// so the name costs no allocation of its own.
+	name string
+}
+
+// toolsCallState is what a tools/call allocates for itself, in one
+// allocation: its params and the request handed to the handler.
+type toolsCallState struct {
+	p   callToolParams
+	req CallToolRequest
 }
 
 var emptyObject = json.RawMessage(`{}`)
@@ -97,7 +108,8 @@ func decodeToolCallParams(params []byte, p *callToolParams) error {
 		if !ok {
 			return decodeParams(params, p)
 		}
-		p.Name = &s
+		p.name = s
+		p.Name = &p.name
 	default:
 		return decodeParams(params, p) // not a string: its error
 	}
@@ -125,8 +137,9 @@ func unknownTool(name string) *jsonrpc.Error {
 }
 
 func opToolsCall(ctx context.Context, rt *Runtime, c *Call) (any, error) {
-	var p callToolParams
-	if err := decodeToolCallParams(c.Params, &p); err != nil {
+	st := &toolsCallState{}
+	p := &st.p
+	if err := decodeToolCallParams(c.Params, p); err != nil {
 		return nil, err
 	}
 	if p.Name == nil || *p.Name == "" {
@@ -152,7 +165,8 @@ func opToolsCall(ctx context.Context, rt *Runtime, c *Call) (any, error) {
 	if res, handled, err := rt.interceptToolCall(ctx, c, entry, *p.Name, args); handled {
 		return res, err
 	}
-	res, err := rt.callTool(ctx, entry, &CallToolRequest{Name: *p.Name, Arguments: args, Info: &c.Info, Input: c.Input})
+	st.req = CallToolRequest{Name: *p.Name, Arguments: args, Info: &c.Info, Input: c.Input}
+	res, err := rt.callTool(ctx, entry, &st.req)
 	if err != nil {
 		var ir *InputRequired
 		var je *jsonrpc.Error

@@ -1,5 +1,7 @@
 package dispatch
 
+// Registering a prompt and its handler.
+
 import (
 	"context"
 	"fmt"

@@ -1,5 +1,7 @@
 package dispatch
 
+// Registering resources and resource templates and their handlers.
+
 import (
 	"context"
 	"errors"

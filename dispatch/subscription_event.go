@@ -1,5 +1,7 @@
 package dispatch
 
+// Subscription events: their kinds, their fields, and their validation.
+
 import (
 	"encoding/json"
 	"errors"

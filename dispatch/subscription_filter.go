@@ -1,5 +1,7 @@
 package dispatch
 
+// subscriptions/listen filters: parsing them and matching events against them.
+
 import (
 	"context"
 	"encoding/json"

@@ -1,5 +1,7 @@
 package dispatch
 
+// The SubscriptionSource interface that serves listen streams, and its option.
+
 import (
 	"context"
 	"errors"

@@ -1,5 +1,7 @@
 package dispatch
 
+// Registering a tool and its handler, with its schemas checked.
+
 import (
 	"context"
 	"encoding/json"

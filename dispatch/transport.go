@@ -103,6 +103,12 @@ type Call struct {
 	// listenFilter is a subscriptions/listen's filter, parsed at
 	// admission.
 	listenFilter *mcp.SubscriptionFilter
+	// clientInfo is what Info.ClientInfo points to when admission copied
+	// it from a cached _meta: the call's own copy, in the call.
+	clientInfo mcp.Implementation
+	// shaped is a 2026-07-28 tools/call result as its dialect shaped it,
+	// kept in the call so shaping allocates nothing.
+	shaped wire26CallTool
 }
 
 // SessionEra reports whether an initialize-era revision (2025-11-25,

@@ -1,5 +1,7 @@
 package jsonrpc
 
+// Decoding one JSON-RPC 2.0 message, strictly, into a Message.
+
 import (
 	"fmt"
 

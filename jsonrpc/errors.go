@@ -1,5 +1,7 @@
 package jsonrpc
 
+// The JSON-RPC error object and its standard codes.
+
 import (
 	"errors"
 	"fmt"

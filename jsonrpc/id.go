@@ -1,5 +1,7 @@
 package jsonrpc
 
+// Request IDs: integers or strings, compared and encoded as sent.
+
 import (
 	"strconv"
 	"unicode/utf8"

@@ -1,6 +1,7 @@
 package supervisor_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -252,5 +253,54 @@ func TestThousandCallsToPerCallActors(t *testing.T) {
 	tree := testkit.WaitTree(t, sup, func(n *supervisor.Node) bool { return n.Count("call") == 0 })
 	if got := tree.Count("actor"); got != 1 {
 		t.Fatalf("%d actors after the calls, want the barrier alone:\n%s", got, tree)
+	}
+}
+
+// echoer answers every call at once.
+type echoer struct{}
+
+func (echoer) Receive(c actor.Context) {
+	if _, ok := c.Message().(*supervisor.ToolCall); ok {
+		c.Respond(&supervisor.ToolResult{Result: mcp.TextResult("ok")})
+	}
+}
+
+// Closing the tree right after a burst of calls, while their call actors
+// are still stopping, sends each such actor a second Stop; those dead
+// letters are expected, every other one is a lifecycle bug. Each round
+// closes the tree the moment the first answer arrives, with the other
+// calls ending meanwhile: the window in which the application node may
+// be stopped with ended calls still among its children. The window is
+// narrow: without the application node's record of the stops it asked
+// for, most runs of this test fail, not every one.
+func TestClosingRightAfterCallsLeavesNoUnexpectedDeadLetter(t *testing.T) {
+	const rounds, calls = 20, 64
+	for round := range rounds {
+		var sup *supervisor.Supervisor
+		// The round's stdio server checks at its end, once Serve has
+		// returned, that no unexpected dead letter was counted.
+		t.Run(strconv.Itoa(round), func(t *testing.T) {
+			rt := quietRuntime(t, dispatch.WithTool(mcp.Tool{Name: "echo"}, supervisor.Named("echo").Tool()))
+			var err error
+			if sup, err = supervisor.New(rt); err != nil {
+				t.Fatal(err)
+			}
+			spawn(t, sup, "echo", actor.PropsFromProducer(func() actor.Actor { return echoer{} }), nil)
+			srv := testkit.StartStdioWith(t, sup, rt)
+			for i := range calls {
+				srv.Send(t, testkit.Request(i, "tools/call", map[string]any{"name": "echo"}))
+			}
+			srv.Client.AwaitResponse(t, "0")
+			srv.Client.ExpectStop()
+			srv.Cancel()
+			ctx, cancel := context.WithTimeout(context.Background(), testkit.DefaultTimeout)
+			defer cancel()
+			if err := sup.Close(ctx); err != nil {
+				t.Fatal(err)
+			}
+		})
+		if n := sup.UnexpectedDeadLetters(); n != 0 {
+			t.Fatalf("round %d: %d unexpected dead letters", round, n)
+		}
 	}
 }

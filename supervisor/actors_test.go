@@ -378,11 +378,19 @@ func TestDisconnectReachesTheActor(t *testing.T) {
 	expect(t, seen, "cancelled: context canceled")
 }
 
-// reporter reports progress and logs to the client, then answers.
-type reporter struct{}
+// reporter reports progress and logs to the client, then answers; it
+// keeps the call's handle, so the test can ask it (probeCall) to use the
+// handle again once the client has the reply.
+type reporter struct{ last *supervisor.ToolCall }
 
-func (reporter) Receive(c actor.Context) {
-	if m, ok := c.Message().(*supervisor.ToolCall); ok {
+// probeCall asks the reporter to report progress on its last call, and
+// to tell the error on the channel.
+type probeCall struct{ err chan error }
+
+func (r *reporter) Receive(c actor.Context) {
+	switch m := c.Message().(type) {
+	case *supervisor.ToolCall:
+		r.last = m
 		if err := m.Progress(mcp.Progress{Progress: 1, Total: 2, Message: "half"}); err != nil {
 			c.Respond(&supervisor.CallError{Err: err})
 			return
@@ -390,17 +398,19 @@ func (reporter) Receive(c actor.Context) {
 		m.Logger().Info("working", "step", 1)
 		m.Logger().Debug("below the level the request asked for")
 		c.Respond(&supervisor.ToolResult{Result: mcp.TextResult("done")})
-		if err := m.Progress(mcp.Progress{Progress: 2}); !errors.Is(err, supervisor.ErrCallEnded) {
-			panic(fmt.Sprintf("progress after the reply: %v", err))
-		}
+	case *probeCall:
+		m.err <- r.last.Progress(mcp.Progress{Progress: 2})
 	}
 }
 
 // An actor's progress reports and log records reach the client before
-// the reply, in order; after the reply the handle refuses more.
+// the reply, in order; once the client has the reply, the handle
+// refuses more. (The reply itself travels through the call actor's
+// mailbox, so a report queued right after Respond may still precede it.)
 func TestActorProgressAndLogPrecedeTheReply(t *testing.T) {
-	_, srv := actorTree(t, nil, func(sup *supervisor.Supervisor) {
-		spawn(t, sup, "reporter", actor.PropsFromProducer(func() actor.Actor { return reporter{} }), nil)
+	var pid *actor.PID
+	sup, srv := actorTree(t, nil, func(sup *supervisor.Supervisor) {
+		pid = spawn(t, sup, "reporter", actor.PropsFromProducer(func() actor.Actor { return &reporter{} }), nil)
 	}, dispatch.WithClientLogging(), dispatch.WithTool(mcp.Tool{Name: "work"}, supervisor.Named("reporter").Tool()))
 	f := srv.Client.Call(t, "tools/call", map[string]any{"name": "work", "_meta": map[string]any{
 		"progressToken": "p1", "io.modelcontextprotocol/logLevel": "info",
@@ -418,6 +428,16 @@ func TestActorProgressAndLogPrecedeTheReply(t *testing.T) {
 	}
 	if strings.Join(methods, ",") != "notifications/progress,notifications/message,response" {
 		t.Fatalf("frames in order %v", methods)
+	}
+	probe := &probeCall{err: make(chan error, 1)}
+	sup.ActorSystem().Root.Send(pid, probe)
+	select {
+	case err := <-probe.err:
+		if !errors.Is(err, supervisor.ErrCallEnded) {
+			t.Fatalf("progress after the reply: %v, want ErrCallEnded", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the reporter did not answer the probe")
 	}
 }
 

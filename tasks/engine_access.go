@@ -41,12 +41,17 @@ func (e *engine) get(ctx context.Context, principal, id string) (taskstore.Recor
 
 // hold returns the engine's handle on an unfinished task of principal,
 // locked, with its current record. A task this engine does not hold yet
-// (left waiting for input by another process) is adopted. A finished task
-// returns a nil handle and its record.
+// is adopted only while it waits for input (left so by another process,
+// or by a runner that stopped): a task working elsewhere has its runner,
+// and this engine takes no handle on it. A finished task, or one working
+// elsewhere, returns a nil handle and its record.
 func (e *engine) hold(ctx context.Context, principal, id string) (*task, taskstore.Record, error) {
 	rec, err := e.lookup(ctx, principal, id)
 	if err != nil || rec.Status.Terminal() {
 		return nil, rec, err
+	}
+	if rec.Status != taskstore.StatusInputRequired && !e.holds(id) { // mutation: no-handle-on-a-task-working-elsewhere
+		return nil, rec, nil
 	}
 	t, fresh, err := e.handle(&rec)
 	if err != nil {
@@ -75,6 +80,13 @@ func (e *engine) hold(ctx context.Context, principal, id string) (*task, tasksto
 		e.armDeadline(t, rec.Deadline)
 	}
 	return t, rec, nil
+}
+
+// holds reports whether the engine has a handle on the task id.
+func (e *engine) holds(id string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.tasks[id] != nil
 }
 
 // handle returns the engine's handle on a task, registering a new one
@@ -113,22 +125,40 @@ func (e *engine) adopt(rec *taskstore.Record) (*task, error) {
 // answer is the same acknowledgement.
 func (e *engine) cancel(ctx context.Context, principal, id string) error {
 	t, rec, err := e.hold(ctx, principal, id)
-	if err != nil || t == nil {
+	if err != nil {
 		return err
+	}
+	if t == nil {
+		if rec.Status.Terminal() {
+			return nil
+		}
+		// Working elsewhere: the cancellation is written here, and the
+		// store's watch tells the runner, which stops the round.
+		stored, err := e.cfg.store.Update(ctx, cancelledRecord(rec))
+		if err != nil {
+			return err
+		}
+		e.cfg.observe.changed(&stored, rec.Status)
+		return nil
 	}
 	defer t.mu.Unlock()
 	if rec.Status.Terminal() {
 		e.endLocked(t)
 		return nil
 	}
-	next := rec
-	next.Status, next.StatusMessage, next.Owner = taskstore.StatusCancelled, "cancelled by the client", ""
-	next.InputRequests, next.InputResponses, next.State = nil, nil, nil
-	stored, err := e.cfg.store.Update(ctx, next)
+	stored, err := e.cfg.store.Update(ctx, cancelledRecord(rec))
 	if err != nil {
 		return err
 	}
 	e.cfg.observe.changed(&stored, rec.Status)
 	e.endLocked(t)
 	return nil
+}
+
+// cancelledRecord is rec cancelled by its client: no owner, no pending
+// input, no handler state.
+func cancelledRecord(rec taskstore.Record) taskstore.Record {
+	rec.Status, rec.StatusMessage, rec.Owner = taskstore.StatusCancelled, "cancelled by the client", ""
+	rec.InputRequests, rec.InputResponses, rec.State = nil, nil, nil
+	return rec
 }

@@ -258,3 +258,43 @@ func TestClosingLeavesTasksRunElsewhere(t *testing.T) {
 	default:
 	}
 }
+
+// TestUpdateAndCancelElsewhereTakeNoHandle: tasks/update and tasks/cancel
+// through engine B of a task engine A runs leave B holding nothing (no
+// handle, no tree actor, no deadline timer of its own), and the cancel
+// still reaches A's round.
+func TestUpdateAndCancelElsewhereTakeNoHandle(t *testing.T) {
+	s := newSharedStore(time.Hour)
+	a := newHarness(t, s, nil)
+	b := newHarness(t, s, nil)
+	started, stopped := make(chan struct{}, 1), make(chan error, 1)
+	rec := a.create(t, "slow", blocking(started, stopped))
+	<-started
+	if err := b.e.update(bg, "alice", rec.ID, map[string]json.RawMessage{"k": json.RawMessage(`{}`)}); !errors.Is(err, errNotWaiting) {
+		t.Fatalf("tasks/update through B of a working task: %v", err)
+	}
+	if b.e.holds(rec.ID) {
+		t.Fatal("B holds a handle on a task A runs, after tasks/update")
+	}
+	if err := b.e.cancel(bg, "alice", rec.ID); err != nil {
+		t.Fatal(err)
+	}
+	if b.e.holds(rec.ID) {
+		t.Fatal("B holds a handle on the task after tasks/cancel")
+	}
+	b.ev.mu.Lock()
+	starts := b.ev.starts[rec.ID]
+	b.ev.mu.Unlock()
+	if starts != 0 {
+		t.Fatalf("B started the task %d times in its tree, as if it ran it", starts)
+	}
+	select {
+	case <-stopped:
+	case <-time.After(10 * time.Second):
+		t.Fatal("A's round still runs 10s after the task was cancelled through B")
+	}
+	a.ev.waitEnded(t, rec.ID)
+	if r := a.get(t, rec.ID); r.Status != taskstore.StatusCancelled {
+		t.Fatalf("the task is %s", r.Status)
+	}
+}

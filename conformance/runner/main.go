@@ -45,14 +45,12 @@ var (
 	allVersions = []string{"2026-07-28", "2025-11-25", "2025-06-18"}
 	// laneVersions limits a lane to some versions: the proxy lane (the
 	// fixture behind a proxy Runtime on the native listener) is run for
-	// 2026-07-28 only; the cluster lane (the fixture as three instances
-	// behind a round-robin proxy, backplane/cmd/clusterfixture,
-	// initialize-era sessions relayed between them over NATS) for the
-	// initialize-era revisions only: its instances are separate processes
-	// that share the multi round-trip key but no task store or
-	// listen-stream events, so 2026-07-28's tasks and listen-stream
-	// scenarios fail there.
-	laneVersions = map[string][]string{"proxy": {"2026-07-28"}, "cluster": {"2025-11-25", "2025-06-18"}}
+	// 2026-07-28 only. The cluster lane (the fixture as three instances
+	// behind a round-robin proxy, backplane/cmd/clusterfixture, sharing
+	// listen-stream events, the catalog, the task store and the multi
+	// round-trip key over NATS, initialize-era sessions relayed to their
+	// owner) runs every version.
+	laneVersions = map[string][]string{"proxy": {"2026-07-28"}}
 	// clusterFixture is the built backplane/cmd/clusterfixture, when the
 	// cluster lane runs.
 	clusterFixture string
@@ -228,7 +226,7 @@ func serverCommand(lane, version, fixture, bridge string) *exec.Cmd {
 	case "proxy":
 		args = append(args, "-transport", "http", "-proxy")
 	case "cluster":
-		return exec.Command(clusterFixture, "-fixture", fixture, "-instances", "3", "-sessions="+fmt.Sprint(sessions))
+		return exec.Command(clusterFixture, "-instances", "3", "-sessions="+fmt.Sprint(sessions))
 	case "stdio":
 		// Stateless, the bridge serves every request through one stdio
 		// server, as a stdio client does, so a list change one request

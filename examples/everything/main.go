@@ -1,5 +1,6 @@
-// Command everything is the conformance fixture: an MCP server exposing
-// every tool, resource, template and prompt the official conformance suite
+// Command everything serves the conformance fixture (package
+// examples/everything/fixture): an MCP server exposing every tool,
+// resource, template and prompt the official conformance suite
 // exercises, plus echo and sleep for load tests.
 //
 //	everything -transport stdio [-subscriptions=false] [-page-size N]  # MCP on standard input and output
@@ -17,21 +18,22 @@
 // and it exits cleanly when its standard input closes, so a parent that
 // dies takes it along. -sessions asks for initialize-era HTTP sessions;
 // -session-prefix begins their ids (streamablehttp.SessionConfig.IDPrefix),
-// for an instance of several (backplane/cmd/clusterfixture).
+// for one process of several behind a balancer that relays sessions to
+// their owner (backplane.Sessions).
 // While it serves, test://watched-resource changes every 3 seconds.
 // -subscriptions=false leaves out the subscription hub (no listChanged,
 // no subscriptions/listen, no resources/subscribe), for a server that is
 // one of several processes answering stateless requests in turn, where a
 // change made through one request cannot reach a stream another process
-// holds. -page-size sets the number of items per page of every list (the
+// holds (backplane/cmd/clusterfixture instead runs several instances of
+// package fixture in one process, sharing events over NATS). -page-size sets the number of items per page of every list (the
 // default is dispatch.Limits' PageSize), so that a client's pagination
 // can be tried on short lists. -proxy serves the fixture through a
 // proxy Runtime (package proxy, reaching the fixture in process), so that
 // what a proxied server offers can be checked. -state-key sets the key
 // (hexadecimal, at least 32 bytes) that seals multi round-trip
 // requestState (dispatch.WithRequestStateKeys), so that instances given
-// the same key accept each other's states (backplane/cmd/clusterfixture);
-// without it each process draws a random key. Logs go to standard error.
+// the same key accept each other's states; without it each process draws a random key. Logs go to standard error.
 package main
 
 import (
@@ -46,6 +48,7 @@ import (
 	"syscall"
 
 	"github.com/snodo-go/snodo/dispatch"
+	"github.com/snodo-go/snodo/examples/everything/fixture"
 	"github.com/snodo-go/snodo/supervisor"
 )
 
@@ -98,40 +101,33 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 		extra = append(extra, dispatch.WithRequestStateKeys(key))
 	}
-	runner, err := newTaskRunner()
-	if err != nil {
-		logger.Error("invalid task runner", "error", err)
-		return 1
-	}
-	extra = append(extra, runner.Option())
-	rt, hub, err := newRuntimeWith(logger, cfg.subscriptions, extra...)
+	srv, err := fixture.New(fixture.Config{Logger: logger, NoSubscriptions: !cfg.subscriptions, Options: extra})
 	if err != nil {
 		logger.Error("invalid server definition", "error", err)
 		return 1
 	}
+	rt := srv.Runtime
 	if cfg.sup, err = supervisor.New(rt); err != nil {
 		logger.Error("starting the supervision tree", "error", err)
 		return 1
 	}
-	if err := runner.Start(ctx, rt, cfg.sup); err != nil {
+	if err := srv.Start(ctx, cfg.sup); err != nil {
 		logger.Error("starting the task runner", "error", err)
 		return 1
 	}
 	defer func() {
 		cctx, cancel := context.WithTimeout(context.Background(), drainTimeout)
 		defer cancel()
-		_ = runner.Close(cctx)
+		_ = srv.Close(cctx)
 		_ = cfg.sup.Close(cctx)
 	}()
-	if hub != nil {
-		wctx, stopWatched := context.WithCancel(ctx)
-		updated := make(chan struct{})
-		go func() {
-			defer close(updated)
-			updateWatched(wctx, hub, watchedInterval)
-		}()
-		defer func() { stopWatched(); <-updated }()
-	}
+	wctx, stopWatched := context.WithCancel(ctx)
+	updated := make(chan struct{})
+	go func() {
+		defer close(updated)
+		srv.WatchResource(wctx, fixture.WatchedInterval)
+	}()
+	defer func() { stopWatched(); <-updated }()
 	if cfg.proxy {
 		front, closeBackend, err := proxied(ctx, rt, logger)
 		if err != nil {

@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
@@ -16,11 +15,7 @@ import (
 	"github.com/snodo-go/snodo/testkit"
 )
 
-// testLogger sends the Runtime's warnings to the test log.
-func testLogger(t *testing.T) *slog.Logger {
-	return slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
-}
-
+// testWriter writes each line to the test log.
 type testWriter struct{ t *testing.T }
 
 func (w testWriter) Write(p []byte) (int, error) {

@@ -1,5 +1,7 @@
 package authserver
 
+// Completing an authorization code flow as a browser would, for tests.
+
 import (
 	"context"
 	"errors"

@@ -1,5 +1,7 @@
 package authserver
 
+// Running the TypeScript SDK's client against a server, for tests.
+
 import (
 	"bufio"
 	"context"

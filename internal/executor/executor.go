@@ -180,8 +180,20 @@ type Result struct {
 	Panic  any
 }
 
-// Job is one unit of work.
+// Task is a unit of work as one value: Run does the work, Done receives
+// its Result, with the meanings of Job's fields of the same names. A
+// submitter that already has a value per job (a request's record) makes
+// it a Task rather than allocating two closures.
+type Task interface {
+	Run(ctx context.Context) any
+	Done(Result)
+}
+
+// Job is one unit of work: Task, or Run and Done.
 type Job struct {
+	// Task, when set, is the work and its delivery; Run and Done are
+	// then ignored.
+	Task Task
 	// Timeout overrides the executor's default deadline; negative means
 	// none.
 	Timeout time.Duration
@@ -205,6 +217,9 @@ const (
 )
 
 type job struct {
+	// ticket is the job's Ticket, returned by Submit: part of the job, so
+	// it costs no allocation of its own.
+	ticket Ticket
 	e      *Executor
 	scope  *Scope
 	key    any
@@ -227,6 +242,10 @@ type job struct {
 	dprev, dnext *job
 	deadline     time.Time
 	elem         *list.Element // in the queue while queued
+	// sprev and snext link the job among its scope's jobs in flight;
+	// guarded by e.mu. inScope is set while it is linked.
+	sprev, snext *job
+	inScope      bool
 	// admitted is the submission time, recorded only for instrumentation.
 	admitted time.Time
 }
@@ -237,16 +256,16 @@ type job struct {
 type Scope struct {
 	e      *Executor
 	ctx    context.Context
-	keys   map[any]*job      // in-flight keyed jobs; guarded by e.mu
-	jobs   map[*job]struct{} // every in-flight job; guarded by e.mu
-	closed bool              // guarded by e.mu
+	keys   map[any]*job // in-flight keyed jobs; guarded by e.mu
+	jobs   *job         // every in-flight job, linked through sprev and snext; guarded by e.mu
+	closed bool         // guarded by e.mu
 	stop   func() bool
 }
 
 // NewScope returns a scope whose lifetime is ctx: when ctx is done the
 // scope closes.
 func (e *Executor) NewScope(ctx context.Context) *Scope {
-	s := &Scope{e: e, ctx: ctx, keys: map[any]*job{}, jobs: map[*job]struct{}{}}
+	s := &Scope{e: e, ctx: ctx, keys: map[any]*job{}}
 	s.stop = context.AfterFunc(ctx, s.Close)
 	return s
 }
@@ -283,13 +302,14 @@ func (s *Scope) Submit(key any, spec Job) (*Ticket, error) {
 		return nil, ErrOverloaded
 	}
 	j := &job{e: e, scope: s, key: key, spec: spec}
+	j.ticket.j = j
 	cctx, cancel := context.WithCancelCause(s.ctx)
 	j.vctx = jobContext{Context: cctx, j: j}
 	j.ctx, j.cancel = &j.vctx, cancel
 	if key != nil {
 		s.keys[key] = j
 	}
-	s.jobs[j] = struct{}{}
+	s.linkLocked(j)
 	timeout := spec.Timeout
 	if timeout == 0 {
 		timeout = e.cfg.Timeout
@@ -323,7 +343,33 @@ func (s *Scope) Submit(key any, spec Job) (*Ticket, error) {
 	if start {
 		e.dispatch(j)
 	}
-	return &Ticket{j: j}, nil
+	return &j.ticket, nil
+}
+
+// linkLocked adds j to the scope's jobs in flight (a list rather than a
+// map: no hashing and no map growth per job).
+func (s *Scope) linkLocked(j *job) {
+	j.sprev, j.snext, j.inScope = nil, s.jobs, true
+	if s.jobs != nil {
+		s.jobs.sprev = j
+	}
+	s.jobs = j
+}
+
+// unlinkLocked removes j from the scope's jobs in flight, if it is there.
+func (s *Scope) unlinkLocked(j *job) {
+	if !j.inScope {
+		return
+	}
+	if j.sprev != nil {
+		j.sprev.snext = j.snext
+	} else {
+		s.jobs = j.snext
+	}
+	if j.snext != nil {
+		j.snext.sprev = j.sprev
+	}
+	j.sprev, j.snext, j.inScope = nil, nil, false
 }
 
 // Reserve claims key in the scope for work that runs outside the
@@ -369,8 +415,8 @@ func (s *Scope) Close() {
 		return
 	}
 	s.closed = true
-	jobs := make([]*job, 0, len(s.jobs))
-	for j := range s.jobs {
+	var jobs []*job
+	for j := s.jobs; j != nil; j = j.snext {
 		jobs = append(jobs, j)
 	}
 	e.mu.Unlock()
@@ -452,7 +498,7 @@ func (j *job) finishTerminal(wasQueued bool) {
 	if j.key != nil && j.scope.keys[j.key] == j {
 		delete(j.scope.keys, j.key)
 	}
-	delete(j.scope.jobs, j)
+	j.scope.unlinkLocked(j)
 	if wasQueued && j.elem != nil { // mutation: executor-unqueues-cancelled-job
 		e.queue.Remove(j.elem)
 		j.elem = nil
@@ -478,6 +524,10 @@ func (j *job) finishTerminal(wasQueued bool) {
 }
 
 func (j *job) deliver(r Result) {
+	if j.spec.Task != nil {
+		j.spec.Task.Done(r)
+		return
+	}
 	if j.spec.Done != nil {
 		j.spec.Done(r)
 	}
@@ -542,7 +592,11 @@ func (j *job) run() {
 				j.e.logger.Error("snodo: executor job panicked", "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
 			}
 		}()
-		value = j.spec.Run(j.ctx)
+		if j.spec.Task != nil {
+			value = j.spec.Task.Run(j.ctx)
+		} else {
+			value = j.spec.Run(j.ctx)
+		}
 	}()
 	if j.scope.ctx.Err() != nil { // mutation: executor-delivers-nothing-to-dead-owner
 		// The owner died while the job ran; its scope's Close may not

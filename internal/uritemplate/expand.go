@@ -1,5 +1,7 @@
 package uritemplate
 
+// Expanding a URI template (RFC 6570) with values.
+
 import "strings"
 
 // Expand substitutes vals into t. Undefined variables are left out, as RFC

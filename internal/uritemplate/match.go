@@ -1,5 +1,7 @@
 package uritemplate
 
+// Matching a URI against a template (RFC 6570) and reading back its values.
+
 import (
 	"strings"
 )

@@ -51,8 +51,9 @@
 // an instrumentation.RefusalEvent with its reason.
 //
 // A client disconnect cancels the request: the handler's context ends at
-// once and nothing more is written for it. Each request is a request actor
-// in the supervision tree, under the listener (kind listener) or the
-// handler (kind handler); each open subscription stream is a subscription
-// actor under its request.
+// once and nothing more is written for it. Each request in flight for more
+// than a moment (10 ms), or in flight when the tree is inspected, is a
+// request actor in the supervision tree, under the listener (kind
+// listener) or the handler (kind handler); each open subscription stream
+// is a subscription actor under its request.
 package streamablehttp

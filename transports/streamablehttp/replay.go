@@ -1,5 +1,7 @@
 package streamablehttp
 
+// The bounded event log that lets a client resume a stream with Last-Event-ID.
+
 import (
 	"fmt"
 	"strconv"

@@ -1,7 +1,7 @@
 package main
 
-// Many requests through the whole chain (round-robin proxy, front,
-// child), several at a time: every one gets its complete answer.
+// Many requests through the whole chain (the round-robin proxy, then an
+// instance), several at a time: every one gets its complete answer.
 
 import (
 	"context"
@@ -16,8 +16,8 @@ import (
 	"github.com/snodo-go/snodo/testkit"
 )
 
-// Each proxy in the chain forwards its inbound request body while the
-// answer comes back. Without full duplex the HTTP/1 server closes that
+// The proxy forwards its inbound request body while the answer comes
+// back. Without full duplex the HTTP/1 server closes that
 // body as soon as the answer's head is written, the transport's last
 // read of it fails, and the connection to the next hop is torn down
 // under the answer: the client gets a cut body ("unexpected EOF").

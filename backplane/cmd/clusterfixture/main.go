@@ -1,35 +1,39 @@
 // Command clusterfixture serves the conformance fixture
-// (examples/everything) as several instances of one server behind a
-// round-robin proxy, with initialize-era sessions relayed between them
-// over NATS by backplane.Sessions, so that the conformance suite can be
-// run against a deployment with no session affinity:
+// (examples/everything/fixture) as several instances of one server
+// behind a round-robin proxy, sharing what the backplane shares over
+// NATS, so that the conformance suite can be run against a deployment
+// with no affinity of any kind:
 //
-//	clusterfixture -fixture PATH [-instances 3] [-sessions]
+//	clusterfixture [-instances 3] [-sessions]
 //
-// It starts an embedded NATS server on 127.0.0.1 and, for each instance
-// iN, the fixture as a child process on the native listener (with
-// -sessions, its session ids beginning with "iN.") and, in this process,
-// the instance's front: backplane.Sessions.Middleware around a reverse
-// proxy to the child. A round-robin proxy sends each request to the next
-// front. Once it accepts requests it prints the fixture's ready line,
+// It starts an embedded NATS server with JetStream on 127.0.0.1 and, in
+// this process, each instance iN: its own NATS connection, hub and
+// supervision tree, and the fixture on the native listener with
+//
+//   - backplane.Events as its subscription source, so a listen stream or
+//     an initialize-era session on one instance hears the changes and
+//     the task status changes of every instance;
+//   - a backplane.Catalog as its catalog, defining the components the
+//     trigger tools add and remove (fixture.DynamicTool,
+//     fixture.DynamicPrompt), so that a trigger called on one instance
+//     changes the lists of all (see sharedLists);
+//   - backplane.NewTaskStore as its task store, so a task created
+//     through one instance is read, updated and cancelled through any;
+//   - the same requestState key (drawn at random at start), so a multi
+//     round-trip state sealed by one instance is accepted by the others;
+//   - with -sessions, initialize-era sessions whose ids begin with "iN.",
+//     relayed to their owner by backplane.Sessions.
+//
+// A round-robin proxy sends each request to the next instance. Once it
+// accepts requests it prints the fixture's ready line,
 //
 //	{"conformanceReady":true,"url":"http://127.0.0.1:PORT/mcp"}
 //
-// and it stops everything when its standard input closes. Every child
-// is given the same requestState key (-state-key, drawn at random at
-// start), so a multi round-trip state sealed by one instance is accepted
-// by the others. The children are separate processes of the root module,
-// which has no NATS: their listen streams and task stores are not
-// shared (backplane.Events, backplane.NewTaskStore), so 2026-07-28
-// listen-stream and tasks scenarios whose requests reach several
-// instances fail here.
+// and it stops everything when its standard input closes.
 package main
 
 import (
-	"bufio"
-	"context"
 	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -41,85 +45,41 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"os"
-	"os/exec"
 	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
-	"github.com/nats-io/nats.go"
-
-	"github.com/snodo-go/snodo/backplane"
 )
 
-// readyTimeout bounds the start of the NATS server and of each child.
+// readyTimeout bounds the start of the NATS server and of each
+// instance, and the drain of each at the end.
 const readyTimeout = 30 * time.Second
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
-// instance is one child fixture and its front.
-type instance struct {
-	child *exec.Cmd
-	stdin io.WriteCloser
-	nc    *nats.Conn
-	relay *backplane.Sessions
-	front *http.Server
-	url   string // the front's base URL
-}
-
 // run serves until stdin closes; it returns the exit status.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("clusterfixture", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fixture := fs.String("fixture", "", "path of the built examples/everything")
 	n := fs.Int("instances", 3, "number of instances")
 	sessions := fs.Bool("sessions", false, "serve initialize-era sessions, relayed between the instances")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	if *fixture == "" || *n < 1 {
-		logger.Error("-fixture is required and -instances must be at least 1")
+	if *n < 1 {
+		logger.Error("-instances must be at least 1")
 		return 2
 	}
-	key := make([]byte, 32)
-	if _, err := rand.Read(key); err != nil {
-		logger.Error("drawing the requestState key", "error", err)
-		return 1
-	}
-	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, NoLog: true, NoSigs: true})
+	c, err := serve(*n, *sessions, logger)
 	if err != nil {
-		logger.Error("NATS server", "error", err)
+		logger.Error("starting the deployment", "error", err)
 		return 1
 	}
-	ns.Start()
-	defer func() { ns.Shutdown(); ns.WaitForShutdown() }()
-	if !ns.ReadyForConnections(readyTimeout) {
-		logger.Error("the NATS server did not become ready")
-		return 1
-	}
-	var instances []*instance
-	defer func() {
-		for _, in := range instances {
-			in.stop(logger)
-		}
-	}()
-	for i := range *n {
-		in, err := start(i, *fixture, *sessions, hex.EncodeToString(key), ns.ClientURL(), stderr, logger)
-		if err != nil {
-			logger.Error("starting an instance", "instance", i, "error", err)
-			return 1
-		}
-		instances = append(instances, in)
-	}
-	front, err := serveRoundRobin(instances, logger)
-	if err != nil {
-		logger.Error("starting the proxy", "error", err)
-		return 1
-	}
-	defer front.Close()
-	line, _ := json.Marshal(map[string]any{"conformanceReady": true, "url": "http://" + front.Addr + "/mcp"})
+	defer c.stop(logger)
+	line, _ := json.Marshal(map[string]any{"conformanceReady": true, "url": "http://" + c.front.Addr + "/mcp"})
 	if _, err := fmt.Fprintf(stdout, "%s\n", line); err != nil {
 		return 1
 	}
@@ -127,136 +87,82 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// start runs instance i: its NATS connection and relay, its child and
-// its front. stateKey is the hexadecimal requestState key every child
-// is given.
-func start(i int, fixture string, sessions bool, stateKey, natsURL string, stderr io.Writer, logger *slog.Logger) (*instance, error) {
-	name := fmt.Sprintf("i%d", i)
-	in := &instance{}
-	var err error
-	if in.nc, err = nats.Connect(natsURL, nats.Name("clusterfixture-"+name)); err != nil {
-		return nil, err
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), readyTimeout)
-	defer cancel()
-	if in.relay, err = backplane.NewSessions(ctx, in.nc, name, backplane.SessionsConfig{}, backplane.WithName("clusterfixture"), backplane.WithLogger(logger)); err != nil {
-		in.nc.Close()
-		return nil, err
-	}
-	args := []string{"-transport", "http", "-state-key", stateKey}
-	if sessions {
-		args = append(args, "-sessions", "-session-prefix", in.relay.IDPrefix())
-	}
-	in.child = exec.Command(fixture, args...)
-	in.child.Stderr = stderr
-	if in.stdin, err = in.child.StdinPipe(); err != nil {
-		in.stop(logger)
-		return nil, err
-	}
-	out, err := in.child.StdoutPipe()
-	if err != nil {
-		in.stop(logger)
-		return nil, err
-	}
-	if err := in.child.Start(); err != nil {
-		in.child = nil
-		in.stop(logger)
-		return nil, err
-	}
-	childURL, err := readyURL(out)
-	if err != nil {
-		in.stop(logger)
-		return nil, err
-	}
-	target, err := url.Parse(childURL)
-	if err != nil {
-		in.stop(logger)
-		return nil, err
-	}
-	rp := &httputil.ReverseProxy{
-		Rewrite: func(pr *httputil.ProxyRequest) {
-			pr.Out.URL.Scheme, pr.Out.URL.Host, pr.Out.Host = "http", target.Host, target.Host
-		},
-		FlushInterval: -1,
-		ErrorLog:      slog.NewLogLogger(logger.With("instance", name).Handler(), slog.LevelWarn),
-	}
-	in.front = proxyServer(in.relay.Middleware(rp), logger.With("front", name))
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		in.stop(logger)
-		return nil, err
-	}
-	in.url = "http://" + ln.Addr().String()
-	go func() { _ = in.front.Serve(ln) }()
-	return in, nil
+// fleet is the running deployment: the NATS server, the instances and
+// the proxy in front of them.
+type fleet struct {
+	dir       string // the NATS server's storage
+	ns        *server.Server
+	instances []*instance
+	front     *roundRobin
 }
 
-// readyURL reads the child's ready line; the rest of its output is
-// discarded.
-func readyURL(out io.Reader) (string, error) {
-	type ready struct {
-		Ready bool   `json:"conformanceReady"`
-		URL   string `json:"url"`
+// serve starts n instances behind the round-robin proxy.
+func serve(n int, sessions bool, logger *slog.Logger) (c *fleet, err error) {
+	key := make([]byte, 32)
+	if _, err := rand.Read(key); err != nil {
+		return nil, fmt.Errorf("drawing the requestState key: %w", err)
 	}
-	got := make(chan ready, 1)
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			var r ready
-			if json.Unmarshal(sc.Bytes(), &r) == nil && r.Ready {
-				got <- r
-				break
-			}
+	c = &fleet{}
+	defer func() {
+		if err != nil {
+			c.stop(logger)
 		}
-		_, _ = io.Copy(io.Discard, out)
-		close(got)
 	}()
-	select {
-	case r, ok := <-got:
-		if !ok {
-			return "", errors.New("the fixture exited before its ready line")
-		}
-		return r.URL, nil
-	case <-time.After(readyTimeout):
-		return "", errors.New("the fixture did not print its ready line in time")
+	if c.dir, err = os.MkdirTemp("", "clusterfixture-nats"); err != nil {
+		return nil, err
 	}
+	c.ns, err = server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: c.dir, NoLog: true, NoSigs: true})
+	if err != nil {
+		return nil, fmt.Errorf("NATS server: %w", err)
+	}
+	c.ns.Start()
+	if !c.ns.ReadyForConnections(readyTimeout) {
+		return nil, errors.New("the NATS server did not become ready")
+	}
+	catalogs := &catalogSet{}
+	for i := range n {
+		in, err := start(fmt.Sprintf("i%d", i), c.ns.ClientURL(), key, sessions, catalogs, logger)
+		if err != nil {
+			return nil, fmt.Errorf("starting instance %d: %w", i, err)
+		}
+		c.instances = append(c.instances, in)
+		catalogs.add(in.catalog)
+	}
+	if c.front, err = serveRoundRobin(c.instances, logger); err != nil {
+		return nil, fmt.Errorf("starting the proxy: %w", err)
+	}
+	return c, nil
 }
 
-// stop closes the instance's relay and front, then ends its child.
-func (in *instance) stop(logger *slog.Logger) {
-	if in.relay != nil {
-		_ = in.relay.Close()
+// stop closes the proxy, the instances and the NATS server, and removes
+// its storage.
+func (c *fleet) stop(logger *slog.Logger) {
+	if c.front != nil {
+		_ = c.front.Close()
 	}
-	if in.front != nil {
-		_ = in.front.Close()
+	for _, in := range c.instances {
+		in.stop(logger)
 	}
-	if in.child != nil {
-		_ = in.stdin.Close()
-		done := make(chan error, 1)
-		go func() { done <- in.child.Wait() }()
-		select {
-		case err := <-done:
-			if err != nil {
-				logger.Error("the fixture exited with an error", "error", err)
-			}
-		case <-time.After(readyTimeout):
-			_ = in.child.Process.Kill()
-			<-done
-		}
+	if c.ns != nil {
+		c.ns.Shutdown()
+		c.ns.WaitForShutdown()
 	}
-	in.nc.Close()
+	if c.dir != "" {
+		_ = os.RemoveAll(c.dir)
+	}
 }
 
 // roundRobin is the proxy in front of the instances.
 type roundRobin struct {
 	*http.Server
 	Addr string
+	next *atomic.Uint64 // the requests sent so far
 }
 
 // serveRoundRobin starts the proxy that sends each request to the next
-// instance's front.
+// instance.
 func serveRoundRobin(instances []*instance, logger *slog.Logger) (*roundRobin, error) {
-	var next atomic.Uint64
+	next := new(atomic.Uint64)
 	rp := &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			in := instances[(next.Add(1)-1)%uint64(len(instances))]
@@ -273,5 +179,5 @@ func serveRoundRobin(instances []*instance, logger *slog.Logger) (*roundRobin, e
 	}
 	srv := proxyServer(rp, logger)
 	go func() { _ = srv.Serve(ln) }()
-	return &roundRobin{Server: srv, Addr: ln.Addr().String()}, nil
+	return &roundRobin{Server: srv, Addr: ln.Addr().String(), next: next}, nil
 }

@@ -1,5 +1,5 @@
-// This file is the HTTP server of each proxy in the chain, which reads
-// its request body while it writes the answer.
+// This file is the HTTP server of the round-robin proxy, which reads its
+// request body while it writes the answer.
 
 package main
 
@@ -9,9 +9,9 @@ import (
 	"time"
 )
 
-// proxyServer is the server of a proxy of the chain (a front or the
-// round-robin proxy): h, a reverse proxy, is served in full duplex (see
-// fullDuplex); the server's own errors go to logger.
+// proxyServer is the server of the round-robin proxy: h, a reverse
+// proxy, is served in full duplex (see fullDuplex); the server's own
+// errors go to logger.
 func proxyServer(h http.Handler, logger *slog.Logger) *http.Server {
 	return &http.Server{Handler: fullDuplex(h), ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}

@@ -1,7 +1,7 @@
 package main
 
-// The command in process: three instances of the built fixture behind
-// the proxy, a session created through one used through the others, and
+// The command in process: three instances of the fixture behind the
+// proxy, a session created through one used through the others, and
 // a multi round-trip call whose rounds reach different instances.
 
 import (
@@ -9,8 +9,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -41,7 +39,7 @@ func TestRunServesASessionThroughEveryInstance(t *testing.T) {
 
 // The multi round-trip state sealed by the instance that answered the
 // first round (i0) is accepted by the one that gets the retry (i1):
-// every child is given the same key.
+// every instance is given the same key.
 func TestRunSharesTheRequestStateKey(t *testing.T) {
 	c := startCluster(t)
 	const tool = "test_input_required_result_request_state"
@@ -80,21 +78,15 @@ type cluster struct {
 	stderr *testfixture.Buffer
 }
 
-// startCluster builds the fixture and runs the command with three
-// instances and the extra flags, until its ready line.
+// startCluster runs the command with three instances and the extra
+// flags, until its ready line.
 func startCluster(t *testing.T, flags ...string) *cluster {
 	t.Helper()
-	fixture := filepath.Join(t.TempDir(), "everything")
-	build := exec.Command("go", "build", "-o", fixture, "./examples/everything")
-	build.Dir = filepath.Join("..", "..", "..")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building the fixture: %v\n%s", err, out)
-	}
 	stdinR, stdinW := io.Pipe()
 	stdoutR, stdoutW := io.Pipe()
 	c := &cluster{stdin: stdinW, status: make(chan int, 1), stderr: &testfixture.Buffer{}}
 	go func() {
-		c.status <- run(append([]string{"-fixture", fixture, "-instances", "3"}, flags...), stdinR, stdoutW, c.stderr)
+		c.status <- run(append([]string{"-instances", "3"}, flags...), stdinR, stdoutW, c.stderr)
 		_ = stdoutW.Close()
 	}()
 	sc := bufio.NewScanner(stdoutR)

@@ -1,6 +1,7 @@
 // Command surface counts the exported surface of the module's library
 // packages and lists every exported name and exported struct field that
-// has no doc comment.
+// has no doc comment, and every file without an opening comment naming
+// its job.
 //
 // What counts: in every package of the module (non-test files; package
 // main and files constrained by "//go:build ignore" left out), the
@@ -55,7 +56,7 @@ func main() {
 	var o options
 	flag.IntVar(&o.max, "max", 0, "exit 1 when the exported surface (of the -packages set, if given) exceeds `N` names (0: no limit)")
 	packages := flag.String("packages", "", "count also the total of this comma-separated `list` of package directories (dir/... for a tree)")
-	flag.BoolVar(&o.documented, "documented", false, "exit 1 when an exported name or field has no doc comment")
+	flag.BoolVar(&o.documented, "documented", false, "exit 1 when an exported name or field has no doc comment, or a file no opening comment")
 	flag.BoolVar(&o.quiet, "q", false, "leave out the list of undocumented names")
 	flag.BoolVar(&o.names, "names", false, "list each package's counted names")
 	flag.Usage = func() {
@@ -101,7 +102,7 @@ func run(w, errw io.Writer, root string, o options) int {
 		status = 1
 	}
 	if o.documented && total.Undocumented > 0 {
-		fmt.Fprintf(w, "FAIL: %d exported names and fields have no doc comment\n", total.Undocumented)
+		fmt.Fprintf(w, "FAIL: %d exported names, fields and files have no doc comment\n", total.Undocumented)
 		status = 1
 	}
 	return status

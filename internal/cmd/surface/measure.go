@@ -36,7 +36,10 @@ type Package struct {
 	// Fields counts the exported fields of exported struct types.
 	Fields int
 	// Undocumented lists, as "dir/file:line: name", every exported name
-	// and field without a doc comment, in file and line order.
+	// and field without a doc comment, and every file without an opening
+	// comment (above or below its package clause, before its first
+	// import or declaration) naming the file's one job, in file and line
+	// order.
 	Undocumented []string
 	// Exported lists the counted names (Type.Method for a method), sorted.
 	Exported []string
@@ -107,6 +110,13 @@ func measureDir(dir, rel string) (Package, error) {
 		files = append(files, f)
 	}
 	c := &counter{fset: fset, dir: rel, seen: map[string]bool{}, undocumented: map[string]finding{}}
+	for _, f := range files {
+		if !hasOpening(f) {
+			p := fset.Position(f.Package)
+			c.undocumented["file:"+p.Filename] = finding{pos: p,
+				text: fmt.Sprintf("%s/%s:%d: the file has no opening comment naming its job", rel, filepath.Base(p.Filename), p.Line)}
+		}
+	}
 	// Exported types first, so that methods can be matched to them.
 	exportedTypes := map[string]bool{}
 	for _, f := range files {
@@ -161,6 +171,26 @@ func ignored(f *ast.File) bool {
 				return func(tag string) bool { return tag != "ignore" && value }
 			}
 			if !expr.Eval(others(true)) && !expr.Eval(others(false)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// hasOpening reports whether f has a comment, other than build
+// constraints and directives, before its first import or declaration.
+func hasOpening(f *ast.File) bool {
+	end := f.End()
+	if len(f.Decls) > 0 {
+		end = f.Decls[0].Pos()
+	}
+	for _, group := range f.Comments {
+		if group.Pos() >= end {
+			break
+		}
+		for _, line := range group.List {
+			if !constraint.IsGoBuild(line.Text) && !constraint.IsPlusBuild(line.Text) && !strings.HasPrefix(line.Text, "//go:") {
 				return true
 			}
 		}

@@ -16,7 +16,8 @@ type Total struct {
 	Names int
 	// Fields is the number of exported struct fields.
 	Fields int
-	// Undocumented counts the names and fields without a doc comment.
+	// Undocumented counts the names and fields without a doc comment and
+	// the files without an opening comment.
 	Undocumented int
 }
 
@@ -36,7 +37,7 @@ func Report(w io.Writer, pkgs []Package, list, names bool) Total {
 	fmt.Fprintf(tw, "total\t%d\t%d\t%d\t\n", total.Names, total.Fields, total.Undocumented)
 	tw.Flush()
 	if list && total.Undocumented > 0 {
-		fmt.Fprintln(w, "\nwithout a doc comment:")
+		fmt.Fprintln(w, "\nwithout a doc comment (or a file without its opening comment):")
 		for _, p := range pkgs {
 			for _, u := range p.Undocumented {
 				fmt.Fprintln(w, "  "+u)
