@@ -8,8 +8,8 @@
 //
 // Run it from the bench directory (bench/run.sh does):
 //
-//	go run ./cmd/benchrun            # full run, about 12 minutes
-//	go run ./cmd/benchrun -quick     # one short round, about 2 minutes
+//	go run ./cmd/benchrun            # full run, about 15 minutes
+//	go run ./cmd/benchrun -quick     # one short round, about 2 to 3 minutes
 //	go run ./cmd/benchrun -from ../docs/performance-results.json -run "..."
 //	                                 # only redraw the plots of saved results
 package main
@@ -71,7 +71,7 @@ type Record struct {
 }
 
 func main() {
-	quick := flag.Bool("quick", false, "one short round (about 2 minutes)")
+	quick := flag.Bool("quick", false, "one short round (about 2 to 3 minutes)")
 	rounds := flag.Int("rounds", 5, "rounds (ignored with -quick)")
 	out := flag.String("out", "../docs/PERFORMANCE.md", "report to update between its results markers")
 	raw := flag.String("json", "../docs/performance-results.json", "where to write the raw results")
