@@ -124,23 +124,41 @@ func (e *engine) adopt(rec *taskstore.Record) (*task, error) {
 // result discarded); a finished one is left as it is. Either way the
 // answer is the same acknowledgement.
 func (e *engine) cancel(ctx context.Context, principal, id string) error {
-	t, rec, err := e.hold(ctx, principal, id)
-	if err != nil {
-		return err
-	}
-	if t == nil {
+	for range maxCancelConflicts {
+		t, rec, err := e.hold(ctx, principal, id)
+		if err != nil {
+			return err
+		}
+		if t != nil {
+			return e.cancelHeld(ctx, t, rec)
+		}
 		if rec.Status.Terminal() {
 			return nil
 		}
-		// Working elsewhere: the cancellation is written here, and the
-		// store's watch tells the runner, which stops the round.
+		// Working elsewhere (or here, in the moment between its runner
+		// letting go of its handle and writing its end): the cancellation
+		// is written here, and the store's watch tells the runner, which
+		// stops the round. A conflict means the task moved meanwhile:
+		// read it again.
 		stored, err := e.cfg.store.Update(ctx, cancelledRecord(rec))
+		if errors.Is(err, taskstore.ErrConflict) { // mutation: cancel-rereads-a-task-that-moved
+			continue
+		}
 		if err != nil {
 			return err
 		}
 		e.cfg.observe.changed(&stored, rec.Status)
 		return nil
 	}
+	return fmt.Errorf("task %s changed %d times while being cancelled: %w", id, maxCancelConflicts, taskstore.ErrConflict)
+}
+
+// maxCancelConflicts bounds how often tasks/cancel reads again a task
+// that moved under it.
+const maxCancelConflicts = 8
+
+// cancelHeld cancels a task this engine holds; t.mu is held and released.
+func (e *engine) cancelHeld(ctx context.Context, t *task, rec taskstore.Record) error {
 	defer t.mu.Unlock()
 	if rec.Status.Terminal() {
 		e.endLocked(t)

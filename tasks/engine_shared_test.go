@@ -298,3 +298,50 @@ func TestUpdateAndCancelElsewhereTakeNoHandle(t *testing.T) {
 		t.Fatalf("the task is %s", r.Status)
 	}
 }
+
+// racingStore is a shared store in which the task ends (completed, by
+// its runner) just before the first cancellation written through it
+// lands, so that cancellation conflicts.
+type racingStore struct {
+	*sharedStore
+	once sync.Once
+}
+
+func (s *racingStore) Update(ctx context.Context, next taskstore.Record) (taskstore.Record, error) {
+	if next.Status == taskstore.StatusCancelled {
+		s.once.Do(func() {
+			cur, err := s.sharedStore.Get(ctx, next.ID)
+			if err != nil {
+				panic(err)
+			}
+			cur.Status, cur.Owner, cur.Result = taskstore.StatusCompleted, "", json.RawMessage(`{"content":[]}`)
+			if _, err := s.sharedStore.Update(ctx, cur); err != nil {
+				panic(err)
+			}
+		})
+	}
+	return s.sharedStore.Update(ctx, next)
+}
+
+// TestCancelRereadsATaskThatMoved: a cancellation through B that
+// conflicts with the runner's last write reads the task again and, the
+// task having ended, acknowledges without changing it.
+func TestCancelRereadsATaskThatMoved(t *testing.T) {
+	s := &racingStore{sharedStore: newSharedStore(time.Hour)}
+	a := newHarness(t, s, nil)
+	b := newHarness(t, s, nil)
+	started, stopped := make(chan struct{}, 1), make(chan error, 1)
+	rec := a.create(t, "slow", blocking(started, stopped))
+	<-started
+	if err := b.e.cancel(bg, "alice", rec.ID); err != nil {
+		t.Fatalf("tasks/cancel through B as the task ended: %v", err)
+	}
+	if r := a.get(t, rec.ID); r.Status != taskstore.StatusCompleted {
+		t.Fatalf("the task is %s, want completed: the cancellation overwrote the end", r.Status)
+	}
+	select {
+	case <-stopped:
+	case <-time.After(10 * time.Second):
+		t.Fatal("A's round still runs 10s after its task ended")
+	}
+}
