@@ -128,41 +128,8 @@ func RunHTTPStorm(ctx context.Context, t *Target, cfg StormConfig) (Result, erro
 	}
 	res.SendMs = float64(time.Since(t0)) / float64(time.Millisecond)
 
-	stopped := false
-	for time.Since(t0) < cfg.Window {
-		st, err := t.Stats(ctx, false)
-		if err != nil {
-			return fail(err)
-		}
-		if st.Running == 0 {
-			res.StopMs = float64(time.Since(t0)) / float64(time.Millisecond)
-			stopped = true
-			break
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-	// Watch a little longer for late responses and late starts.
-	settleEnd := time.Now().Add(cfg.Settle)
-	for time.Now().Before(settleEnd) {
-		mu.Lock()
-		all := late+res.Rejected >= n
-		mu.Unlock()
-		if all {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	after, err := t.Stats(ctx, false)
-	if err != nil {
+	if err := awaitStormEnd(ctx, t, cfg, t0, before, n, &mu, &late, &earlyErrs, &res); err != nil {
 		return fail(err)
-	}
-	res.StartedAfterCancel = after.Started - before.Started
-	res.Stopped = stopped && after.Running == 0 && res.StartedAfterCancel == 0
-	mu.Lock()
-	res.Late, res.Errors = late, earlyErrs
-	mu.Unlock()
-	if t.PID != 0 {
-		res.PeakRSSKiB, _, _ = ProcMem(t.PID)
 	}
 	return res, nil
 }

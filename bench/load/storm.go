@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/snodo-go/snodo/bench/internal/benchtool"
 )
 
 // StormConfig configures a cancellation storm.
@@ -102,42 +104,8 @@ func RunStorm(ctx context.Context, t *Target, cfg StormConfig) (Result, error) {
 	t0 := time.Now()
 	s.send(buf)
 
-	stopped := false
-	for time.Since(t0) < cfg.Window {
-		st, err := t.Stats(ctx, false)
-		if err != nil {
-			return fail(err)
-		}
-		if st.Running == 0 {
-			res.StopMs = float64(time.Since(t0)) / float64(time.Millisecond)
-			stopped = true
-			break
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-	// Watch a little longer: late responses still in flight, and calls
-	// the server starts although they were cancelled.
-	settleEnd := time.Now().Add(cfg.Settle)
-	for time.Now().Before(settleEnd) {
-		mu.Lock()
-		all := late+res.Rejected >= n
-		mu.Unlock()
-		if all {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	after, err := t.Stats(ctx, false)
-	if err != nil {
+	if err := awaitStormEnd(ctx, t, cfg, t0, before, n, &mu, &late, &earlyErrs, &res); err != nil {
 		return fail(err)
-	}
-	res.StartedAfterCancel = after.Started - before.Started
-	res.Stopped = stopped && after.Running == 0 && res.StartedAfterCancel == 0
-	mu.Lock()
-	res.Late, res.Errors = late, earlyErrs
-	mu.Unlock()
-	if t.PID != 0 {
-		res.PeakRSSKiB, _, _ = ProcMem(t.PID)
 	}
 	return res, nil
 }
@@ -282,3 +250,49 @@ func RunListen(ctx context.Context, t *Target, cfg ListenConfig) (Result, error)
 
 // IsUnsupported reports whether err says the server lacks the feature.
 func IsUnsupported(err error) bool { return errors.Is(err, ErrUnsupported) }
+
+// awaitStormEnd ends a storm begun at t0 (before is the server's counters
+// just before it): it waits, at most cfg.Window from t0, until the server
+// runs none of the n calls, watches cfg.Settle longer for late responses
+// and calls started although cancelled, and fills res's stop time, late
+// responses, errors and peak memory. late and earlyErrs are the reader's
+// counts, guarded by mu.
+func awaitStormEnd(ctx context.Context, t *Target, cfg StormConfig, t0 time.Time, before benchtool.Stats, n int64,
+	mu *sync.Mutex, late, earlyErrs *int64, res *Result) error {
+	stopped := false
+	for time.Since(t0) < cfg.Window {
+		st, err := t.Stats(ctx, false)
+		if err != nil {
+			return err
+		}
+		if st.Running == 0 {
+			res.StopMs = float64(time.Since(t0)) / float64(time.Millisecond)
+			stopped = true
+			break
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	settleEnd := time.Now().Add(cfg.Settle)
+	for time.Now().Before(settleEnd) {
+		mu.Lock()
+		all := *late+res.Rejected >= n
+		mu.Unlock()
+		if all {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	after, err := t.Stats(ctx, false)
+	if err != nil {
+		return err
+	}
+	res.StartedAfterCancel = after.Started - before.Started
+	res.Stopped = stopped && after.Running == 0 && res.StartedAfterCancel == 0
+	mu.Lock()
+	res.Late, res.Errors = *late, *earlyErrs
+	mu.Unlock()
+	if t.PID != 0 {
+		res.PeakRSSKiB, _, _ = ProcMem(t.PID)
+	}
+	return nil
+}
