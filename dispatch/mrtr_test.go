@@ -239,15 +239,7 @@ func TestMRTRStateBindsPrincipalAndExpires(t *testing.T) {
 	const tool = "test_input_required_result_request_state"
 	send := func(principal any, extra map[string]any) (map[string]any, int64) {
 		t.Helper()
-		p := map[string]any{"name": tool, "arguments": map[string]any{}}
-		for k, v := range extra {
-			p[k] = v
-		}
-		f := callWith(t, rt, "tools/call", withCaps(p, allCaps), func(r *dispatch.Request) { r.Principal = principal })
-		if f.Error != nil {
-			return nil, f.Error.Code
-		}
-		return resultOf(t, f), 0
+		return callToolAs(t, rt, tool, principal, extra)
 	}
 	r, _ := send("alice", nil)
 	state := r["requestState"].(string)
@@ -460,15 +452,7 @@ func TestMRTRPrincipalIDDecidesTheBinding(t *testing.T) {
 	const tool = "test_input_required_result_request_state"
 	send := func(principal any, extra map[string]any) (map[string]any, int64) {
 		t.Helper()
-		p := map[string]any{"name": tool, "arguments": map[string]any{}}
-		for k, v := range extra {
-			p[k] = v
-		}
-		f := callWith(t, rt, "tools/call", withCaps(p, allCaps), func(r *dispatch.Request) { r.Principal = principal })
-		if f.Error != nil {
-			return nil, f.Error.Code
-		}
-		return resultOf(t, f), 0
+		return callToolAs(t, rt, tool, principal, extra)
 	}
 	r, _ := send("acme/alice", nil)
 	extra := map[string]any{"inputResponses": map[string]any{"confirm": map[string]any{"action": "accept"}}, "requestState": r["requestState"]}
@@ -481,4 +465,19 @@ func TestMRTRPrincipalIDDecidesTheBinding(t *testing.T) {
 	if _, err := dispatch.New(mcp.Implementation{Name: "x", Version: "1"}, dispatch.WithPrincipalID(nil)); err == nil || !strings.Contains(err.Error(), "nil principal id function") {
 		t.Fatalf("a nil function: %v", err)
 	}
+}
+
+// callToolAs calls tool for principal with the extra params, returning
+// the result or the error code.
+func callToolAs(t *testing.T, rt *dispatch.Runtime, tool string, principal any, extra map[string]any) (map[string]any, int64) {
+	t.Helper()
+	p := map[string]any{"name": tool, "arguments": map[string]any{}}
+	for k, v := range extra {
+		p[k] = v
+	}
+	f := callWith(t, rt, "tools/call", withCaps(p, allCaps), func(r *dispatch.Request) { r.Principal = principal })
+	if f.Error != nil {
+		return nil, f.Error.Code
+	}
+	return resultOf(t, f), 0
 }
