@@ -29,7 +29,9 @@ type exchange struct {
 	endOnce sync.Once
 	// resumable: the request is in a session, so its event stream carries
 	// ids and survives a dropped connection. closeStream is closed when
-	// the handler asks for its stream to end (dispatch.CloseStream).
+	// the handler asks for its stream to end (dispatch.CloseStream); it
+	// is made only for a pollable exchange (setPollable), the only kind
+	// whose stream can be closed, and stays nil (never ready) otherwise.
 	resumable   bool
 	pollable    bool // 2025-11-25, whose streams start with an id to resume from (SEP-1699)
 	closeStream chan struct{}
@@ -43,7 +45,13 @@ type event struct {
 }
 
 func newExchange() *exchange {
-	return &exchange{events: make(chan event, 2), acks: make(chan error, 1), done: make(chan struct{}), closeStream: make(chan struct{})}
+	return &exchange{events: make(chan event, 2), acks: make(chan error, 1), done: make(chan struct{})}
+}
+
+// setPollable marks the exchange pollable, before it runs.
+func (x *exchange) setPollable() {
+	x.pollable = true
+	x.closeStream = make(chan struct{})
 }
 
 // Notify implements dispatch.Notifier.
@@ -174,7 +182,8 @@ func (h *Handler) Execute(ctx context.Context, p *Prepared) (*Response, *StreamR
 			// in the replay log.
 			task.SetStreaming()
 			st := newStream(h, p, nil)
-			st.held = &ev
+			held := ev // a copy, so that ev stays on the stack on the common path
+			st.held = &held
 			return nil, st
 		}
 		if !ev.final {

@@ -109,30 +109,50 @@ func (l *boundedListener) closeUnread() {
 // background read while a handler runs, which is how a disconnect is
 // noticed) and while a kept-alive connection waits for its next request
 // (bounded by the idle timeout), reads are not bounded.
+//
+// A read deadline asked for while no read is under way is only recorded,
+// and given to the connection when the next read starts: each deadline
+// given to a connection updates a runtime timer, and net/http sets the
+// read deadline about six times per request, most of them overtaken
+// before any read. One asked for during a read is given at once, so it
+// still interrupts that read, as net/http's abort of its background read
+// needs.
 type boundedConn struct {
 	net.Conn
 	l *boundedListener
 
-	mu    sync.Mutex // orders our deadline updates with net/http's
-	outer time.Time  // the read deadline net/http or the handler asked for
-	idle  atomic.Bool
-	once  sync.Once
+	mu      sync.Mutex // orders our deadline updates with net/http's
+	outer   time.Time  // the read deadline net/http or the handler asked for
+	applied time.Time  // the read deadline the connection has
+	// wOuter is the write deadline asked for, wApplied the one the
+	// connection has.
+	wOuter, wApplied time.Time
+	reading, writing int // reads and writes under way
+	idle             atomic.Bool
+	once             sync.Once
 
 	stateMu sync.Mutex
 	state   http.ConnState // as net/http reports it
 }
 
 func (c *boundedConn) Read(p []byte) (int, error) {
-	if c.l.readTimeout > 0 && !c.idle.Load() {
-		c.mu.Lock()
-		if !c.outer.IsZero() {
-			if d := time.Now().Add(c.l.readTimeout); d.Before(c.outer) {
-				_ = c.Conn.SetReadDeadline(d)
-			}
+	c.mu.Lock()
+	d := c.outer
+	if c.l.readTimeout > 0 && !c.idle.Load() && !d.IsZero() {
+		if t := time.Now().Add(c.l.readTimeout); t.Before(d) {
+			d = t
 		}
-		c.mu.Unlock()
 	}
+	if !d.Equal(c.applied) { // mutation: http-read-applies-deadline
+		_ = c.Conn.SetReadDeadline(d)
+		c.applied = d
+	}
+	c.reading++
+	c.mu.Unlock()
 	n, err := c.Conn.Read(p)
+	c.mu.Lock()
+	c.reading--
+	c.mu.Unlock()
 	if n > 0 {
 		c.idle.Store(false) // the next request has begun: bound its reads
 	}
@@ -150,20 +170,68 @@ func (c *boundedConn) Write(p []byte) (int, error) {
 	if c.l.sink != nil && len(p) >= len(headerTooLarge) && string(p[:len(headerTooLarge)]) == headerTooLarge { // mutation: http-431-is-a-refusal
 		c.l.sink.Refusal(instrumentation.RefusalEvent{Transport: "http", Reason: instrumentation.RefusalHeaderTooLarge, Status: http.StatusRequestHeaderFieldsTooLarge})
 	}
-	return c.Conn.Write(p)
+	c.mu.Lock()
+	c.giveWriteDeadline()
+	c.writing++
+	c.mu.Unlock()
+	n, err := c.Conn.Write(p)
+	c.mu.Lock()
+	c.writing--
+	c.mu.Unlock()
+	return n, err
 }
 
 func (c *boundedConn) SetReadDeadline(t time.Time) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.outer = t
+	if c.reading == 0 { // mutation: http-deadline-during-read-applies-at-once
+		return nil // the next Read gives it to the connection
+	}
+	c.applied = t
 	return c.Conn.SetReadDeadline(t)
+}
+
+// SetWriteDeadline records the write deadline, given to the connection
+// when the next write starts, or at once during a write.
+func (c *boundedConn) SetWriteDeadline(t time.Time) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.wOuter = t
+	if c.writing == 0 { // mutation: http-write-deadline-during-write-applies-at-once
+		return nil
+	}
+	return c.giveWriteDeadline()
+}
+
+// giveWriteDeadline gives the connection the recorded write deadline,
+// up to a sixteenth of its distance later than asked, and keeps the one
+// it has while that still holds: the handler asks for one before every
+// response, each a little later than the last, and net/http clears it
+// after each, so most of them cost no timer update. A deadline not in the
+// future (one that stops writes) or none is given exactly. c.mu is held.
+func (c *boundedConn) giveWriteDeadline() error {
+	t := c.wOuter
+	if !t.IsZero() {
+		if d := time.Until(t); d > 0 {
+			slack := d / 16
+			if !c.wApplied.Before(t) && c.wApplied.Sub(t) <= slack { // mutation: http-write-deadline-kept-within-slack
+				return nil
+			}
+			t = t.Add(slack)
+		}
+	}
+	if t.Equal(c.wApplied) {
+		return nil
+	}
+	c.wApplied = t
+	return c.Conn.SetWriteDeadline(t)
 }
 
 func (c *boundedConn) SetDeadline(t time.Time) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.outer = t
+	c.outer, c.applied, c.wOuter, c.wApplied = t, t, t, t
 	return c.Conn.SetDeadline(t)
 }
 

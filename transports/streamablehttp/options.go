@@ -72,8 +72,10 @@ type Limits struct {
 	// WriteTimeout bounds each write of a response: a client that stops
 	// reading has its request cancelled and its connection closed. A
 	// Handler applies it to event-stream writes only, leaving plain
-	// responses to the application server's own WriteTimeout. Default
-	// 5 s.
+	// responses to the application server's own WriteTimeout; on the
+	// native listener it bounds every write, and a write may then wait
+	// up to a sixteenth longer (the connection keeps a deadline while it
+	// is that close). Default 5 s.
 	WriteTimeout time.Duration
 	// KeepAlive is how long an event stream may stay silent before a
 	// keepalive comment is written. Default 15 s.

@@ -287,7 +287,9 @@ func (h *Handler) admit(req *Request, body []byte) (*Prepared, *Response) {
 	if hs != nil {
 		p.clientCancel = make(chan struct{})
 		x.resumable = true // its event stream has ids and can be resumed
-		x.pollable = hs.sess.ProtocolVersion() == mcp.Version20251125
+		if hs.sess.ProtocolVersion() == mcp.Version20251125 {
+			x.setPollable()
+		}
 		h.sessions.track(hs, p)
 	}
 	if call.Info.Method == dispatch.MethodListen {
