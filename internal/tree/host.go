@@ -77,6 +77,9 @@ type RequestSpec struct {
 	Run func(ctx context.Context) any
 	// Done receives the job's one result, unless it was cancelled.
 	Done func(executor.Result)
+	// Task, when set, is Run and Done in one value (no closures to
+	// allocate); Run and Done are then ignored.
+	Task executor.Task
 }
 
 // StreamSpec describes an exchange that answers with a subscription

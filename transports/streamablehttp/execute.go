@@ -36,6 +36,9 @@ type exchange struct {
 	pollable    bool // 2025-11-25, whose streams start with an id to resume from (SEP-1699)
 	closeStream chan struct{}
 	closeOnce   sync.Once
+	// rt and call are the job's (Run), set when it is submitted.
+	rt   *dispatch.Runtime
+	call *dispatch.Call
 }
 
 type event struct {
@@ -104,9 +107,13 @@ func (x *exchange) closed() bool {
 // offered later (to a session's GET stream), fails instead of waiting.
 func (x *exchange) end() { x.endOnce.Do(func() { close(x.done) }) }
 
-// deliver is the job's Done callback. It never blocks: the buffer holds
-// the one notification that may still be unread, and the result.
-func (x *exchange) deliver(r executor.Result) { x.events <- event{result: r, final: true} }
+// Run is the job's work (executor.Task): the exchange is the job, so
+// starting it allocates no closures.
+func (x *exchange) Run(ctx context.Context) any { return x.rt.Execute(ctx, x.call) }
+
+// Done is the job's delivery (executor.Task). It never blocks: the buffer
+// holds the one notification that may still be unread, and the result.
+func (x *exchange) Done(r executor.Result) { x.events <- event{result: r, final: true} }
 
 // ack reports a notification written (or not).
 func (x *exchange) ack(err error) {
@@ -147,14 +154,14 @@ func (h *Handler) Execute(ctx context.Context, p *Prepared) (*Response, *StreamR
 	if p.stream {
 		return h.executeListen(ctx, p)
 	}
-	call, rt := p.call, h.rt
+	call := p.call
+	p.x.rt, p.x.call = h.rt, call
 	spec := tree.RequestSpec{
 		ID:      call.Info.ID,
 		Method:  call.Info.Method,
 		Peer:    p.peer,
 		Timeout: h.o.limits.RequestTimeout,
-		Run:     func(ctx context.Context) any { return rt.Execute(ctx, call) },
-		Done:    p.x.deliver,
+		Task:    p.x,
 	}
 	if p.peer != "" {
 		spec.Key = reqKey{p.peer, call.Info.ID}
