@@ -22,8 +22,11 @@ import (
 // handed over and Notify waits until it is written, so notifications
 // always precede the response.
 type exchange struct {
-	mu      sync.Mutex // one notification outstanding at a time
-	events  chan event // at most one notification and the final result
+	mu     sync.Mutex // one notification outstanding at a time
+	events chan event // at most one notification and the final result
+	// acks carries a notification's write outcome back to Notify; made
+	// on first use (ackCh), since most calls send no notification.
+	ackMu   sync.Mutex
 	acks    chan error
 	done    chan struct{} // closed when the exchange is over
 	endOnce sync.Once
@@ -48,7 +51,7 @@ type event struct {
 }
 
 func newExchange() *exchange {
-	return &exchange{events: make(chan event, 2), acks: make(chan error, 1), done: make(chan struct{})}
+	return &exchange{events: make(chan event, 2), done: make(chan struct{})}
 }
 
 // setPollable marks the exchange pollable, before it runs.
@@ -72,7 +75,7 @@ func (x *exchange) Notify(ctx context.Context, frame []byte) error {
 		return errStreamClosed
 	}
 	select {
-	case err := <-x.acks:
+	case err := <-x.ackCh():
 		return err
 	case <-ctx.Done():
 		return ctx.Err()
@@ -118,9 +121,19 @@ func (x *exchange) Done(r executor.Result) { x.events <- event{result: r, final:
 // ack reports a notification written (or not).
 func (x *exchange) ack(err error) {
 	select {
-	case x.acks <- err:
+	case x.ackCh() <- err:
 	default:
 	}
+}
+
+// ackCh returns the acknowledgement channel, making it on first use.
+func (x *exchange) ackCh() chan error {
+	x.ackMu.Lock()
+	defer x.ackMu.Unlock()
+	if x.acks == nil { // mutation: http-exchange-makes-acks-once
+		x.acks = make(chan error, 1)
+	}
+	return x.acks
 }
 
 // reqKey scopes duplicate ids to one peer (a connection).
