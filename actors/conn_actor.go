@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sync"
 	"sync/atomic"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -58,6 +57,7 @@ type connActor struct {
 	cancel context.CancelFunc
 	scope  *executor.Scope
 	writer *actor.PID
+	out    *outbox // the writer's: producers post frames to it directly
 
 	requests map[jsonrpc.ID]*reqEntry
 	spawner  requestSpawner
@@ -120,15 +120,14 @@ func (c *connActor) Receive(ac actor.Context) {
 		c.requests = map[jsonrpc.ID]*reqEntry{}
 		c.subs = map[jsonrpc.ID]*subEntry{}
 		c.dying = map[string]bool{}
-		w, err := ac.SpawnNamed(c.s.busyProps(func() actor.Actor {
-			return newWriter(c.s, c.cfg.Output, c.cfg.WriteTimeout).withPumpExited(c.h.outputDone)
-		}), "writer")
+		wr := newWriter(c.s, c.cfg.Output, c.cfg.WriteTimeout).withPumpExited(c.h.outputDone)
+		w, err := ac.SpawnNamed(c.s.busyProps(func() actor.Actor { return wr }), "writer")
 		if err != nil {
 			close(c.h.outputDone) // no writer, so nothing can be written
 			c.finish(ac, fmt.Errorf("actors: starting writer: %w", err))
 			return
 		}
-		c.writer = w
+		c.writer, c.out = w, wr.box
 		c.h.session.SetWake(c.sessionWaker())
 		go c.readLoop()
 	case *admitted:
@@ -182,7 +181,7 @@ func (c *connActor) Receive(ac actor.Context) {
 			ack(m.f, tree.ErrConnClosed)
 			return
 		}
-		ac.Send(c.writer, m.f)
+		c.out.post(m.f)
 	case *readerEOF:
 		c.eof = true
 		if m.err != nil && !errors.Is(m.err, io.EOF) {
@@ -312,11 +311,13 @@ var (
 
 // deliver runs once per request that was not cancelled: on the worker's
 // goroutine for a completed or failed job, on the deadline timer's for a
-// timed-out one. On the worker it waits for the response's write, so the
-// job's executor slot stays taken until its response is out: output that
-// is slow slows the workers, not memory. The timer must not block, so a
-// timeout's error frame is sent without waiting.
+// timed-out one. It posts the response to the writer's outbox and
+// returns: the request ends (requestDone) once its frame is written or
+// dropped. A worker waits for the write only when the outbox holds more
+// than maxWaitingBytes already, so output that is slow slows the workers,
+// not memory; the timer never waits.
 func (c *connActor) deliver(e *reqEntry, r executor.Result) {
+	var frame []byte
 	switch r.Status {
 	case executor.Completed:
 		out, _ := r.Value.(dispatch.Outcome)
@@ -326,37 +327,31 @@ func (c *connActor) deliver(e *reqEntry, r executor.Result) {
 			v := out.NegotiatedVersion
 			c.h.version.Store(&v)
 		}
-		if out.Frame != nil {
-			c.writeWait(out.Frame, &e.cancelled)
-		}
+		frame = out.Frame
 	case executor.Failed:
-		c.writeWait(rpcwire.EncodeError(e.id, errWorker), &e.cancelled)
+		frame = rpcwire.EncodeError(e.id, errWorker)
 	case executor.TimedOut:
-		c.s.send(c.writer, &writeFrame{frame: rpcwire.EncodeError(e.id, errTimedOut), cancelled: &e.cancelled})
+		frame = rpcwire.EncodeError(e.id, errTimedOut)
 	}
-	e.done.Store(true)
-	c.s.send(c.self, (*requestDone)(e))
-}
-
-// writeWait writes frame through the writer and waits for the write, or
-// for the connection to end. It reports whether the frame was written.
-func (c *connActor) writeWait(frame []byte, cancelled *atomic.Bool) bool {
-	ack := ackChans.Get().(chan error)
-	c.s.send(c.writer, &writeFrame{frame: frame, cancelled: cancelled, ack: ack})
-	select {
-	case err := <-ack:
-		// The writer acknowledges a frame once: the channel is empty and
-		// no one else holds it.
-		ackChans.Put(ack)
-		return err == nil
-	case <-c.ctx.Done():
-		return false // the writer may still acknowledge: not reused
+	if frame == nil {
+		e.frameWritten(nil)
+		return
+	}
+	e.response = writeFrame{frame: frame, cancelled: &e.cancelled, owner: e}
+	if r.Status == executor.TimedOut {
+		c.out.post(&e.response)
+		return
+	}
+	if wait := c.out.postResponse(&e.response); wait != nil {
+		select {
+		case <-wait:
+			// The outbox acknowledges a frame once: the channel is empty
+			// and no one else holds it.
+			ackChans.Put(wait)
+		case <-c.ctx.Done(): // the outbox may still acknowledge: not reused
+		}
 	}
 }
-
-// ackChans are the acknowledgement channels of writeWait, reused once
-// their one acknowledgement has been received.
-var ackChans = sync.Pool{New: func() any { return make(chan error, 1) }}
 
 // checkDrained asks the writer to flush once input has ended and no
 // request or stream is in flight.
@@ -404,7 +399,7 @@ func (c *connActor) openSubscription(ac actor.Context, e *subEntry) {
 		c.stopChild(ac, old.pid)
 	}
 	e.pid = ac.SpawnPrefix(c.s.props(func() actor.Actor {
-		return &connSubscriptionActor{s: c.s, rt: c.cfg.Runtime, ctx: c.ctx, writer: c.writer, conn: c.self, e: e}
+		return &connSubscriptionActor{s: c.s, rt: c.cfg.Runtime, ctx: c.ctx, out: c.out, conn: c.self, e: e}
 	}), "sub")
 	c.subs[e.id] = e
 	if c.eof {

@@ -24,7 +24,7 @@ import (
 // requests and cancellations go to the connection actor.
 func (c *connActor) readLoop() {
 	self := c.self
-	rd := &reader{c: c, self: self, ack: make(chan error, 1), notifier: &connNotifier{s: c.s, writer: c.writer}}
+	rd := &reader{c: c, self: self, ack: make(chan error, 1), notifier: &connNotifier{box: c.out}}
 	for {
 		frame, err := c.cfg.Input.ReadFrame()
 		if c.h.stopped.Load() {
@@ -59,7 +59,7 @@ type reader struct {
 // write writes an error frame and waits for it. It reports false when the
 // connection is ending and the reader should stop.
 func (r *reader) write(frame []byte) bool {
-	r.c.s.send(r.c.writer, &writeFrame{frame: frame, ack: r.ack})
+	r.c.out.post(&writeFrame{frame: frame, ack: r.ack})
 	select {
 	case err := <-r.ack:
 		return err == nil
@@ -143,14 +143,11 @@ func (r *reader) submit(call *dispatch.Call) bool {
 // connNotifier writes request-scoped notifications through the writer and
 // waits for the write, so they precede the response. A frame whose
 // request has been cancelled by the time its turn comes is dropped.
-type connNotifier struct {
-	s      *system
-	writer *actor.PID
-}
+type connNotifier struct{ box *outbox }
 
 func (n *connNotifier) Notify(ctx context.Context, frame []byte) error {
 	ack := make(chan error, 1)
-	n.s.send(n.writer, &writeFrame{frame: frame, ctx: ctx, ack: ack})
+	n.box.post(&writeFrame{frame: frame, ctx: ctx, ack: ack})
 	select {
 	case err := <-ack:
 		return err

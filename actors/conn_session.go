@@ -41,5 +41,5 @@ func (c *connActor) pumpSession() {
 	}
 	c.sessWriting = true
 	s, self := c.s, c.self
-	c.s.send(c.writer, &writeFrame{frame: frame, done: func(err error) { s.send(self, &sessionWritten{err: err}) }})
+	c.out.post(&writeFrame{frame: frame, done: func(err error) { s.send(self, &sessionWritten{err: err}) }})
 }

@@ -31,12 +31,10 @@ var lateMessages = map[reflect.Type]string{
 	reflect.TypeFor[*writerFailed]():   "the writer reports a failed write while its connection may be stopping for another reason",
 	reflect.TypeFor[*sessionWake]():    "the session wakes the connection from the hub's publishing goroutine, whenever an event arrives",
 	reflect.TypeFor[*sessionWritten](): "the writer's outcome of a session notification, sent to a connection that may have stopped meanwhile",
-	reflect.TypeFor[*requestDone]():    "sent by the executor worker (or deadline timer) that delivered the request, after the connection may have stopped",
+	reflect.TypeFor[*requestDone]():    "sent by the writer's pump (or whoever decided the fate of the request's response) after the connection may have stopped",
 
 	// The writer (writer.go).
-	reflect.TypeFor[*writeFrame]():   "producers (workers, the reader, Notify callers, streams) hand frames to a writer that may have stopped; they are not written, and the producer learns it from its own wait",
-	reflect.TypeFor[*writeDone]():    "the pump reports a write that returned after the writer stopped",
-	reflect.TypeFor[*writeTimeout](): "a write's deadline timer may fire after the writer stopped",
+	reflect.TypeFor[*writeFrame](): "a frame sent to a writer that may have stopped is not written, and its producer learns it from its own wait",
 
 	// Subscription streams of a connection (subscription.go).
 	reflect.TypeFor[*subWake]():              "the source wakes the stream from its publishing goroutine, whenever an event arrives",

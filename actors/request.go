@@ -43,10 +43,13 @@ type reqEntry struct {
 	// cancelled is set by the connection when the client cancels the
 	// request; the writer then drops the request's frames still waiting.
 	cancelled atomic.Bool
-	// done is set once the request's outcome has been delivered, before
-	// requestDone is sent, so a connection that learns of the request
-	// late does not record it.
+	// done is set once the request's outcome has been written (or
+	// dropped), before requestDone is sent, so a connection that learns
+	// of the request late does not record it.
 	done atomic.Bool
+	// response is the frame of the request's outcome, posted to the
+	// writer's outbox: part of the record, so it costs no allocation.
+	response writeFrame
 }
 
 // Run executes the request on an executor worker (executor.Task).
@@ -59,6 +62,14 @@ func (e *reqEntry) Run(ctx context.Context) any {
 
 // Done delivers the request's outcome (executor.Task).
 func (e *reqEntry) Done(r executor.Result) { e.conn.deliver(e, r) }
+
+// frameWritten ends the request once its response is written, dropped or
+// refused (frameOwner): it runs on the pump's goroutine, or on whichever
+// decided the frame's fate, and only sends a message.
+func (e *reqEntry) frameWritten(error) {
+	e.done.Store(true)
+	e.conn.s.send(e.conn.self, (*requestDone)(e))
+}
 
 func (r *requestActor) describe() (tree.Kind, map[string]string) {
 	e := r.entry

@@ -88,12 +88,12 @@ func (*subscriptionDone) IgnoreDeadLetterLogging()     {}
 // connection, which stops it. Stopping it for any reason closes the
 // source and returns the slots.
 type connSubscriptionActor struct {
-	s      *system
-	rt     *dispatch.Runtime
-	ctx    context.Context // the connection's: ends when it stops
-	writer *actor.PID
-	conn   *actor.PID
-	e      *subEntry
+	s    *system
+	rt   *dispatch.Runtime
+	ctx  context.Context // the connection's: ends when it stops
+	out  *outbox         // the connection writer's
+	conn *actor.PID
+	e    *subEntry
 
 	stream     *dispatch.Stream
 	self       *actor.PID
@@ -193,7 +193,7 @@ func (a *connSubscriptionActor) write(frame []byte, last bool) {
 	a.writing = true
 	a.lastSent = a.lastSent || last
 	s, self := a.s, a.self
-	a.s.send(a.writer, &writeFrame{frame: frame, cancelled: &a.e.cancelled, done: func(err error) {
+	a.out.post(&writeFrame{frame: frame, cancelled: &a.e.cancelled, done: func(err error) {
 		s.send(self, &subWritten{err: err})
 	}})
 }

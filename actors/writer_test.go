@@ -205,15 +205,25 @@ type writerParent struct {
 func (p *writerParent) Receive(c actor.Context) {
 	switch m := c.Message().(type) {
 	case *actor.Started:
-		pid, err := c.SpawnNamed(p.s.props(func() actor.Actor { return newWriter(p.s, p.out, time.Minute) }), "writer")
+		w := newWriter(p.s, p.out, time.Minute)
+		pid, err := c.SpawnNamed(p.s.props(func() actor.Actor { return w }), "writer")
 		if err != nil {
 			panic(err)
 		}
+		select {
+		case <-lastBox: // an earlier test's
+		default:
+		}
+		lastBox <- w.box
 		p.writer <- pid
 	case *flushed, *writerFailed:
 		p.told <- m
 	}
 }
+
+// lastBox holds the outbox of the writer startWriter started last, for a
+// test that posts to it directly, as producers do.
+var lastBox = make(chan *outbox, 1)
 
 // startWriter runs a writer on out and returns it with what it tells its
 // parent. Cleanup stops it; out must let its writes return by then.
@@ -358,5 +368,34 @@ func TestWriterReusedBufferKeepsFrames(t *testing.T) {
 	}
 	if got := out.String(); got != want.String() {
 		t.Errorf("output differs from the frames written (%d bytes, want %d)", len(got), want.Len())
+	}
+}
+
+// A worker's response is posted without waiting while little waits for
+// the output; once more than maxWaitingBytes wait, the next response's
+// worker gets its frame's acknowledgement to wait on, and the
+// acknowledgement comes when the frame is written.
+func TestOutboxMakesWorkersWaitBeyondTheBound(t *testing.T) {
+	out := newGatedWriter()
+	_, _, _ = startWriter(t, out)
+	box := <-lastBox
+	if wait := box.postResponse(&writeFrame{frame: []byte("first")}); wait != nil {
+		t.Fatal("the first response waits for its write")
+	}
+	out.waitEntered(t) // the first write holds the output
+	big := bytes.Repeat([]byte("x"), maxWaitingBytes)
+	if wait := box.postResponse(&writeFrame{frame: big}); wait != nil {
+		t.Fatal("a response waits although nothing else was waiting")
+	}
+	wait := box.postResponse(&writeFrame{frame: []byte("last")})
+	if wait == nil {
+		t.Fatalf("a response posted behind %d waiting bytes does not wait", maxWaitingBytes+1)
+	}
+	out.open()
+	if err := ackOf(t, wait); err != nil {
+		t.Fatal(err)
+	}
+	if got := out.String(); !strings.HasSuffix(got, "last\n") || !strings.HasPrefix(got, "first\n") {
+		t.Fatalf("output %d bytes, not first ... last", len(got))
 	}
 }
