@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -76,6 +77,18 @@ func executorCount(t testing.TB, sup *supervisor.Supervisor, name string) int {
 		t.Fatalf("executor %s: %v", name, err)
 	}
 	return v
+}
+
+// waitExecutorIdle waits until the executor runs no job.
+func waitExecutorIdle(t testing.TB, sup *supervisor.Supervisor) {
+	t.Helper()
+	deadline := time.Now().Add(testkit.DefaultTimeout)
+	for executorCount(t, sup, "running") != 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the executor still runs a job")
+		}
+		runtime.Gosched()
+	}
 }
 
 // testRuntime serves a few tools and subscriptions/listen from g's hub,

@@ -186,7 +186,8 @@ func TestSessionRefusalsAreEvents(t *testing.T) {
 	g := newGate()
 	ev := &testfixture.Events{}
 	rt := testRuntime(t, g, dispatch.WithInstrumentation(ev))
-	h := newHandler(t, rt, streamablehttp.WithSupervisor(limitedSupervisor(t, rt, supervisor.Limits{MaxConcurrency: 1, MaxQueue: -1})),
+	sup := limitedSupervisor(t, rt, supervisor.Limits{MaxConcurrency: 1, MaxQueue: -1})
+	h := newHandler(t, rt, streamablehttp.WithSupervisor(sup),
 		streamablehttp.WithSessions(streamablehttp.SessionConfig{MaxSessions: 1}))
 	t.Cleanup(func() { _ = h.Close() })
 	initialize := func() *streamablehttp.Response {
@@ -207,6 +208,9 @@ func TestSessionRefusalsAreEvents(t *testing.T) {
 		req.Header.Set("Mcp-Protocol-Version", mcp.Version20251125)
 		return req
 	}
+	// The initialize's worker gives its one slot back just after its
+	// answer is out; the held call needs it.
+	waitExecutorIdle(t, sup)
 	held := make(chan *streamablehttp.Response, 1)
 	go func() {
 		resp, _ := h.Handle(context.Background(), inSession(testfixture.LegacyRequest(1, "tools/call", map[string]any{"name": "hold"})))
