@@ -22,15 +22,13 @@ func pipeConn(t *testing.T) *boundedConn {
 	return &boundedConn{Conn: a, l: newBoundedListener(nil, 1, 0)}
 }
 
-// readResult reads once in the background and returns the read's error,
-// failing the test if the read has not returned within limit.
-func readResult(t *testing.T, c *boundedConn, start func(), limit time.Duration) error {
+// opResult runs op (one read or write of c) in the background, calls
+// start, and returns op's error, failing the test if op has not returned
+// within limit.
+func opResult(t *testing.T, c *boundedConn, op func() error, start func(), limit time.Duration) error {
 	t.Helper()
 	errc := make(chan error, 1)
-	go func() {
-		_, err := c.Read(make([]byte, 1))
-		errc <- err
-	}()
+	go func() { errc <- op() }()
 	if start != nil {
 		start()
 	}
@@ -38,10 +36,38 @@ func readResult(t *testing.T, c *boundedConn, start func(), limit time.Duration)
 	case err := <-errc:
 		return err
 	case <-time.After(limit):
-		_ = c.Conn.Close() // ends the read, so the goroutine leaks nothing
+		_ = c.Conn.Close() // ends op, so the goroutine leaks nothing
 		<-errc
-		t.Fatalf("the read did not end within %v", limit)
+		t.Fatalf("the read or write did not end within %v", limit)
 		return nil
+	}
+}
+
+func readOnce(c *boundedConn) func() error {
+	return func() error { _, err := c.Read(make([]byte, 1)); return err }
+}
+
+func writeOnce(c *boundedConn) func() error {
+	return func() error { _, err := c.Write([]byte("x")); return err }
+}
+
+// waitUnderWay waits (with a limit) until *count, read under c.mu, says a
+// read or write is under way.
+func waitUnderWay(t *testing.T, c *boundedConn, count *int) {
+	t.Helper()
+	limit := time.Now().Add(5 * time.Second)
+	for {
+		c.mu.Lock()
+		n := *count
+		c.mu.Unlock()
+		if n > 0 {
+			return
+		}
+		if time.Now().After(limit) {
+			t.Error("the read or write never started")
+			return
+		}
+		time.Sleep(time.Millisecond)
 	}
 }
 
@@ -50,7 +76,7 @@ func TestDeadlineSetBetweenReadsBindsTheNextRead(t *testing.T) {
 	if err := c.SetReadDeadline(time.Now().Add(50 * time.Millisecond)); err != nil {
 		t.Fatal(err)
 	}
-	err := readResult(t, c, nil, 5*time.Second)
+	err := opResult(t, c, readOnce(c), nil, 5*time.Second)
 	if !errors.Is(err, os.ErrDeadlineExceeded) {
 		t.Fatalf("read error = %v, want the deadline exceeded", err)
 	}
@@ -58,51 +84,14 @@ func TestDeadlineSetBetweenReadsBindsTheNextRead(t *testing.T) {
 
 func TestDeadlineSetDuringAReadInterruptsIt(t *testing.T) {
 	c := pipeConn(t)
-	err := readResult(t, c, func() {
-		// Wait (with a limit) until the read is under way, then set a
-		// deadline in the past, as net/http does to stop its background
-		// read.
-		limit := time.Now().Add(5 * time.Second)
-		for {
-			c.mu.Lock()
-			reading := c.reading
-			c.mu.Unlock()
-			if reading > 0 {
-				break
-			}
-			if time.Now().After(limit) {
-				t.Error("the read never started")
-				break
-			}
-			time.Sleep(time.Millisecond)
-		}
+	err := opResult(t, c, readOnce(c), func() {
+		// Once the read is under way, a deadline in the past, as net/http
+		// sets to stop its background read.
+		waitUnderWay(t, c, &c.reading)
 		_ = c.SetReadDeadline(time.Unix(1, 0))
 	}, 5*time.Second)
 	if !errors.Is(err, os.ErrDeadlineExceeded) {
 		t.Fatalf("read error = %v, want the deadline exceeded", err)
-	}
-}
-
-// writeResult writes once in the background and returns the write's
-// error, failing the test if the write has not returned within limit.
-func writeResult(t *testing.T, c *boundedConn, start func(), limit time.Duration) error {
-	t.Helper()
-	errc := make(chan error, 1)
-	go func() {
-		_, err := c.Write([]byte("x"))
-		errc <- err
-	}()
-	if start != nil {
-		start()
-	}
-	select {
-	case err := <-errc:
-		return err
-	case <-time.After(limit):
-		_ = c.Conn.Close()
-		<-errc
-		t.Fatalf("the write did not end within %v", limit)
-		return nil
 	}
 }
 
@@ -119,28 +108,15 @@ func TestNearerWriteDeadlineReplacesAFartherOne(t *testing.T) {
 	}
 	// Nobody reads any more: the next write blocks until its deadline.
 	_ = c.SetWriteDeadline(time.Now().Add(50 * time.Millisecond))
-	if err := writeResult(t, c, nil, 5*time.Second); !errors.Is(err, os.ErrDeadlineExceeded) {
+	if err := opResult(t, c, writeOnce(c), nil, 5*time.Second); !errors.Is(err, os.ErrDeadlineExceeded) {
 		t.Fatalf("write error = %v, want the deadline exceeded", err)
 	}
 }
 
 func TestWriteDeadlineSetDuringAWriteInterruptsIt(t *testing.T) {
 	c := pipeConn(t) // nobody reads the other end: a write blocks
-	err := writeResult(t, c, func() {
-		limit := time.Now().Add(5 * time.Second)
-		for {
-			c.mu.Lock()
-			writing := c.writing
-			c.mu.Unlock()
-			if writing > 0 {
-				break
-			}
-			if time.Now().After(limit) {
-				t.Error("the write never started")
-				break
-			}
-			time.Sleep(time.Millisecond)
-		}
+	err := opResult(t, c, writeOnce(c), func() {
+		waitUnderWay(t, c, &c.writing)
 		_ = c.SetWriteDeadline(time.Unix(1, 0))
 	}, 5*time.Second)
 	if !errors.Is(err, os.ErrDeadlineExceeded) {
