@@ -23,16 +23,12 @@ import (
 // executor callbacks or by Notify callers may arrive after it stopped, so
 // they skip dead-letter logging.
 type (
-	// admitted: the reader submitted a request to the executor. It is the
-	// request's own record, converted, so telling costs no allocation.
-	admitted      reqEntry
 	cancelRequest struct{ id jsonrpc.ID }
 	readerEOF     struct{ err error }
 	stopConn      struct{ err error }
 	notifyFrame   struct{ f *writeFrame }
 )
 
-func (*admitted) IgnoreDeadLetterLogging()      {}
 func (*cancelRequest) IgnoreDeadLetterLogging() {}
 func (*readerEOF) IgnoreDeadLetterLogging()     {}
 func (*stopConn) IgnoreDeadLetterLogging()      {}
@@ -59,6 +55,8 @@ type connActor struct {
 	writer *actor.PID
 	out    *outbox // the writer's: producers post frames to it directly
 
+	// requests is the actor's book of the requests in flight, kept from
+	// the handle's request log (conn_requests.go).
 	requests map[jsonrpc.ID]*reqEntry
 	spawner  requestSpawner
 	// later holds the requests in flight without an actor yet
@@ -130,8 +128,8 @@ func (c *connActor) Receive(ac actor.Context) {
 		c.writer, c.out = w, wr.box
 		c.h.session.SetWake(c.sessionWaker())
 		go c.readLoop()
-	case *admitted:
-		c.record(ac, (*reqEntry)(m))
+	case *drainRequests:
+		c.bookRequests(ac)
 	case *spawnDue:
 		if !c.finished {
 			c.later.tick(c.s.spawnDelay(), c.fire, func(e *reqEntry) { c.spawnRequest(ac, e) })
@@ -145,6 +143,7 @@ func (c *connActor) Receive(ac actor.Context) {
 			c.pumpSession()
 		}
 	case *cancelRequest:
+		c.bookRequests(ac) // the request may be logged and not booked yet
 		if e, ok := c.requests[m.id]; ok {
 			delete(c.requests, m.id)
 			e.cancelled.Store(true)
@@ -170,12 +169,6 @@ func (c *connActor) Receive(ac actor.Context) {
 			c.stopChild(ac, e.pid)
 			c.checkDrained(ac)
 		}
-	case *requestDone:
-		if e, ok := c.requests[m.id]; ok && e == (*reqEntry)(m) {
-			delete(c.requests, m.id)
-			c.stopRequest(ac, e)
-			c.checkDrained(ac)
-		}
 	case *notifyFrame:
 		if c.finished || c.writer == nil {
 			ack(m.f, tree.ErrConnClosed)
@@ -183,6 +176,7 @@ func (c *connActor) Receive(ac actor.Context) {
 		}
 		c.out.post(m.f)
 	case *readerEOF:
+		c.bookRequests(ac)
 		c.eof = true
 		if m.err != nil && !errors.Is(m.err, io.EOF) {
 			c.s.logger.Warn("snodo: input failed; treating it as end of input", "connection", ac.Self().Id, "error", m.err)
@@ -242,7 +236,7 @@ func (c *connActor) cancelWork() {
 }
 
 // record books a request the reader admitted, unless the request has
-// already been delivered (its worker can beat the admitted message here)
+// already been delivered (its worker can beat the reader's log entry)
 // or the connection is finishing. Its request actor is spawned later, if
 // the request is still in flight after a moment (spawn_later.go).
 func (c *connActor) record(ac actor.Context, e *reqEntry) {
@@ -251,7 +245,7 @@ func (c *connActor) record(ac actor.Context, e *reqEntry) {
 	}
 	if old, ok := c.requests[e.id]; ok {
 		// The same id was reused after its first request was delivered
-		// but before that request's requestDone arrived.
+		// but before the end of that request was booked.
 		c.stopRequest(ac, old)
 	}
 	c.requests[e.id] = e
@@ -274,6 +268,7 @@ func (c *connActor) spawnRequest(ac actor.Context, e *reqEntry) {
 // materialize spawns the actor of every request in flight that has none
 // yet, so an inspection of the tree shows them all.
 func (c *connActor) materialize(ac actor.Context) {
+	c.bookRequests(ac)
 	for _, e := range c.requests {
 		c.spawnRequest(ac, e)
 	}
@@ -312,7 +307,7 @@ var (
 // deliver runs once per request that was not cancelled: on the worker's
 // goroutine for a completed or failed job, on the deadline timer's for a
 // timed-out one. It posts the response to the writer's outbox and
-// returns: the request ends (requestDone) once its frame is written or
+// returns: the request ends (frameWritten) once its frame is written or
 // dropped. A worker waits for the write only when the outbox holds more
 // than maxWaitingBytes already, so output that is slow slows the workers,
 // not memory; the timer never waits.

@@ -28,6 +28,9 @@ type connHandle struct {
 	session *dispatch.Session
 
 	handlers handlerSet
+	// reqLog carries admissions and ends of requests from the reader and
+	// the pump to the connection actor (conn_requests.go).
+	reqLog requestLog
 
 	mu  sync.Mutex
 	err error

@@ -115,7 +115,7 @@ func (r *reader) handle(frame []byte) bool {
 }
 
 // submit hands an admitted call to the executor under the connection's
-// scope, keyed by its id, and tells the connection actor about it.
+// scope, keyed by its id, and logs it for the connection actor.
 func (r *reader) submit(call *dispatch.Call) bool {
 	c := r.c
 	e := &reqEntry{id: call.Info.ID, method: call.Info.Method, started: time.Now(), conn: c, call: call}
@@ -136,7 +136,7 @@ func (r *reader) submit(call *dispatch.Call) bool {
 		return false // scope closed: the connection is ending
 	}
 	e.ticket = t
-	c.s.send(r.self, (*admitted)(e))
+	c.logRequest(requestEvent{e: e})
 	return true
 }
 

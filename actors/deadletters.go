@@ -22,7 +22,7 @@ import (
 // the two agree.
 var lateMessages = map[reflect.Type]string{
 	// The connection actor (conn.go, conn_session.go).
-	reflect.TypeFor[*admitted]():       "sent by the reader goroutine, which may still be handing over a request when the connection stops",
+	reflect.TypeFor[*drainRequests]():  "sent by the reader goroutine or the writer's pump when they log a request's admission or end, which may happen as the connection stops",
 	reflect.TypeFor[*cancelRequest]():  "sent by the reader goroutine for a notifications/cancelled it read as the connection stopped",
 	reflect.TypeFor[*readerEOF]():      "sent by the reader goroutine when its input ends, which a connection stopped by its supervisor does not wait for",
 	reflect.TypeFor[*stopConn]():       "Conn.Stop may be called from any goroutine, also after the connection ended",
@@ -31,7 +31,6 @@ var lateMessages = map[reflect.Type]string{
 	reflect.TypeFor[*writerFailed]():   "the writer reports a failed write while its connection may be stopping for another reason",
 	reflect.TypeFor[*sessionWake]():    "the session wakes the connection from the hub's publishing goroutine, whenever an event arrives",
 	reflect.TypeFor[*sessionWritten](): "the writer's outcome of a session notification, sent to a connection that may have stopped meanwhile",
-	reflect.TypeFor[*requestDone]():    "sent by the writer's pump (or whoever decided the fate of the request's response) after the connection may have stopped",
 
 	// The writer (writer.go).
 	reflect.TypeFor[*writeFrame](): "a frame sent to a writer that may have stopped is not written, and its producer learns it from its own wait",

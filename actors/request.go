@@ -25,8 +25,8 @@ type requestActor struct {
 }
 
 // reqEntry is the connection's record of one admitted request. It is
-// created by the goroutine that admits the request; after the admitted
-// message reaches the connection actor, ticket and pid belong to that
+// created by the goroutine that admits the request; once the connection
+// actor has booked it (conn_requests.go), ticket and pid belong to that
 // actor.
 type reqEntry struct {
 	id       jsonrpc.ID
@@ -44,8 +44,8 @@ type reqEntry struct {
 	// request; the writer then drops the request's frames still waiting.
 	cancelled atomic.Bool
 	// done is set once the request's outcome has been written (or
-	// dropped), before requestDone is sent, so a connection that learns
-	// of the request late does not record it.
+	// dropped), before its end is logged, so a connection that books the
+	// admission late does not record it.
 	done atomic.Bool
 	// response is the frame of the request's outcome, posted to the
 	// writer's outbox: part of the record, so it costs no allocation.
@@ -65,10 +65,10 @@ func (e *reqEntry) Done(r executor.Result) { e.conn.deliver(e, r) }
 
 // frameWritten ends the request once its response is written, dropped or
 // refused (frameOwner): it runs on the pump's goroutine, or on whichever
-// decided the frame's fate, and only sends a message.
+// decided the frame's fate, and only logs the end for the connection.
 func (e *reqEntry) frameWritten(error) {
 	e.done.Store(true)
-	e.conn.s.send(e.conn.self, (*requestDone)(e))
+	e.conn.logRequest(requestEvent{e: e, ended: true})
 }
 
 func (r *requestActor) describe() (tree.Kind, map[string]string) {
@@ -96,12 +96,5 @@ func (r *requestActor) Receive(c actor.Context) {
 		r.entry.ticket.Cancel()
 	}
 }
-
-// requestDone reports a delivered request to its connection, which stops
-// the request actor. It is the request's own record, converted, so the
-// report costs no allocation.
-type requestDone reqEntry
-
-func (*requestDone) IgnoreDeadLetterLogging() {}
 
 func itoa(n int) string { return strconv.Itoa(n) }

@@ -17,8 +17,10 @@ import (
 )
 
 // heldConn is a connection whose "hold" tool runs until its context ends;
-// started hears of each call starting, ended of each context ending.
+// started hears of each call starting, ended of each context ending. Its
+// "gate" tool starts likewise and answers once gate is closed.
 type heldConn struct {
+	gate    chan struct{}
 	sys     *system
 	exec    *executor.Executor
 	in      *chanReader
@@ -32,13 +34,22 @@ type heldConn struct {
 func startHeldConn(t *testing.T, delay time.Duration) *heldConn {
 	t.Helper()
 	quiet := slog.New(slog.DiscardHandler)
-	h := &heldConn{started: make(chan struct{}, 8), ended: make(chan struct{}, 8)}
+	h := &heldConn{started: make(chan struct{}, 8), ended: make(chan struct{}, 8), gate: make(chan struct{})}
 	rt, err := dispatch.New(mcp.Implementation{Name: "t", Version: "1"}, dispatch.WithLogger(quiet),
 		dispatch.WithTool(mcp.Tool{Name: "hold"}, func(ctx context.Context, _ *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
 			h.started <- struct{}{}
 			<-ctx.Done()
 			h.ended <- struct{}{}
 			return nil, ctx.Err()
+		}),
+		dispatch.WithTool(mcp.Tool{Name: "gate"}, func(ctx context.Context, _ *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
+			h.started <- struct{}{}
+			select {
+			case <-h.gate:
+				return mcp.TextResult("opened"), nil
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
 		}))
 	if err != nil {
 		t.Fatal(err)
@@ -263,4 +274,60 @@ func TestHostExchangeGetsItsActorAfterTheDelay(t *testing.T) {
 	waitTree(t, sys, func(n *tree.Node) bool { return n.Count(tree.KindRequest) == 0 })
 	h.Finish()
 	<-h.Done()
+}
+
+// A cancellation the reader sends after logging its request reaches the
+// request even when the message that would book the log comes after the
+// cancellation: here no such message is sent at all, as if another
+// goroutine's were still on its way.
+func TestCancelBooksTheRequestLogFirst(t *testing.T) {
+	h := startHeldConn(t, time.Hour)
+	h.conn.(*connHandle).reqLog.pending.Store(true)
+	h.in.frames <- request(1, "tools/call", `"name":"hold"`)
+	wait(t, h.started, "the call's start")
+	h.in.frames <- []byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`)
+	wait(t, h.ended, "the call's cancellation")
+	h.in.frames <- request(2, "ping", "")
+	var first struct{ ID json.RawMessage }
+	if err := json.Unmarshal([]byte(h.sink.waitFor(t, 1)[0]), &first); err != nil || string(first.ID) != "2" {
+		t.Fatalf("first line is not the ping's answer: %s (%v)", first.ID, err)
+	}
+	h.close(t)
+}
+
+// The end of input drains a request the reader logged but the connection
+// has not booked yet (its booking message still on its way, here never
+// sent): the connection books it, so the request gets its actor and is
+// answered, instead of the connection finishing at once and cancelling it.
+func TestEndOfInputBooksTheRequestLogFirst(t *testing.T) {
+	h := startHeldConn(t, time.Nanosecond)
+	h.conn.(*connHandle).reqLog.pending.Store(true)
+	h.in.frames <- request(1, "tools/call", `"name":"gate"`)
+	wait(t, h.started, "the call's start")
+	close(h.in.frames)
+	// Nothing but the end of input can book the request now; booked, it
+	// gets its actor at once (the spawn delay is a nanosecond).
+	deadline := time.Now().Add(10 * time.Second)
+	for len(h.requestActors()) == 0 {
+		select {
+		case <-h.conn.Done():
+			t.Fatal("the connection finished with its call in flight")
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the call never got its actor")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	close(h.gate)
+	wait(t, h.conn.Done(), "the connection's end")
+	if err := h.conn.Err(); err != nil {
+		t.Fatalf("connection ended with %v, want a clean drain", err)
+	}
+	var first struct{ ID json.RawMessage }
+	if err := json.Unmarshal([]byte(h.sink.waitFor(t, 1)[0]), &first); err != nil || string(first.ID) != "1" {
+		t.Fatalf("first line is not the call's answer: %s (%v)", first.ID, err)
+	}
+	h.in.frames = make(chan []byte) // close closes the input again
+	h.close(t)
 }

@@ -254,8 +254,14 @@ type job struct {
 // among jobs in flight. When the scope's context ends (or Close is called)
 // its work is dropped without delivery.
 type Scope struct {
-	e      *Executor
-	ctx    context.Context
+	e   *Executor
+	ctx context.Context
+	// parent is what job contexts derive from: ctx without its
+	// cancellation when ctx has no deadline. A job context linked to a
+	// cancellable parent costs a lock on the parent and an entry in its
+	// children map on every Submit and again on every finish; Close, which
+	// runs when ctx ends, cancels every job in flight instead.
+	parent context.Context
 	keys   map[any]*job // in-flight keyed jobs; guarded by e.mu
 	jobs   *job         // every in-flight job, linked through sprev and snext; guarded by e.mu
 	closed bool         // guarded by e.mu
@@ -265,7 +271,10 @@ type Scope struct {
 // NewScope returns a scope whose lifetime is ctx: when ctx is done the
 // scope closes.
 func (e *Executor) NewScope(ctx context.Context) *Scope {
-	s := &Scope{e: e, ctx: ctx, keys: map[any]*job{}}
+	s := &Scope{e: e, ctx: ctx, parent: ctx, keys: map[any]*job{}}
+	if _, ok := ctx.Deadline(); !ok {
+		s.parent = context.WithoutCancel(ctx)
+	}
 	s.stop = context.AfterFunc(ctx, s.Close)
 	return s
 }
@@ -303,7 +312,7 @@ func (s *Scope) Submit(key any, spec Job) (*Ticket, error) {
 	}
 	j := &job{e: e, scope: s, key: key, spec: spec}
 	j.ticket.j = j
-	cctx, cancel := context.WithCancelCause(s.ctx)
+	cctx, cancel := context.WithCancelCause(s.parent)
 	j.vctx = jobContext{Context: cctx, j: j}
 	j.ctx, j.cancel = &j.vctx, cancel
 	if key != nil {
@@ -416,7 +425,7 @@ func (s *Scope) Close() {
 	}
 	s.closed = true
 	var jobs []*job
-	for j := s.jobs; j != nil; j = j.snext {
+	for j := s.jobs; j != nil; j = j.snext { // mutation: scope-close-cancels-running-jobs
 		jobs = append(jobs, j)
 	}
 	e.mu.Unlock()

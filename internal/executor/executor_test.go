@@ -319,6 +319,50 @@ func TestExecutorOwnerDeath(t *testing.T) {
 	}
 }
 
+type ownerKey struct{}
+
+// A running job's context ends when its owner's does, keeps the owner's
+// values, and has the owner's deadline when the owner has one.
+func TestExecutorOwnerDeathCancelsARunningJobsContext(t *testing.T) {
+	e := quietExecutor(Config{MaxConcurrency: 2})
+	defer closeExec(t, e)
+	ownerCtx, ownerDies := context.WithCancel(context.WithValue(context.Background(), ownerKey{}, "owner"))
+	owner := e.NewScope(ownerCtx)
+	deadline := time.Now().Add(time.Hour)
+	timedCtx, cancelTimed := context.WithDeadline(context.Background(), deadline)
+	defer cancelTimed()
+	timed := e.NewScope(timedCtx)
+	seen := make(chan string, 2)
+	if _, err := owner.Submit("o", Job{Run: func(ctx context.Context) any {
+		v, _ := ctx.Value(ownerKey{}).(string)
+		seen <- v
+		select {
+		case <-ctx.Done():
+			seen <- "cancelled: " + context.Cause(ctx).Error()
+		case <-time.After(10 * time.Second):
+			seen <- "still running after its owner died"
+		}
+		return nil
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := recv(t, seen); got != "owner" {
+		t.Fatalf("the job's context value = %q, want the owner's", got)
+	}
+	ownerDies()
+	if got, want := recv(t, seen), "cancelled: "+context.Canceled.Error(); got != want {
+		t.Fatalf("job after its owner died: %q, want %q", got, want)
+	}
+	tk, err := timed.Submit("t", Job{Run: func(context.Context) any { return nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, ok := tk.Context().Deadline(); !ok || !d.Equal(deadline) {
+		t.Fatalf("job deadline = %v, %v; want the owner's %v", d, ok, deadline)
+	}
+	e.busy.Wait()
+}
+
 func TestExecutorPanicIsFailedAndFreesTheSlot(t *testing.T) {
 	e := quietExecutor(Config{MaxConcurrency: 1})
 	defer closeExec(t, e)
