@@ -226,6 +226,7 @@ func (c *connActor) Receive(ac actor.Context) {
 // on the connection.
 func (c *connActor) cancelWork() {
 	c.later.stop()
+	clear(c.h.reqLog.take()) // the handle may outlive the connection: hold no request
 	if c.scope != nil {
 		c.scope.Close()
 	}
