@@ -3,9 +3,11 @@ package actors
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -29,6 +31,8 @@ type heldConn struct {
 	conn    tree.Conn
 	started chan struct{}
 	ended   chan struct{}
+	// inputEnded makes endInput idempotent.
+	inputEnded sync.Once
 }
 
 func startHeldConn(t *testing.T, delay time.Duration) *heldConn {
@@ -81,10 +85,26 @@ func wait(t *testing.T, ch <-chan struct{}, what string) {
 	}
 }
 
+// waitUntil polls cond every millisecond until it holds, failing the
+// test with what() after 10 s.
+func waitUntil(t *testing.T, cond func() bool, what func() string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal(what())
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// endInput ends the connection's input, once however often it is called.
+func (h *heldConn) endInput() { h.inputEnded.Do(func() { close(h.in.frames) }) }
+
 // close ends input and the tree, and checks nothing leaked.
 func (h *heldConn) close(t *testing.T) {
 	t.Helper()
-	close(h.in.frames)
+	h.endInput()
 	wait(t, h.conn.Done(), "the connection's end")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -125,13 +145,8 @@ func TestLongRequestGetsItsActorAfterTheDelay(t *testing.T) {
 	h := startHeldConn(t, 5*time.Millisecond)
 	h.in.frames <- request(1, "tools/call", `"name":"hold"`)
 	wait(t, h.started, "the call's start")
-	deadline := time.Now().Add(10 * time.Second)
-	for len(h.requestActors()) != 1 {
-		if time.Now().After(deadline) {
-			t.Fatalf("request actors: %v, want one", h.requestActors())
-		}
-		time.Sleep(time.Millisecond)
-	}
+	waitUntil(t, func() bool { return len(h.requestActors()) == 1 },
+		func() string { return fmt.Sprintf("request actors: %v, want one", h.requestActors()) })
 	h.in.frames <- []byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`)
 	wait(t, h.ended, "the call's cancellation")
 	waitTree(t, h.sys, func(n *tree.Node) bool { return n.Count(tree.KindRequest) == 0 })
@@ -215,13 +230,8 @@ func TestHostSpawnsAnExchangesActorLate(t *testing.T) {
 	}
 	// Ending it without an actor cancels its job.
 	r.End()
-	deadline := time.Now().Add(10 * time.Second)
-	for exec.Stats().Cancelled != 1 {
-		if time.Now().After(deadline) {
-			t.Fatalf("the ended exchange's job was not cancelled: %+v", exec.Stats())
-		}
-		time.Sleep(time.Millisecond)
-	}
+	waitUntil(t, func() bool { return exec.Stats().Cancelled == 1 },
+		func() string { return fmt.Sprintf("the ended exchange's job was not cancelled: %+v", exec.Stats()) })
 
 	// Inspection spawns the actor of one still pending.
 	r2, err := h.Begin(tree.RequestSpec{Key: "b", ID: jsonrpc.IntID(2), Method: "tools/call",
@@ -263,13 +273,8 @@ func TestHostExchangeGetsItsActorAfterTheDelay(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-started
-	deadline := time.Now().Add(10 * time.Second)
-	for len(hostRequestActors(sys, h)) != 1 {
-		if time.Now().After(deadline) {
-			t.Fatalf("request actors: %v, want one", hostRequestActors(sys, h))
-		}
-		time.Sleep(time.Millisecond)
-	}
+	waitUntil(t, func() bool { return len(hostRequestActors(sys, h)) == 1 },
+		func() string { return fmt.Sprintf("request actors: %v, want one", hostRequestActors(sys, h)) })
 	r.End()
 	waitTree(t, sys, func(n *tree.Node) bool { return n.Count(tree.KindRequest) == 0 })
 	h.Finish()
@@ -304,20 +309,22 @@ func TestEndOfInputBooksTheRequestLogFirst(t *testing.T) {
 	h.conn.(*connHandle).reqLog.pending.Store(true)
 	h.in.frames <- request(1, "tools/call", `"name":"gate"`)
 	wait(t, h.started, "the call's start")
-	close(h.in.frames)
+	h.endInput()
 	// Nothing but the end of input can book the request now; booked, it
-	// gets its actor at once (the spawn delay is a nanosecond).
-	deadline := time.Now().Add(10 * time.Second)
-	for len(h.requestActors()) == 0 {
+	// gets its actor at once (the spawn delay is a nanosecond). Unbooked,
+	// the connection finishes and cancels the call.
+	connDone := func() bool {
 		select {
 		case <-h.conn.Done():
-			t.Fatal("the connection finished with its call in flight")
+			return true
 		default:
+			return false
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("the call never got its actor")
-		}
-		time.Sleep(time.Millisecond)
+	}
+	waitUntil(t, func() bool { return len(h.requestActors()) > 0 || connDone() },
+		func() string { return "the call never got its actor" })
+	if connDone() {
+		t.Fatal("the connection finished with its call in flight")
 	}
 	close(h.gate)
 	wait(t, h.conn.Done(), "the connection's end")
@@ -328,6 +335,5 @@ func TestEndOfInputBooksTheRequestLogFirst(t *testing.T) {
 	if err := json.Unmarshal([]byte(h.sink.waitFor(t, 1)[0]), &first); err != nil || string(first.ID) != "1" {
 		t.Fatalf("first line is not the call's answer: %s (%v)", first.ID, err)
 	}
-	h.in.frames = make(chan []byte) // close closes the input again
 	h.close(t)
 }
