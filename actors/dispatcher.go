@@ -27,10 +27,13 @@ import (
 type mailboxPool struct {
 	throughput int
 	maxParked  int32
+	idleFor    time.Duration // how long a goroutine parks before it exits: mailboxIdle
 	handoff    chan func()
 	parked     atomic.Int32
 	quit       chan struct{}
 	quitOnce   sync.Once
+	// exited, when set (by tests), runs as each pool goroutine returns.
+	exited func()
 }
 
 // mailboxIdle is how long a pool goroutine waits for another mailbox run
@@ -41,6 +44,7 @@ func newMailboxPool() *mailboxPool {
 	return &mailboxPool{
 		throughput: 300, // protoactor's default
 		maxParked:  int32(4 * runtime.GOMAXPROCS(0)),
+		idleFor:    mailboxIdle,
 		handoff:    make(chan func()),
 		quit:       make(chan struct{}),
 	}
@@ -62,29 +66,46 @@ func (p *mailboxPool) Throughput() int { return p.throughput }
 // run runs fn, then parks for further runs while fewer than maxParked
 // goroutines wait.
 func (p *mailboxPool) run(fn func()) {
-	var idle *time.Timer
+	if p.exited != nil {
+		defer p.exited()
+	}
+	// The idle timer is armed once and left running across runs:
+	// re-arming and stopping it around every park cost more than the park.
+	idle := time.NewTimer(p.idleFor)
+	defer idle.Stop()
 	for {
 		fn()
 		if p.parked.Add(1) > p.maxParked {
 			p.parked.Add(-1)
 			return
 		}
-		if idle == nil {
-			idle = time.NewTimer(mailboxIdle)
-		} else {
-			idle.Reset(mailboxIdle)
+		var ok bool
+		fn, ok = p.park(idle)
+		p.parked.Add(-1)
+		if !ok {
+			return
 		}
+	}
+}
+
+// park waits for a run handed to the goroutine. It reports false when the
+// goroutine should exit: the system closed, or it parked for idleFor. The
+// idle timer may have fired during earlier runs: it is then re-armed for
+// the rest of idleFor counted from now.
+func (p *mailboxPool) park(idle *time.Timer) (func(), bool) {
+	parked := time.Now()
+	for {
 		select {
-		case fn = <-p.handoff:
-			p.parked.Add(-1)
-			idle.Stop()
+		case fn := <-p.handoff:
+			return fn, true
 		case <-idle.C:
-			p.parked.Add(-1)
-			return
+			left := p.idleFor - time.Since(parked)
+			if left <= 0 { // mutation: mailbox-goroutine-exits-only-when-idle
+				return nil, false
+			}
+			idle.Reset(left)
 		case <-p.quit:
-			p.parked.Add(-1)
-			idle.Stop()
-			return
+			return nil, false
 		}
 	}
 }

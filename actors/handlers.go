@@ -13,26 +13,38 @@ import (
 
 // handlerSet tracks the handlers of one connection whose goroutine has
 // not returned yet, so shutdown can wait for them (bounded by a grace
-// period) and name the ones that ignore cancellation.
+// period) and name the ones that ignore cancellation. The entries are
+// linked through their hprev and hnext: adding and removing one costs no
+// hashing and no map growth.
 type handlerSet struct {
 	mu      sync.Mutex
-	running map[*reqEntry]struct{}
+	running *reqEntry     // the most recently added; linked through hnext
 	idle    chan struct{} // closed when running empties; nil unless someone waits
 }
 
 func (s *handlerSet) add(e *reqEntry) {
 	s.mu.Lock()
-	if s.running == nil {
-		s.running = map[*reqEntry]struct{}{}
+	e.hprev, e.hnext = nil, s.running
+	if s.running != nil {
+		s.running.hprev = e
 	}
-	s.running[e] = struct{}{}
+	s.running = e
 	s.mu.Unlock()
 }
 
+// remove takes out e, which add put in.
 func (s *handlerSet) remove(e *reqEntry) {
 	s.mu.Lock()
-	delete(s.running, e)
-	if len(s.running) == 0 && s.idle != nil {
+	if e.hprev != nil {
+		e.hprev.hnext = e.hnext
+	} else {
+		s.running = e.hnext
+	}
+	if e.hnext != nil {
+		e.hnext.hprev = e.hprev
+	}
+	e.hprev, e.hnext = nil, nil
+	if s.running == nil && s.idle != nil {
 		close(s.idle)
 		s.idle = nil
 	}
@@ -43,7 +55,7 @@ func (s *handlerSet) remove(e *reqEntry) {
 // still running then, oldest first.
 func (s *handlerSet) wait(ctx context.Context) []tree.HandlerInfo {
 	s.mu.Lock()
-	if len(s.running) == 0 {
+	if s.running == nil {
 		s.mu.Unlock()
 		return nil
 	}
@@ -59,8 +71,8 @@ func (s *handlerSet) wait(ctx context.Context) []tree.HandlerInfo {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make([]tree.HandlerInfo, 0, len(s.running))
-	for e := range s.running {
+	var out []tree.HandlerInfo
+	for e := s.running; e != nil; e = e.hnext {
 		out = append(out, tree.HandlerInfo{ID: e.id.String(), Method: e.method, Started: e.started})
 	}
 	slices.SortFunc(out, func(a, b tree.HandlerInfo) int { return a.Started.Compare(b.Started) })

@@ -50,6 +50,9 @@ type reqEntry struct {
 	// response is the frame of the request's outcome, posted to the
 	// writer's outbox: part of the record, so it costs no allocation.
 	response writeFrame
+	// hprev and hnext link the entry among its connection's handlers
+	// running (handlerSet); guarded by the set's lock.
+	hprev, hnext *reqEntry
 }
 
 // Run executes the request on an executor worker (executor.Task).

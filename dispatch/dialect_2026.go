@@ -84,8 +84,9 @@ func (d dialect20260728) Admit(rt *Runtime, req *Request) (*Call, *jsonrpc.Error
 	if !known && ext != nil {
 		entry.op, known = opExtension, true
 	}
+	pm := req.members()
 	if req.Header != nil {
-		mirrors, name := mirrorsName(msg.Method), mirroredName(msg)
+		mirrors, name := mirrorsName(msg.Method), mirroredName(msg, &pm.toolMembers)
 		if param := ext.nameParam(msg.Method); param != "" {
 			raw, _ := jsonwire.Member(msg.Params, param)
 			name, _ = jsonwire.Unquote(raw)
@@ -94,11 +95,10 @@ func (d dialect20260728) Admit(rt *Runtime, req *Request) (*Call, *jsonrpc.Error
 		if e := checkMirroredHeaders(req.Header, msg.Method, mirrors, name); e != nil {
 			return nil, e
 		}
-		if e := rt.checkToolHeaders(req.Header, msg); e != nil {
+		if e := rt.checkToolHeaders(req.Header, msg, &pm.toolMembers); e != nil {
 			return nil, e
 		}
 	}
-	pm := req.members()
 	meta, hasMeta := pm.meta.in(msg.Params)
 	if !known && (removed20260728[msg.Method] || !hasMeta) {
 		// A client of an earlier revision: tell it what is served.
@@ -190,6 +190,7 @@ func (d dialect20260728) Admit(rt *Runtime, req *Request) (*Call, *jsonrpc.Error
 		Notifier: req.Notifier,
 		Input:    input,
 
+		params:       pm.toolMembers,
 		listenFilter: listen,
 	}
 	if cached.info != nil {
@@ -203,17 +204,17 @@ func (d dialect20260728) Admit(rt *Runtime, req *Request) (*Call, *jsonrpc.Error
 
 // checkToolHeaders checks the Mcp-Param-* headers of a tools/call for a
 // known tool with x-mcp-header annotations.
-func (rt *Runtime) checkToolHeaders(h map[string][]string, msg *jsonrpc.Message) *jsonrpc.Error {
+func (rt *Runtime) checkToolHeaders(h map[string][]string, msg *jsonrpc.Message, pm *toolMembers) *jsonrpc.Error {
 	if msg.Method != "tools/call" {
 		return nil
 	}
-	raw, _ := jsonwire.Member(msg.Params, "name")
+	raw, _ := pm.member(msg.Params, pm.name, "name")
 	name, _ := jsonwire.Unquote(raw)
 	e, ok := rt.catalog.snapshot().tools[name]
 	if !ok || len(e.headers) == 0 {
 		return nil
 	}
-	args, _ := jsonwire.Member(msg.Params, "arguments")
+	args, _ := pm.member(msg.Params, pm.arguments, "arguments")
 	if len(args) == 0 || args[0] != '{' {
 		args = emptyObject
 	}
@@ -230,12 +231,13 @@ func mirrorsName(method string) bool {
 }
 
 // mirroredName is params.name, or params.uri for resources/read.
-func mirroredName(msg *jsonrpc.Message) string {
-	key := "name"
+func mirroredName(msg *jsonrpc.Message, pm *toolMembers) string {
+	var raw []byte
 	if msg.Method == "resources/read" {
-		key = "uri"
+		raw, _ = jsonwire.Member(msg.Params, "uri")
+	} else {
+		raw, _ = pm.member(msg.Params, pm.name, "name")
 	}
-	raw, _ := jsonwire.Member(msg.Params, key)
 	s, _ := jsonwire.Unquote(raw)
 	return s
 }

@@ -82,7 +82,8 @@ func (d legacyDialect) Admit(rt *Runtime, req *Request) (*Call, *jsonrpc.Error) 
 	if v := sess.ProtocolVersion(); v != "" && v != d.version {
 		return nil, invalidParams("Invalid params: MCP-Protocol-Version " + d.version + " does not match the version negotiated for this session, " + v)
 	}
-	if mv := req.members().protocolVersion(msg.Params); mv != "" && mv != d.version {
+	pm := req.members()
+	if mv := pm.protocolVersion(msg.Params); mv != "" && mv != d.version {
 		return nil, invalidParams("Invalid params: _meta names protocol version " + mv + " but the request is served under " + d.version)
 	}
 	entry, known := methodsLegacy[msg.Method]
@@ -100,7 +101,7 @@ func (d legacyDialect) Admit(rt *Runtime, req *Request) (*Call, *jsonrpc.Error) 
 		return nil, (&jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "Method not found: " + msg.Method}).
 			WithData(map[string]any{"method": msg.Method})
 	}
-	meta, hasMeta := jsonwire.Member(msg.Params, "_meta")
+	meta, hasMeta := pm.meta.in(msg.Params)
 	if hasMeta && (len(meta) == 0 || meta[0] != '{') {
 		return nil, invalidParams("Invalid params: _meta must be an object")
 	}
@@ -115,9 +116,7 @@ func (d legacyDialect) Admit(rt *Runtime, req *Request) (*Call, *jsonrpc.Error) 
 		meta = nil
 	}
 	if mrtrMethods[msg.Method] {
-		_, hasResp := jsonwire.Member(msg.Params, "inputResponses")
-		_, hasState := jsonwire.Member(msg.Params, "requestState")
-		if hasResp || hasState {
+		if pm.responses.end != 0 || pm.state.end != 0 {
 			return nil, invalidParams("Invalid params: inputResponses and requestState are not part of protocol version " + d.version)
 		}
 	}
@@ -152,6 +151,7 @@ func (d legacyDialect) Admit(rt *Runtime, req *Request) (*Call, *jsonrpc.Error) 
 		op:       op,
 		Notifier: req.Notifier,
 		Session:  sess,
+		params:   pm.toolMembers,
 	}, nil
 }
 
@@ -178,7 +178,10 @@ func noSession(method string) *jsonrpc.Error {
 // legacyToolsCall refuses a tool the initialize-era revisions cannot
 // carry with the error an unknown tool gets, and calls any other.
 func legacyToolsCall(ctx context.Context, rt *Runtime, c *Call) (any, error) {
-	raw, _ := jsonwire.Member(c.Params, "name")
+	if len(c.Params) > 0 && !c.params.indexes(c.Params) {
+		c.params = indexParams(c.Params).toolMembers // the params were replaced
+	}
+	raw, _ := c.params.member(c.Params, c.params.name, "name")
 	name, _ := jsonwire.Unquote(raw)
 	if e, ok := rt.catalog.snapshot().tools[name]; ok && !legacyCarries(&e.tool) {
 		return nil, unknownTool(name)

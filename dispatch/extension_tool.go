@@ -183,7 +183,7 @@ func (rt *Runtime) outcomeOfInput(c *Call, ir *InputRequired) ToolOutcome {
 // be valid, the principal still allowed to use it).
 func (rt *Runtime) ResumeToolCall(ctx context.Context, params json.RawMessage, principal any) (ToolRun, error) {
 	var p callToolParams
-	if err := decodeToolCallParams(params, &p); err != nil {
+	if err := decodeToolCallParams(params, nil, &p); err != nil {
 		return nil, err
 	}
 	if p.Name == nil || *p.Name == "" {

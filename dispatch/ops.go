@@ -74,33 +74,25 @@ type toolsCallState struct {
 
 var emptyObject = json.RawMessage(`{}`)
 
-// decodeToolCallParams reads a tools/call's name and arguments in one
-// pass over params, without decoding the rest (_meta above all, which
-// json-iterator would walk key by key, allocating each one). Anything
-// unusual (an escaped or repeated key, a name that is not a string) goes
-// through decodeParams, so results and errors are the same as its.
-func decodeToolCallParams(params []byte, p *callToolParams) error {
+// decodeToolCallParams reads a tools/call's name and arguments from the
+// members of params (pm, when it indexes them; found now otherwise),
+// without decoding the rest (_meta above all, which json-iterator would
+// walk key by key, allocating each one). Anything unusual (an escaped or
+// repeated key, a name that is not a string) goes through decodeParams, so
+// results and errors are the same as its.
+func decodeToolCallParams(params []byte, pm *toolMembers, p *callToolParams) error {
 	if len(params) == 0 {
 		return nil
 	}
-	var name, args []byte
-	odd := false
-	isObject := jsonwire.Members(params, func(key, value []byte) bool {
-		switch {
-		case bytes.IndexByte(key, '\\') >= 0:
-			odd = true // escaped: it may spell one of the two
-		case string(key) == `"name"`:
-			odd = name != nil // repeated
-			name = value
-		case string(key) == `"arguments"`:
-			odd = args != nil
-			args = value
-		}
-		return !odd
-	})
-	if !isObject || odd {
+	if pm == nil || !pm.indexes(params) {
+		found := indexParams(params).toolMembers
+		pm = &found
+	}
+	if !pm.object || pm.escaped || pm.repeated {
 		return decodeParams(params, p)
 	}
+	name, _ := pm.name.in(params)
+	args, _ := pm.arguments.in(params)
 	switch {
 	case name == nil || string(name) == "null":
 	case name[0] == '"':
@@ -139,7 +131,7 @@ func unknownTool(name string) *jsonrpc.Error {
 func opToolsCall(ctx context.Context, rt *Runtime, c *Call) (any, error) {
 	st := &toolsCallState{}
 	p := &st.p
-	if err := decodeToolCallParams(c.Params, p); err != nil {
+	if err := decodeToolCallParams(c.Params, &c.params, p); err != nil {
 		return nil, err
 	}
 	if p.Name == nil || *p.Name == "" {

@@ -21,6 +21,9 @@ var toolCallParams = []string{
 	`{"name":{"x":1}}`,
 	`{"name":true,"arguments":1}`,
 	`{"Name":"echo"}`,
+	`{"name":"x","arguments":{},"name":"y"}`,
+	`{"_m\u0065ta":{"a":1},"_meta":{},"requestState":"s","inputResponses":{}}`,
+	`{"arguments":{"name":"inner"},"requestState":"a","requestState":"b"}`,
 	`{"name":"echo","arguments":"str"}`,
 	`[]`,
 	`"x"`,
@@ -48,9 +51,24 @@ func FuzzToolCallParamsDecodeAsBefore(f *testing.F) {
 
 func checkToolCallParams(t *testing.T, in string) {
 	t.Helper()
+	checkToolCallParamsWith(t, in, nil)
+	if in != "" {
+		// As a Call holds them: found at admission.
+		pm := indexParams([]byte(in))
+		checkToolCallParamsWith(t, in, &pm.toolMembers)
+		checkIndexAsMember(t, in, &pm)
+	}
+}
+
+func checkToolCallParamsWith(t *testing.T, in string, pm *toolMembers) {
+	t.Helper()
+	params := []byte(in)
+	if pm != nil {
+		pm.of = &params[0] // the copy the index is taken to describe
+	}
 	var want, got callToolParams
-	wantErr := decodeParams([]byte(in), &want)
-	gotErr := decodeToolCallParams([]byte(in), &got)
+	wantErr := decodeParams(params, &want)
+	gotErr := decodeToolCallParams(params, pm, &got)
 	if (wantErr == nil) != (gotErr == nil) || (wantErr != nil && wantErr.Error() != gotErr.Error()) {
 		t.Fatalf("%s: error %v, want %v", in, gotErr, wantErr)
 	}
@@ -62,5 +80,27 @@ func checkToolCallParams(t *testing.T, in string) {
 	}
 	if !bytes.Equal(want.Arguments, got.Arguments) {
 		t.Fatalf("%s: arguments %q, want %q", in, got.Arguments, want.Arguments)
+	}
+}
+
+// checkIndexAsMember: every member the index finds is the one
+// jsonwire.Member finds.
+func checkIndexAsMember(t *testing.T, in string, pm *paramMembers) {
+	t.Helper()
+	params := []byte(in)
+	pm.of = &params[0]
+	for key, s := range map[string]span{"name": pm.name, "arguments": pm.arguments} {
+		got, gotOK := pm.member(params, s, key)
+		want, wantOK := jsonwire.Member(params, key)
+		if gotOK != wantOK || !bytes.Equal(got, want) {
+			t.Fatalf("%s: member %s %q (%v), want %q (%v)", in, key, got, gotOK, want, wantOK)
+		}
+	}
+	for key, s := range map[string]span{"_meta": pm.meta, "inputResponses": pm.responses, "requestState": pm.state} {
+		got, gotOK := s.in(params)
+		want, wantOK := jsonwire.Member(params, key)
+		if gotOK != wantOK || !bytes.Equal(got, want) {
+			t.Fatalf("%s: %s %q (%v), want %q (%v)", in, key, got, gotOK, want, wantOK)
+		}
 	}
 }

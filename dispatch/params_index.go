@@ -1,23 +1,40 @@
 // This file finds, in one pass over a request's params, the members that
-// admission reads (_meta, inputResponses, requestState), so dialect
-// selection and admission do not each scan the params again.
+// admission and tools/call read (_meta, inputResponses, requestState, name,
+// arguments), so dialect selection, admission, the header checks and the
+// tools/call decoder do not each scan the params again.
 
 package dispatch
 
 import (
+	"bytes"
+
 	"github.com/snodo-go/snodo/internal/jsonwire"
 	"github.com/snodo-go/snodo/mcp"
 )
 
 // paramMembers are where, in the params they were found in, the members
-// admission reads are: each the first member of its name, as
-// jsonwire.Member would find it. Spans keep the Request small.
+// admission and tools/call read are: each the first member of its name.
+// Spans keep the Request and the Call small.
 type paramMembers struct {
-	of                     *byte // the first byte of those params (nil: not indexed)
-	ofLen                  int
+	toolMembers
 	meta, responses, state span
 	metaVersion            string
 	metaVersionRead        bool
+}
+
+// toolMembers are the part of paramMembers a tools/call reads after
+// admission: a Call keeps them, and only them.
+type toolMembers struct {
+	of              *byte // the first byte of those params (nil: not indexed)
+	ofLen           int
+	name, arguments span
+	// object is set when the params are a JSON object.
+	object bool
+	// escaped is set when some key holds an escape: it may spell a name
+	// the spans, which match keys byte for byte, do not see.
+	escaped bool
+	// repeated is set when name or arguments occurs more than once.
+	repeated bool
 }
 
 // span is a member's value as params[start:end]; end 0 means absent.
@@ -30,26 +47,28 @@ func (s span) in(params []byte) ([]byte, bool) {
 	return params[s.start:s.end], true
 }
 
-// members returns req's param members, finding them on first use (again
-// if the message's params were replaced since).
-func (req *Request) members() *paramMembers {
-	params := req.Message.Params
-	pm := &req.params
-	if len(params) == 0 {
-		*pm = paramMembers{}
-		return pm
-	}
-	if pm.of == &params[0] && pm.ofLen == len(params) {
-		return pm
-	}
-	*pm = paramMembers{of: &params[0], ofLen: len(params)}
+// indexParams finds the members of params (non-empty) in one pass.
+func indexParams(params []byte) paramMembers {
+	var pm paramMembers
+	pm.of, pm.ofLen = &params[0], len(params)
 	at := func(value []byte) span {
 		// value is a subslice of params: its offset is their distance.
 		start := cap(params) - cap(value)
 		return span{start, start + len(value)}
 	}
-	jsonwire.Members(params, func(key, value []byte) bool {
+	first := func(s *span, value []byte) {
+		if s.end != 0 {
+			pm.repeated = true
+			return
+		}
+		*s = at(value)
+	}
+	pm.object = jsonwire.Members(params, func(key, value []byte) bool {
 		switch {
+		case string(key) == `"name"`:
+			first(&pm.name, value)
+		case string(key) == `"arguments"`:
+			first(&pm.arguments, value)
 		case pm.meta.end == 0 && jsonwire.KeyEquals(key, "_meta"):
 			pm.meta = at(value)
 		case pm.responses.end == 0 && jsonwire.KeyEquals(key, "inputResponses"):
@@ -57,8 +76,40 @@ func (req *Request) members() *paramMembers {
 		case pm.state.end == 0 && jsonwire.KeyEquals(key, "requestState"):
 			pm.state = at(value)
 		}
-		return pm.meta.end == 0 || pm.responses.end == 0 || pm.state.end == 0
+		if !pm.escaped && bytes.IndexByte(key, '\\') >= 0 {
+			pm.escaped = true
+		}
+		return true
 	})
+	return pm
+}
+
+// indexes reports whether the members were found in params.
+func (pm *toolMembers) indexes(params []byte) bool {
+	return len(params) > 0 && pm.of == &params[0] && pm.ofLen == len(params)
+}
+
+// member returns the first member of params under key, as jsonwire.Member
+// finds it, from the span s that holds it unless an escaped key may spell
+// it too.
+func (pm *toolMembers) member(params []byte, s span, key string) ([]byte, bool) {
+	if pm.escaped {
+		return jsonwire.Member(params, key)
+	}
+	return s.in(params)
+}
+
+// members returns req's param members, finding them on first use (again
+// if the message's params were replaced since).
+func (req *Request) members() *paramMembers {
+	params := req.Message.Params
+	pm := &req.params
+	switch {
+	case len(params) == 0:
+		*pm = paramMembers{}
+	case !pm.indexes(params):
+		*pm = indexParams(params)
+	}
 	return pm
 }
 

@@ -76,6 +76,41 @@ func TestTypedToolCall(t *testing.T) {
 	}
 }
 
+// A typed handler returning *mcp.CallToolResult gets typed, validated
+// arguments and sends the result it builds as is: no output schema is
+// inferred and nothing is added to the result.
+func TestTypedToolMayBuildItsOwnResult(t *testing.T) {
+	ran := false
+	rt := mustNew(t, dispatch.WithTypedTool(mcp.Tool{Name: "say"}, func(_ context.Context, in weatherIn) (*mcp.CallToolResult, error) {
+		ran = true
+		if in.City == "nowhere" {
+			return nil, nil
+		}
+		return mcp.TextResult("sunny in " + in.City), nil
+	}))
+	tool := resultOf(t, call(t, rt, "tools/list", nil))["tools"].([]any)[0].(map[string]any)
+	if req, _ := tool["inputSchema"].(map[string]any)["required"].([]any); len(req) != 1 || req[0] != "city" {
+		t.Fatalf("input schema not inferred from In: %v", tool["inputSchema"])
+	}
+	if out, has := tool["outputSchema"]; has {
+		t.Fatalf("an output schema was inferred from the result type: %v", out)
+	}
+	f := call(t, rt, "tools/call", map[string]any{"name": "say", "arguments": map[string]any{"city": "Lisbon"}})
+	if text, isErr := toolText(t, f); isErr || text != "sunny in Lisbon" {
+		t.Fatalf("result text %q (isError %v), want the handler's own", text, isErr)
+	}
+	if sc, has := resultOf(t, f)["structuredContent"]; has {
+		t.Fatalf("structuredContent %v added to the handler's own result", sc)
+	}
+	if content, _ := resultOf(t, call(t, rt, "tools/call", map[string]any{"name": "say", "arguments": map[string]any{"city": "nowhere"}}))["content"].([]any); len(content) != 0 {
+		t.Fatalf("a nil result gave content %v, want none", content)
+	}
+	ran = false
+	if _, isErr := toolText(t, call(t, rt, "tools/call", map[string]any{"name": "say", "arguments": map[string]any{"days": 2}})); !isErr || ran {
+		t.Fatalf("arguments failing the inferred schema: isError %v, handler ran %v", isErr, ran)
+	}
+}
+
 func TestTypedToolRejectsBadArgumentsWithoutEchoingThem(t *testing.T) {
 	ran := false
 	rt := mustNew(t, dispatch.WithTypedTool(mcp.Tool{Name: "w"}, func(_ context.Context, in weatherIn) (weatherOut, error) {

@@ -16,8 +16,10 @@ import (
 // TypedToolHandler is a tool handler over Go types: In is decoded from the
 // call's arguments after they have passed the input schema, and Out
 // becomes the result's structuredContent plus a text block holding the
-// same JSON. Errors behave as in a [ToolHandler]; return an
-// *[InputRequired] to ask the client for input first.
+// same JSON. When Out is *[mcp.CallToolResult], the handler builds the
+// result itself (text, images, any structuredContent) and it is sent as
+// returned; nil is an empty result. Errors behave as in a [ToolHandler];
+// return an *[InputRequired] to ask the client for input first.
 type TypedToolHandler[In, Out any] func(ctx context.Context, in In) (Out, error)
 
 // WithTypedTool registers a tool whose schemas come from Go types.
@@ -28,8 +30,10 @@ type TypedToolHandler[In, Out any] func(ctx context.Context, in In) (Out, error)
 // required, other properties are refused, and a jsonschema tag is the
 // property's description. In must therefore be a struct (or a map with
 // string keys). When t.OutputSchema is nil it is inferred from Out, unless
-// Out is an interface type. Explicit schemas are used as given, which is
-// how to add keywords inference cannot express, such as x-mcp-header.
+// Out is an interface type or *mcp.CallToolResult. Explicit schemas are
+// used as given, which is how to add keywords inference cannot express,
+// such as x-mcp-header; a result a handler builds itself must then carry
+// structuredContent that passes the output schema.
 //
 // Arguments failing the input schema give an isError result naming the
 // failing path and keyword, never the value, and the handler does not
@@ -53,7 +57,7 @@ func WithTypedTool[In, Out any](t mcp.Tool, h TypedToolHandler[In, Out], opts ..
 				return fmt.Errorf("dispatch: tool %q input schema: %w", t.Name, err)
 			}
 		}
-		if len(t.OutputSchema) == 0 && reflect.TypeFor[Out]().Kind() != reflect.Interface {
+		if len(t.OutputSchema) == 0 && !returnsResult[Out]() && reflect.TypeFor[Out]().Kind() != reflect.Interface {
 			s, err := inferSchema[Out]()
 			if err != nil {
 				return fmt.Errorf("dispatch: tool %q output type: %w", t.Name, err)
@@ -70,7 +74,14 @@ func inferSchema[T any]() (*jsonschema.Schema, error) {
 	return jsonschema.For[T](nil)
 }
 
+// returnsResult reports whether a typed handler returning Out builds the
+// tool's result itself.
+func returnsResult[Out any]() bool {
+	return reflect.TypeFor[Out]() == reflect.TypeFor[*mcp.CallToolResult]()
+}
+
 func typedHandler[In, Out any](h TypedToolHandler[In, Out]) ToolHandler {
+	asIs := returnsResult[Out]()
 	return func(ctx context.Context, req *CallToolRequest) (*mcp.CallToolResult, error) {
 		var in In
 		if err := jsonwire.Unmarshal(req.Arguments, &in); err != nil {
@@ -81,6 +92,10 @@ func typedHandler[In, Out any](h TypedToolHandler[In, Out]) ToolHandler {
 		out, err := h(ctx, in)
 		if err != nil {
 			return nil, err
+		}
+		if asIs { // mutation: typed-tool-sends-its-own-result-as-is
+			res, _ := any(out).(*mcp.CallToolResult)
+			return res, nil
 		}
 		body, err := jsonwire.API.Marshal(out)
 		if err != nil {

@@ -106,6 +106,9 @@ type Call struct {
 	// clientInfo is what Info.ClientInfo points to when admission copied
 	// it from a cached _meta: the call's own copy, in the call.
 	clientInfo mcp.Implementation
+	// params are where the members of Params a tools/call reads are,
+	// found at admission (params_index.go).
+	params toolMembers
 	// shaped is a 2026-07-28 tools/call result as its dialect shaped it,
 	// kept in the call so shaping allocates nothing.
 	shaped wire26CallTool

@@ -101,9 +101,13 @@ type Executor struct {
 	// is handed to a parked worker when there is one; a worker parked for
 	// workerIdle, or told to quit by Close, exits.
 	handoff    chan *job
+	idleFor    time.Duration // how long a worker parks before it exits: workerIdle
 	quit       chan struct{}
 	quitOnce   sync.Once
 	goroutines sync.WaitGroup
+	// workerExited, when set (by tests), runs as each worker goroutine
+	// returns.
+	workerExited func()
 
 	submitted, rejected, timedOut, cancelled, failed atomic.Int64
 
@@ -132,7 +136,7 @@ func New(cfg Config) *Executor {
 		cfg.Logger = slog.Default()
 	}
 	cfg.Sink = guard.Sink(cfg.Sink, cfg.Logger)
-	return &Executor{cfg: cfg, logger: cfg.Logger, sink: cfg.Sink, handoff: make(chan *job), quit: make(chan struct{})}
+	return &Executor{cfg: cfg, logger: cfg.Logger, sink: cfg.Sink, handoff: make(chan *job), idleFor: workerIdle, quit: make(chan struct{})}
 }
 
 // workerIdle is how long a worker parks without work before it exits.
@@ -557,25 +561,43 @@ func (e *Executor) dispatch(j *job) {
 // there are any, then whatever is handed to it while it parks.
 func (e *Executor) worker(j *job) {
 	defer e.goroutines.Done()
-	var idle *time.Timer
+	if e.workerExited != nil {
+		defer e.workerExited()
+	}
+	// The idle timer is armed once and left running across jobs: re-arming
+	// and stopping it around every park cost more than the park itself.
+	idle := time.NewTimer(e.idleFor)
+	defer idle.Stop()
 	for {
 		for j != nil {
 			j.run()
 			j = e.release(j)
 		}
-		if idle == nil {
-			idle = time.NewTimer(workerIdle)
-		} else {
-			idle.Reset(workerIdle)
+		var ok bool
+		if j, ok = e.park(idle); !ok {
+			return
 		}
+	}
+}
+
+// park waits for a job handed to the worker. It reports false when the
+// worker should exit: told to by Close, or parked for idleFor. The idle
+// timer may have fired while the worker ran jobs: it is then re-armed for
+// the rest of idleFor counted from now.
+func (e *Executor) park(idle *time.Timer) (*job, bool) {
+	parked := time.Now()
+	for {
 		select {
-		case j = <-e.handoff:
-			idle.Stop()
+		case j := <-e.handoff:
+			return j, true
 		case <-idle.C:
-			return
+			left := e.idleFor - time.Since(parked)
+			if left <= 0 { // mutation: worker-exits-only-when-idle
+				return nil, false
+			}
+			idle.Reset(left)
 		case <-e.quit:
-			idle.Stop()
-			return
+			return nil, false
 		}
 	}
 }

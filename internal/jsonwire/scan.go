@@ -3,7 +3,10 @@
 
 package jsonwire
 
-import "unicode/utf8"
+import (
+	"encoding/binary"
+	"unicode/utf8"
+)
 
 // MaxNumberDigits bounds each digit run of a number literal (integer part,
 // fraction, exponent). A longer run is a parse error found at its 65th
@@ -188,11 +191,9 @@ func (s *scanner) array() bool {
 func (s *scanner) str() bool {
 	s.pos++ // opening quote
 	for s.pos < len(s.data) {
-		// Most string bytes are plain ASCII: skip runs of them with one
-		// table lookup each before looking at anything special.
-		for s.pos < len(s.data) && plainStringByte[s.data[s.pos]] {
-			s.pos++
-		}
+		// Most string bytes are plain ASCII: skip runs of them before
+		// looking at anything special.
+		s.pos = skipPlain(s.data, s.pos)
 		if s.pos >= len(s.data) {
 			break
 		}
@@ -245,6 +246,31 @@ var plainStringByte = func() (t [256]bool) {
 	}
 	return t
 }()
+
+// skipPlain returns the index of the first byte of data at or after i
+// that is not a plainStringByte, or len(data): eight bytes at a time while
+// all eight are plain, then one at a time.
+func skipPlain(data []byte, i int) int {
+	for len(data)-i >= 8 && !hasSpecialByte(binary.LittleEndian.Uint64(data[i:])) {
+		i += 8
+	}
+	for i < len(data) && plainStringByte[data[i]] {
+		i++
+	}
+	return i
+}
+
+// hasSpecialByte reports whether any of the eight bytes in w is not a
+// plainStringByte: a control byte, the quote, the backslash or a byte of
+// 0x80 and above. Each term is the classic test for a byte below a bound
+// ((x - n·ones) &^ x, high bits); a borrow can mark a byte wrongly only
+// above a byte marked rightly, so the answer for the word is exact.
+func hasSpecialByte(w uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	quote := w ^ (ones * '"')
+	backslash := w ^ (ones * '\\')
+	return ((w-ones*0x20)&^w|(quote-ones)&^quote|(backslash-ones)&^backslash|w)&highs != 0
+}
 
 func isHex(c byte) bool {
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')

@@ -1,6 +1,8 @@
 package jsonwire
 
 import (
+	"encoding/binary"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -63,5 +65,54 @@ func TestDeepNestingStopsAtTheBound(t *testing.T) {
 				t.Fatalf("Scan problem = %q, want %q", problem, scanDepth.message())
 			}
 		})
+	}
+}
+
+// skipPlain stops at the first byte that is not plain, wherever it is in
+// the word it reads, whatever byte it is, and at the end of the input.
+func TestSkipPlainStopsAtEverySpecialByte(t *testing.T) {
+	for c := range 256 {
+		for at := range 20 {
+			data := []byte(strings.Repeat("a", 20))
+			data[at] = byte(c)
+			want := len(data)
+			if !plainStringByte[c] {
+				want = at
+			}
+			for from := 0; from <= at; from++ {
+				if got := skipPlain(data, from); got != want {
+					t.Fatalf("byte %#x at %d, from %d: stopped at %d, want %d", c, at, from, got, want)
+				}
+			}
+		}
+	}
+	for n := range 20 {
+		if got := skipPlain([]byte(strings.Repeat("a", n)), 0); got != n {
+			t.Fatalf("%d plain bytes: stopped at %d", n, got)
+		}
+	}
+}
+
+// hasSpecialByte agrees with the table on words of any mix of bytes,
+// borrows between neighbouring special bytes included.
+func TestHasSpecialByteAgreesWithTheTable(t *testing.T) {
+	interesting := []byte{0x00, 0x01, 0x1f, 0x20, 0x21, '"', 0x23, 0x5b, '\\', 0x5d, 0x7f, 0x80, 0x81, 0xfe, 0xff, 'a'}
+	rng := rand.New(rand.NewPCG(1, 2))
+	var w [8]byte
+	for range 200_000 {
+		for i := range w {
+			if rng.IntN(2) == 0 {
+				w[i] = interesting[rng.IntN(len(interesting))]
+			} else {
+				w[i] = byte(rng.IntN(256))
+			}
+		}
+		want := false
+		for _, c := range w {
+			want = want || !plainStringByte[c]
+		}
+		if got := hasSpecialByte(binary.LittleEndian.Uint64(w[:])); got != want {
+			t.Fatalf("% x: %v, want %v", w, got, want)
+		}
 	}
 }

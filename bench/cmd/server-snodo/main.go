@@ -24,7 +24,7 @@ func main() {
 	maxConc := flag.Int("max-concurrency", 0, "executor MaxConcurrency (0: the library default)")
 	maxQueue := flag.Int("max-queue", 0, "executor MaxQueue (0: the library default)")
 	maxSubs := flag.Int("max-subscriptions", 20000, "open subscriptions/listen streams allowed (the listen scenario opens 10,000)")
-	noSchema := flag.Bool("no-schema", false, "declare no input schemas, so arguments are not validated (to isolate validation's cost)")
+	noSchema := flag.Bool("no-schema", false, "declare input schemas that admit any object, so arguments are not validated (to isolate validation's cost)")
 	taskStore := flag.String("tasks", "", "declare echo as a tool that may run as a task, on this task store: memory or bolt (a bbolt file in a temporary directory)")
 	maxConns := flag.Int("max-connections", 0, "HTTP listener MaxConnections (0: the library default, 1,024)")
 	variant := flag.String("variant", "", "serve echo another way: actor (an actor's handler), limited (under policies whose bounds are not hit) or proxy (through package proxy, the remote in process)")

@@ -14,16 +14,22 @@ import (
 )
 
 // NewRuntime returns the Runtime with the echo and sleep tools and their
-// input schemas (so every call's arguments are validated).
+// input schemas (so every call's arguments are validated). Both are typed
+// tools, as a user would write them: the arguments arrive decoded into
+// their struct, and each tool builds its own text result.
 func NewRuntime(logger *slog.Logger) (*dispatch.Runtime, error) {
 	return newRuntime(logger, json.RawMessage(benchtool.EchoSchema), json.RawMessage(benchtool.SleepSchema))
 }
 
-// NewRuntimeWithoutSchemas declares no input schemas, so nothing is
-// validated: it isolates the cost of validation from the rest of the path.
+// NewRuntimeWithoutSchemas declares input schemas that admit any object,
+// so nothing is validated: it isolates the cost of validation from the
+// rest of the path.
 func NewRuntimeWithoutSchemas(logger *slog.Logger) (*dispatch.Runtime, error) {
-	return newRuntime(logger, nil, nil)
+	return newRuntime(logger, anyObject, anyObject)
 }
+
+// anyObject is the input schema that admits any arguments object.
+var anyObject = json.RawMessage(`{"type":"object"}`)
 
 func newRuntime(logger *slog.Logger, echoSchema, sleepSchema json.RawMessage, extra ...dispatch.Option) (*dispatch.Runtime, error) {
 	opts := append([]dispatch.Option{
@@ -31,25 +37,17 @@ func newRuntime(logger *slog.Logger, echoSchema, sleepSchema json.RawMessage, ex
 		// Serves subscriptions/listen (the idle-stream scenario); nothing
 		// is published.
 		dispatch.WithSubscriptions(hub.New(hub.Options{})),
-		dispatch.WithTool(mcp.Tool{Name: benchtool.EchoTool, InputSchema: echoSchema}, echo),
-		dispatch.WithTool(mcp.Tool{Name: benchtool.SleepTool, InputSchema: sleepSchema}, sleep),
+		dispatch.WithTypedTool(mcp.Tool{Name: benchtool.EchoTool, InputSchema: echoSchema}, echo),
+		dispatch.WithTypedTool(mcp.Tool{Name: benchtool.SleepTool, InputSchema: sleepSchema}, sleep),
 	}, extra...)
 	return dispatch.New(mcp.Implementation{Name: "bench-snodo", Version: "1.0.0"}, opts...)
 }
 
-func echo(_ context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
-	var a benchtool.EchoArgs
-	if err := json.Unmarshal(req.Arguments, &a); err != nil {
-		return nil, err
-	}
+func echo(_ context.Context, a benchtool.EchoArgs) (*mcp.CallToolResult, error) {
 	return mcp.TextResult(a.Text), nil
 }
 
-func sleep(ctx context.Context, req *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
-	var a benchtool.SleepArgs
-	if err := json.Unmarshal(req.Arguments, &a); err != nil {
-		return nil, err
-	}
+func sleep(ctx context.Context, a benchtool.SleepArgs) (*mcp.CallToolResult, error) {
 	if err := benchtool.Sleep(ctx, a.MS); err != nil {
 		return nil, err
 	}

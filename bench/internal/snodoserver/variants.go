@@ -50,7 +50,7 @@ func NewVariantRuntime(ctx context.Context, logger *slog.Logger, variant string)
 	opts := []dispatch.Option{
 		dispatch.WithLogger(logger),
 		dispatch.WithSubscriptions(hub.New(hub.Options{})),
-		dispatch.WithTool(sleepTool, sleep),
+		dispatch.WithTypedTool(sleepTool, sleep),
 	}
 	switch variant {
 	case "":
@@ -74,7 +74,7 @@ func NewVariantRuntime(ctx context.Context, logger *slog.Logger, variant string)
 				dispatch.WithConcurrencyLimit(dispatch.ConcurrencyLimit{Max: 1 << 16}),
 				dispatch.WithRateLimit(dispatch.RateLimit{Rate: rate.Limit(math.MaxInt32), Burst: math.MaxInt32}),
 			),
-			dispatch.WithTool(echoTool, echo))
+			dispatch.WithTypedTool(echoTool, echo))
 	default:
 		return nil, nil, fmt.Errorf("snodoserver: unknown variant %q", variant)
 	}
