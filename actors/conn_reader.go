@@ -126,7 +126,7 @@ func (r *reader) submit(call *dispatch.Call) bool {
 	if timeout > 0 {
 		e.deadline = e.started.Add(timeout)
 	}
-	t, err := c.scope.Submit(e.id, executor.Job{Timeout: c.cfg.RequestTimeout, Task: e})
+	t, err := c.scope.Submit(e.id, executor.Job{Timeout: c.cfg.RequestTimeout, Received: e.started, Task: e})
 	switch {
 	case errors.Is(err, executor.ErrDuplicate):
 		return r.write(rpcwire.EncodeError(e.id, errDuplicateID))

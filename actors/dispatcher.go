@@ -22,12 +22,12 @@ import (
 //
 // Mailbox semantics do not change: protoactor still runs one mailbox on at
 // most one goroutine at a time; the pool only chooses which goroutine.
-// At most maxParked goroutines wait between runs, each for at most
-// mailboxIdle, and all of them leave when the system closes.
+// At most maxParked goroutines wait between runs, each for mailboxIdle to
+// twice that, and all of them leave when the system closes.
 type mailboxPool struct {
 	throughput int
 	maxParked  int32
-	idleFor    time.Duration // how long a goroutine parks before it exits: mailboxIdle
+	idleFor    time.Duration // mailboxIdle; tests shorten it
 	handoff    chan func()
 	parked     atomic.Int32
 	quit       chan struct{}
@@ -37,7 +37,7 @@ type mailboxPool struct {
 }
 
 // mailboxIdle is how long a pool goroutine waits for another mailbox run
-// before it exits.
+// before it exits, at least (at most twice that: see park).
 const mailboxIdle = 2 * time.Second
 
 func newMailboxPool() *mailboxPool {
@@ -70,7 +70,8 @@ func (p *mailboxPool) run(fn func()) {
 		defer p.exited()
 	}
 	// The idle timer is armed once and left running across runs:
-	// re-arming and stopping it around every park cost more than the park.
+	// re-arming and stopping it around every park cost more than the park,
+	// and so would reading the clock at each park.
 	idle := time.NewTimer(p.idleFor)
 	defer idle.Stop()
 	for {
@@ -89,21 +90,23 @@ func (p *mailboxPool) run(fn func()) {
 }
 
 // park waits for a run handed to the goroutine. It reports false when the
-// goroutine should exit: the system closed, or it parked for idleFor. The
-// idle timer may have fired during earlier runs: it is then re-armed for
-// the rest of idleFor counted from now.
+// goroutine should exit: the system closed, or the idle timer fires a
+// second time during this park. The first fire may be one from earlier
+// runs, or from an arming long before this park: the timer is re-armed
+// for a whole idleFor, so a goroutine exits between idleFor and twice
+// that after its last run.
 func (p *mailboxPool) park(idle *time.Timer) (func(), bool) {
-	parked := time.Now()
+	fired := false
 	for {
 		select {
 		case fn := <-p.handoff:
 			return fn, true
 		case <-idle.C:
-			left := p.idleFor - time.Since(parked)
-			if left <= 0 { // mutation: mailbox-goroutine-exits-only-when-idle
+			if fired { // mutation: mailbox-goroutine-exits-only-when-idle
 				return nil, false
 			}
-			idle.Reset(left)
+			fired = true
+			idle.Reset(p.idleFor)
 		case <-p.quit:
 			return nil, false
 		}

@@ -147,7 +147,7 @@ func (h *hostHandle) Begin(spec tree.RequestSpec) (tree.Exchange, error) {
 	if timeout > 0 {
 		r.deadline = r.started.Add(timeout)
 	}
-	t, err := h.scope.Submit(spec.Key, executor.Job{Timeout: spec.Timeout, Task: spec.Task, Run: spec.Run, Done: spec.Done})
+	t, err := h.scope.Submit(spec.Key, executor.Job{Timeout: spec.Timeout, Received: r.started, Task: spec.Task, Run: spec.Run, Done: spec.Done})
 	if err != nil {
 		return nil, err
 	}

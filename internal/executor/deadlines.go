@@ -10,10 +10,13 @@ import "time"
 const maxDeadlineQueues = 4
 
 // deadlineQueue holds the jobs of one timeout, in submission order, which
-// is also deadline order since they share the timeout. One timer is armed
-// for the earliest deadline; a job that ends is unlinked without touching
-// the timer, which, when it fires for a job already gone, expires what is
-// due and re-arms for the new head. Its fields are guarded by e.mu.
+// is also deadline order since they share the timeout, to within the gap
+// between a submitter reading the clock and locking (Job.Received): a job
+// queued behind a later deadline expires with it, that little late. One
+// timer is armed for the earliest deadline; a job that ends is unlinked
+// without touching the timer, which, when it fires for a job already
+// gone, expires what is due and re-arms for the new head. Its fields are
+// guarded by e.mu.
 type deadlineQueue struct {
 	e          *Executor
 	head, tail *job
@@ -38,9 +41,10 @@ func (e *Executor) deadlineQueueLocked(timeout time.Duration) *deadlineQueue {
 	return q
 }
 
-// pushLocked arms j's deadline, timeout from now. e.mu is held.
-func (q *deadlineQueue) pushLocked(j *job, timeout time.Duration) {
-	j.deadline = time.Now().Add(timeout)
+// pushLocked arms j's deadline, timeout from received. e.mu is held.
+// Arming the timer, only when the queue was empty, reads the clock.
+func (q *deadlineQueue) pushLocked(j *job, received time.Time, timeout time.Duration) {
+	j.deadline = received.Add(timeout)
 	j.dq, j.dprev, j.dnext = q, q.tail, nil
 	if q.tail != nil {
 		q.tail.dnext = j
@@ -52,10 +56,11 @@ func (q *deadlineQueue) pushLocked(j *job, timeout time.Duration) {
 		return
 	}
 	q.armed = true
+	d := time.Until(j.deadline)
 	if q.timer == nil {
-		q.timer = time.AfterFunc(timeout, q.fire)
+		q.timer = time.AfterFunc(d, q.fire)
 	} else {
-		q.timer.Reset(timeout)
+		q.timer.Reset(d)
 	}
 }
 

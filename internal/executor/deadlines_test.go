@@ -73,3 +73,35 @@ func TestExecutorBoundsDeadlineQueues(t *testing.T) {
 		}
 	}
 }
+
+// A job's deadline counts from Job.Received when the submitter gives it,
+// on a deadline queue and on a timer of its own alike.
+func TestExecutorDeadlineCountsFromReceived(t *testing.T) {
+	for _, queues := range []bool{true, false} {
+		e := quietExecutor(Config{})
+		if !queues {
+			e.deadlines = map[time.Duration]*deadlineQueue{}
+			for i := range maxDeadlineQueues { // every queue taken: a timer of its own
+				e.deadlines[time.Duration(i+1)*time.Minute] = &deadlineQueue{e: e}
+			}
+		}
+		res := newResults()
+		s := e.NewScope(context.Background())
+		release := make(chan struct{})
+		if _, err := s.Submit(nil, Job{
+			Timeout:  time.Hour,
+			Received: time.Now().Add(-time.Hour + 20*time.Millisecond),
+			Run:      func(ctx context.Context) any { <-release; return nil },
+			Done:     res.done("j"),
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if r := res.wait(t, "j"); r.Status != TimedOut {
+			t.Fatalf("queues %v: %+v, want it timed out an hour after it was received", queues, r)
+		}
+		close(release)
+		if err := e.Close(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

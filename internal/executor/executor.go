@@ -101,7 +101,7 @@ type Executor struct {
 	// is handed to a parked worker when there is one; a worker parked for
 	// workerIdle, or told to quit by Close, exits.
 	handoff    chan *job
-	idleFor    time.Duration // how long a worker parks before it exits: workerIdle
+	idleFor    time.Duration // workerIdle; tests shorten it
 	quit       chan struct{}
 	quitOnce   sync.Once
 	goroutines sync.WaitGroup
@@ -139,7 +139,8 @@ func New(cfg Config) *Executor {
 	return &Executor{cfg: cfg, logger: cfg.Logger, sink: cfg.Sink, handoff: make(chan *job), idleFor: workerIdle, quit: make(chan struct{})}
 }
 
-// workerIdle is how long a worker parks without work before it exits.
+// workerIdle is how long a worker parks without work before it exits, at
+// least (at most twice that: see park).
 const workerIdle = 10 * time.Second
 
 // Config returns the executor's bounds, defaults applied.
@@ -201,6 +202,10 @@ type Job struct {
 	// Timeout overrides the executor's default deadline; negative means
 	// none.
 	Timeout time.Duration
+	// Received, when set, is when the submitter took the work in, a
+	// moment before Submit: the deadline counts from it, and Submit does
+	// not read the clock again. Zero means the time of Submit.
+	Received time.Time
 	// Run does the work. Its context is cancelled on Cancel, on the
 	// deadline, and when the scope ends.
 	Run func(ctx context.Context) any
@@ -292,6 +297,14 @@ type Ticket struct{ j *job }
 // in this scope, or ErrScopeClosed.
 func (s *Scope) Submit(key any, spec Job) (*Ticket, error) {
 	e := s.e
+	timeout := spec.Timeout
+	if timeout == 0 {
+		timeout = e.cfg.Timeout
+	}
+	received := spec.Received
+	if received.IsZero() && timeout > 0 {
+		received = time.Now()
+	}
 	e.mu.Lock()
 	switch {
 	case s.closed || e.closed || s.ctx.Err() != nil: // mutation: executor-refuses-closed-scope
@@ -323,10 +336,6 @@ func (s *Scope) Submit(key any, spec Job) (*Ticket, error) {
 		s.keys[key] = j
 	}
 	s.linkLocked(j)
-	timeout := spec.Timeout
-	if timeout == 0 {
-		timeout = e.cfg.Timeout
-	}
 	start := e.running < e.cfg.MaxConcurrency
 	if start {
 		e.running++
@@ -338,9 +347,9 @@ func (s *Scope) Submit(key any, spec Job) (*Ticket, error) {
 	}
 	if timeout > 0 { // mutation: executor-arms-deadline
 		if q := e.deadlineQueueLocked(timeout); q != nil {
-			q.pushLocked(j, timeout)
+			q.pushLocked(j, received, timeout)
 		} else {
-			j.timer = time.AfterFunc(timeout, j.expire)
+			j.timer = time.AfterFunc(time.Until(received.Add(timeout)), j.expire)
 		}
 	}
 	var running, queued int
@@ -565,7 +574,8 @@ func (e *Executor) worker(j *job) {
 		defer e.workerExited()
 	}
 	// The idle timer is armed once and left running across jobs: re-arming
-	// and stopping it around every park cost more than the park itself.
+	// and stopping it around every park cost more than the park itself,
+	// and so would reading the clock at each park.
 	idle := time.NewTimer(e.idleFor)
 	defer idle.Stop()
 	for {
@@ -581,21 +591,26 @@ func (e *Executor) worker(j *job) {
 }
 
 // park waits for a job handed to the worker. It reports false when the
-// worker should exit: told to by Close, or parked for idleFor. The idle
-// timer may have fired while the worker ran jobs: it is then re-armed for
-// the rest of idleFor counted from now.
+// worker should exit: told to by Close, or when the idle timer fires and
+// finds it has had no job since the timer last fired (or was armed). The
+// timer, if it fired while the worker ran jobs, is then re-armed for a
+// whole idleFor: a worker exits between idleFor and twice that after its
+// last job ended.
 func (e *Executor) park(idle *time.Timer) (*job, bool) {
-	parked := time.Now()
+	fired := false
 	for {
 		select {
 		case j := <-e.handoff:
 			return j, true
 		case <-idle.C:
-			left := e.idleFor - time.Since(parked)
-			if left <= 0 { // mutation: worker-exits-only-when-idle
+			if fired { // mutation: worker-exits-only-when-idle
 				return nil, false
 			}
-			idle.Reset(left)
+			// The first fire may be one from while the worker ran jobs,
+			// or from an arming long before this park: a whole idleFor
+			// more.
+			fired = true
+			idle.Reset(e.idleFor)
 		case <-e.quit:
 			return nil, false
 		}
