@@ -54,6 +54,10 @@ type reader struct {
 	self     *actor.PID
 	ack      chan error // reused: the reader waits for each of its writes
 	notifier dispatch.Notifier
+	// req is the Request of the message being admitted, reused from one
+	// message to the next: the Runtime keeps no reference to a Request
+	// once Admit has returned (the Call it makes holds copies).
+	req dispatch.Request
 }
 
 // write writes an error frame and waits for it. It reports false when the
@@ -79,7 +83,8 @@ func (r *reader) handle(frame []byte) bool {
 		}
 		return true
 	}
-	req := &dispatch.Request{
+	req := &r.req
+	*req = dispatch.Request{
 		Message:         msg,
 		Transport:       c.cfg.Transport,
 		ProtocolVersion: c.h.ProtocolVersion(),

@@ -397,3 +397,41 @@ func TestConstructionErrors(t *testing.T) {
 		t.Fatalf("valid names refused: %v", err)
 	}
 }
+
+// A transport may reuse its Request once Admit has returned: a call
+// admitted from it runs as admitted after the Request is overwritten
+// with the next message.
+func TestAdmitKeepsNoReferenceToTheRequest(t *testing.T) {
+	rt := mustNew(t, dispatch.WithTool(mcp.Tool{Name: "echo"}, func(_ context.Context, r *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.TextResult(r.Name + " " + string(r.Arguments)), nil
+	}), dispatch.WithTool(mcp.Tool{Name: "other"}, func(context.Context, *dispatch.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.TextResult("other"), nil
+	}))
+	decode := func(raw []byte) *jsonrpc.Message {
+		t.Helper()
+		msg, err := jsonrpc.Decode(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return msg
+	}
+	var req dispatch.Request
+	req = dispatch.Request{Message: decode(testkit.Request(1, "tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"n": 1}}))}
+	call, out := rt.Admit(&req)
+	if call == nil {
+		t.Fatalf("not admitted: %s", out.Frame)
+	}
+	req = dispatch.Request{Message: decode(testkit.Request(2, "tools/call", map[string]any{"name": "other", "arguments": map[string]any{"longer": "arguments than the first"}}))}
+	if _, out := rt.Admit(&req); out.Frame != nil {
+		t.Fatalf("the second message was refused: %s", out.Frame)
+	}
+	raw := rt.Execute(context.Background(), call).Frame
+	f := &testkit.Frame{Raw: raw}
+	if err := json.Unmarshal(raw, f); err != nil {
+		t.Fatal(err)
+	}
+	text, isErr := toolText(t, f)
+	if isErr || text != `echo {"n":1}` || string(f.ID) != "1" {
+		t.Fatalf("the first call ran as %q (isError %v, id %s), want echo of its own arguments", text, isErr, f.ID)
+	}
+}

@@ -60,7 +60,8 @@ func (rt *Runtime) Dispatch(ctx context.Context, req *Request) Outcome {
 // notification, or a JSON-RPC response. A notification is offered to the
 // dialect that would serve a request on the same connection, when that
 // dialect is a notificationReceiver (notifications/initialized updates
-// the request's Session that way).
+// the request's Session that way). Admit keeps no reference to req: a
+// transport may reuse it for its next message once Admit has returned.
 func (rt *Runtime) Admit(req *Request) (*Call, Outcome) {
 	msg := req.Message
 	if msg == nil {

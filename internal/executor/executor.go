@@ -232,7 +232,12 @@ type job struct {
 	e      *Executor
 	scope  *Scope
 	key    any
-	spec   Job
+	// task, or runFn and doneFn, are the work and its delivery (the
+	// Job's); only they are kept of the Job, so the record stays in its
+	// size class.
+	task   Task
+	runFn  func(ctx context.Context) any
+	doneFn func(Result)
 	state  atomic.Int32
 	ctx    context.Context
 	cancel context.CancelCauseFunc
@@ -327,7 +332,7 @@ func (s *Scope) Submit(key any, spec Job) (*Ticket, error) {
 		}
 		return nil, ErrOverloaded
 	}
-	j := &job{e: e, scope: s, key: key, spec: spec}
+	j := &job{e: e, scope: s, key: key, task: spec.Task, runFn: spec.Run, doneFn: spec.Done}
 	j.ticket.j = j
 	cctx, cancel := context.WithCancelCause(s.parent)
 	j.vctx = jobContext{Context: cctx, j: j}
@@ -546,12 +551,12 @@ func (j *job) finishTerminal(wasQueued bool) {
 }
 
 func (j *job) deliver(r Result) {
-	if j.spec.Task != nil {
-		j.spec.Task.Done(r)
+	if j.task != nil {
+		j.task.Done(r)
 		return
 	}
-	if j.spec.Done != nil {
-		j.spec.Done(r)
+	if j.doneFn != nil {
+		j.doneFn(r)
 	}
 }
 
@@ -638,10 +643,10 @@ func (j *job) run() {
 				j.e.logger.Error("snodo: executor job panicked", "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
 			}
 		}()
-		if j.spec.Task != nil {
-			value = j.spec.Task.Run(j.ctx)
+		if j.task != nil {
+			value = j.task.Run(j.ctx)
 		} else {
-			value = j.spec.Run(j.ctx)
+			value = j.runFn(j.ctx)
 		}
 	}()
 	if j.scope.ctx.Err() != nil { // mutation: executor-delivers-nothing-to-dead-owner
