@@ -86,7 +86,7 @@ func (d dialect20260728) Admit(rt *Runtime, req *Request) (*Call, *jsonrpc.Error
 	}
 	pm := req.members()
 	if req.Header != nil {
-		mirrors, name := mirrorsName(msg.Method), mirroredName(msg, &pm.toolMembers)
+		mirrors, name := mirrorsName(msg.Method), mirroredName(msg, pm)
 		if param := ext.nameParam(msg.Method); param != "" {
 			raw, _ := jsonwire.Member(msg.Params, param)
 			name, _ = jsonwire.Unquote(raw)
@@ -95,7 +95,7 @@ func (d dialect20260728) Admit(rt *Runtime, req *Request) (*Call, *jsonrpc.Error
 		if e := checkMirroredHeaders(req.Header, msg.Method, mirrors, name); e != nil {
 			return nil, e
 		}
-		if e := rt.checkToolHeaders(req.Header, msg, &pm.toolMembers); e != nil {
+		if e := rt.checkToolHeaders(req.Header, msg, pm); e != nil {
 			return nil, e
 		}
 	}
@@ -190,7 +190,7 @@ func (d dialect20260728) Admit(rt *Runtime, req *Request) (*Call, *jsonrpc.Error
 		Notifier: req.Notifier,
 		Input:    input,
 
-		params:       pm.toolMembers,
+		params:       pm.forCall(),
 		listenFilter: listen,
 	}
 	if cached.info != nil {
@@ -204,7 +204,7 @@ func (d dialect20260728) Admit(rt *Runtime, req *Request) (*Call, *jsonrpc.Error
 
 // checkToolHeaders checks the Mcp-Param-* headers of a tools/call for a
 // known tool with x-mcp-header annotations.
-func (rt *Runtime) checkToolHeaders(h map[string][]string, msg *jsonrpc.Message, pm *toolMembers) *jsonrpc.Error {
+func (rt *Runtime) checkToolHeaders(h map[string][]string, msg *jsonrpc.Message, pm *paramMembers) *jsonrpc.Error {
 	if msg.Method != "tools/call" {
 		return nil
 	}
@@ -231,7 +231,7 @@ func mirrorsName(method string) bool {
 }
 
 // mirroredName is params.name, or params.uri for resources/read.
-func mirroredName(msg *jsonrpc.Message, pm *toolMembers) string {
+func mirroredName(msg *jsonrpc.Message, pm *paramMembers) string {
 	var raw []byte
 	if msg.Method == "resources/read" {
 		raw, _ = jsonwire.Member(msg.Params, "uri")

@@ -151,7 +151,7 @@ func (d legacyDialect) Admit(rt *Runtime, req *Request) (*Call, *jsonrpc.Error) 
 		op:       op,
 		Notifier: req.Notifier,
 		Session:  sess,
-		params:   pm.toolMembers,
+		params:   pm.forCall(),
 	}, nil
 }
 
@@ -178,10 +178,12 @@ func noSession(method string) *jsonrpc.Error {
 // legacyToolsCall refuses a tool the initialize-era revisions cannot
 // carry with the error an unknown tool gets, and calls any other.
 func legacyToolsCall(ctx context.Context, rt *Runtime, c *Call) (any, error) {
-	if len(c.Params) > 0 && !c.params.indexes(c.Params) {
-		c.params = indexParams(c.Params).toolMembers // the params were replaced
+	var raw []byte
+	if c.params.indexes(c.Params) {
+		raw = c.params.name.in(c.Params)
+	} else {
+		raw, _ = jsonwire.Member(c.Params, "name")
 	}
-	raw, _ := c.params.member(c.Params, c.params.name, "name")
 	name, _ := jsonwire.Unquote(raw)
 	if e, ok := rt.catalog.snapshot().tools[name]; ok && !legacyCarries(&e.tool) {
 		return nil, unknownTool(name)

@@ -75,24 +75,26 @@ type toolsCallState struct {
 var emptyObject = json.RawMessage(`{}`)
 
 // decodeToolCallParams reads a tools/call's name and arguments from the
-// members of params (pm, when it indexes them; found now otherwise),
+// members of params (tm, when it indexes them; found now otherwise),
 // without decoding the rest (_meta above all, which json-iterator would
 // walk key by key, allocating each one). Anything unusual (an escaped or
 // repeated key, a name that is not a string) goes through decodeParams, so
 // results and errors are the same as its.
-func decodeToolCallParams(params []byte, pm *toolMembers, p *callToolParams) error {
+func decodeToolCallParams(params []byte, tm *toolMembers, p *callToolParams) error {
 	if len(params) == 0 {
 		return nil
 	}
-	if pm == nil || !pm.indexes(params) {
-		found := indexParams(params).toolMembers
-		pm = &found
+	var name, args []byte
+	if tm != nil && tm.indexes(params) {
+		name, args = tm.name.in(params), tm.arguments.in(params)
+	} else {
+		pm := indexParams(params)
+		if !pm.object || pm.escaped || pm.repeated {
+			return decodeParams(params, p)
+		}
+		name, _ = pm.name.in(params)
+		args, _ = pm.arguments.in(params)
 	}
-	if !pm.object || pm.escaped || pm.repeated {
-		return decodeParams(params, p)
-	}
-	name, _ := pm.name.in(params)
-	args, _ := pm.arguments.in(params)
 	switch {
 	case name == nil || string(name) == "null":
 	case name[0] == '"':

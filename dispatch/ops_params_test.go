@@ -2,6 +2,7 @@ package dispatch
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/snodo-go/snodo/internal/jsonwire"
@@ -35,6 +36,33 @@ func TestToolCallParamsDecodeAsBefore(t *testing.T) {
 	for _, in := range toolCallParams {
 		checkToolCallParams(t, in)
 	}
+	// Params of 64 KiB and more are not kept in 16 bytes: found again.
+	long := `{"name":"echo","arguments":{"text":"` + strings.Repeat("a", 70_000) + `"}}`
+	if pm := indexParams([]byte(long)); pm.forCall().of != nil {
+		t.Fatal("params over 64 KiB kept as 16-bit spans")
+	}
+	checkToolCallParams(t, long)
+}
+
+// A Call keeps the spans only when they are the whole answer, and notices
+// its Params replaced.
+func TestCallKeepsToolMembersOnlyWhenTheyAnswer(t *testing.T) {
+	for in, kept := range map[string]bool{
+		`{"name":"echo","arguments":{"text":"hi"}}`: true,
+		`{"n\u0061me":"echo"}`:                      false,
+		`{"name":"a","name":"b"}`:                   false,
+		`[]`:                                        false,
+	} {
+		params := []byte(in)
+		pm := indexParams(params)
+		tm := pm.forCall()
+		if got := tm.indexes(params); got != kept {
+			t.Errorf("%s: kept %v, want %v", in, got, kept)
+		}
+		if kept && tm.indexes(bytes.Clone(params)) {
+			t.Errorf("%s: a replaced Params taken for the indexed one", in)
+		}
+	}
 }
 
 func FuzzToolCallParamsDecodeAsBefore(f *testing.F) {
@@ -55,7 +83,8 @@ func checkToolCallParams(t *testing.T, in string) {
 	if in != "" {
 		// As a Call holds them: found at admission.
 		pm := indexParams([]byte(in))
-		checkToolCallParamsWith(t, in, &pm.toolMembers)
+		tm := pm.forCall()
+		checkToolCallParamsWith(t, in, &tm)
 		checkIndexAsMember(t, in, &pm)
 	}
 }
@@ -63,7 +92,7 @@ func checkToolCallParams(t *testing.T, in string) {
 func checkToolCallParamsWith(t *testing.T, in string, pm *toolMembers) {
 	t.Helper()
 	params := []byte(in)
-	if pm != nil {
+	if pm != nil && pm.of != nil {
 		pm.of = &params[0] // the copy the index is taken to describe
 	}
 	var want, got callToolParams

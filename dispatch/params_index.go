@@ -14,27 +14,64 @@ import (
 
 // paramMembers are where, in the params they were found in, the members
 // admission and tools/call read are: each the first member of its name.
-// Spans keep the Request and the Call small.
+// Spans keep the Request small.
 type paramMembers struct {
-	toolMembers
+	of                     *byte // the first byte of those params (nil: not indexed)
+	ofLen                  int
 	meta, responses, state span
-	metaVersion            string
-	metaVersionRead        bool
-}
-
-// toolMembers are the part of paramMembers a tools/call reads after
-// admission: a Call keeps them, and only them.
-type toolMembers struct {
-	of              *byte // the first byte of those params (nil: not indexed)
-	ofLen           int
-	name, arguments span
+	name, arguments        span
 	// object is set when the params are a JSON object.
 	object bool
 	// escaped is set when some key holds an escape: it may spell a name
 	// the spans, which match keys byte for byte, do not see.
 	escaped bool
 	// repeated is set when name or arguments occurs more than once.
-	repeated bool
+	repeated        bool
+	metaVersion     string
+	metaVersionRead bool
+}
+
+// toolMembers are where a tools/call's name and arguments are in the
+// params admission indexed, as a Call keeps them: 16 bytes, which keeps
+// the Call in its size class (a listen stream or a sleeping call holds
+// its Call). They are set (of not nil) only when the spans are the whole
+// answer: params that are an object shorter than 64 KiB, with no escaped
+// key and neither member repeated. Otherwise the tools/call decoder finds
+// the members itself.
+type toolMembers struct {
+	of              *byte // the first byte of the params indexed
+	name, arguments span16
+}
+
+// span16 is a span in params shorter than 64 KiB; end 0 means absent.
+type span16 struct{ start, end uint16 }
+
+func (s span16) in(params []byte) []byte {
+	if s.end == 0 {
+		return nil
+	}
+	return params[s.start:s.end]
+}
+
+// indexes reports whether tm was found in params: the Call's Params are
+// still the slice admission indexed (replacing them, as a detached copy of
+// a Call does, is noticed; changing their bytes in place is not supported).
+func (tm *toolMembers) indexes(params []byte) bool {
+	return tm.of != nil && len(params) > 0 && tm.of == &params[0] &&
+		int(tm.name.end) <= len(params) && int(tm.arguments.end) <= len(params)
+}
+
+// forCall returns the members a Call keeps, or none when the spans are not
+// the whole answer.
+func (pm *paramMembers) forCall() toolMembers {
+	if pm.of == nil || !pm.object || pm.escaped || pm.repeated || pm.ofLen > 0xFFFF {
+		return toolMembers{}
+	}
+	return toolMembers{
+		of:        pm.of,
+		name:      span16{uint16(pm.name.start), uint16(pm.name.end)},
+		arguments: span16{uint16(pm.arguments.start), uint16(pm.arguments.end)},
+	}
 }
 
 // span is a member's value as params[start:end]; end 0 means absent.
@@ -85,14 +122,14 @@ func indexParams(params []byte) paramMembers {
 }
 
 // indexes reports whether the members were found in params.
-func (pm *toolMembers) indexes(params []byte) bool {
+func (pm *paramMembers) indexes(params []byte) bool {
 	return len(params) > 0 && pm.of == &params[0] && pm.ofLen == len(params)
 }
 
 // member returns the first member of params under key, as jsonwire.Member
 // finds it, from the span s that holds it unless an escaped key may spell
 // it too.
-func (pm *toolMembers) member(params []byte, s span, key string) ([]byte, bool) {
+func (pm *paramMembers) member(params []byte, s span, key string) ([]byte, bool) {
 	if pm.escaped {
 		return jsonwire.Member(params, key)
 	}

@@ -86,7 +86,9 @@ type Notifier interface {
 type Call struct {
 	// Info describes the request.
 	Info RequestInfo
-	// Params is the raw params object (nil when absent).
+	// Params is the raw params object (nil when absent). It may be
+	// replaced, not changed in place: the Call keeps where the members a
+	// tools/call reads are in the slice it was admitted with.
 	Params []byte
 	// dialect is the protocol revision serving the call.
 	dialect dialect
@@ -107,7 +109,7 @@ type Call struct {
 	// it from a cached _meta: the call's own copy, in the call.
 	clientInfo mcp.Implementation
 	// params are where the members of Params a tools/call reads are,
-	// found at admission (params_index.go).
+	// when admission could tell in 16 bytes (params_index.go).
 	params toolMembers
 	// shaped is a 2026-07-28 tools/call result as its dialect shaped it,
 	// kept in the call so shaping allocates nothing.
