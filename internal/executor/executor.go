@@ -99,7 +99,7 @@ type Executor struct {
 	// runs on a goroutine whose stack has already grown: starting one per
 	// job cost a fifth of the CPU of a small tool call. A free slot's job
 	// is handed to a parked worker when there is one; a worker parked for
-	// workerIdle, or told to quit by Close, exits.
+	// workerIdle (to twice that), or told to quit by Close, exits.
 	handoff    chan *job
 	idleFor    time.Duration // workerIdle; tests shorten it
 	quit       chan struct{}
