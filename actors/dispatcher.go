@@ -32,8 +32,9 @@ type mailboxPool struct {
 	parked     atomic.Int32
 	quit       chan struct{}
 	quitOnce   sync.Once
-	// exited, when set (by tests), runs as each pool goroutine returns.
-	exited func()
+	// exited and onPark, when set (by tests), run as each pool goroutine
+	// returns and as it parks.
+	exited, onPark func()
 }
 
 // mailboxIdle is how long a pool goroutine waits for another mailbox run
@@ -69,16 +70,23 @@ func (p *mailboxPool) run(fn func()) {
 	if p.exited != nil {
 		defer p.exited()
 	}
-	// The idle timer is armed once and left running across runs:
-	// re-arming and stopping it around every park cost more than the park,
-	// and so would reading the clock at each park.
-	idle := time.NewTimer(p.idleFor)
-	defer idle.Stop()
+	// The idle timer is made at the first park and then left running
+	// across runs: re-arming and stopping it around every park cost more
+	// than the park, and so would reading the clock at each park.
+	var idle *time.Timer
+	defer func() {
+		if idle != nil {
+			idle.Stop()
+		}
+	}()
 	for {
 		fn()
 		if p.parked.Add(1) > p.maxParked {
 			p.parked.Add(-1)
 			return
+		}
+		if idle == nil {
+			idle = time.NewTimer(p.idleFor)
 		}
 		var ok bool
 		fn, ok = p.park(idle)
@@ -96,6 +104,9 @@ func (p *mailboxPool) run(fn func()) {
 // for a whole idleFor, so a goroutine exits between idleFor and twice
 // that after its last run.
 func (p *mailboxPool) park(idle *time.Timer) (func(), bool) {
+	if p.onPark != nil {
+		p.onPark()
+	}
 	fired := false
 	for {
 		select {

@@ -56,13 +56,26 @@ func TestMailboxGoroutineExitsWhenIdle(t *testing.T) {
 	}
 }
 
-// The idle timer runs on during runs, so it may fire during a run longer
-// than idleFor: the goroutine must still park for idleFor after it.
-func TestMailboxGoroutineParksForItsIdleTimeAfterALongRun(t *testing.T) {
-	const idleFor = 30 * time.Millisecond
+// The idle timer, made at a goroutine's first park, runs on across the
+// runs after it: a goroutine that parks again just before it fires must
+// still park for idleFor.
+func TestMailboxGoroutineParksForItsIdleTimeAfterAnEarlierPark(t *testing.T) {
+	const idleFor = 60 * time.Millisecond
 	p, exited := idlePool(idleFor)
+	parked := make(chan struct{}, 8)
+	p.onPark = func() { parked <- struct{}{} }
 	defer p.close()
-	ended := runOnPool(t, p, 3*idleFor)
+	runOnPool(t, p, 0)
+	select {
+	case <-parked:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the goroutine never parked")
+	}
+	// Half its idle time into the park (the scenario, not a
+	// synchronization: the next run must find the timer armed), another
+	// run, handed to the parked goroutine.
+	<-time.After(idleFor / 2)
+	ended := runOnPool(t, p, 0)
 	if at := waitPoolExit(t, exited); at.Sub(ended) < idleFor {
 		t.Fatalf("the goroutine exited %v after its run, before its idle time %v", at.Sub(ended), idleFor)
 	}

@@ -105,9 +105,9 @@ type Executor struct {
 	quit       chan struct{}
 	quitOnce   sync.Once
 	goroutines sync.WaitGroup
-	// workerExited, when set (by tests), runs as each worker goroutine
-	// returns.
-	workerExited func()
+	// workerExited and workerParked, when set (by tests), run as each
+	// worker goroutine returns and as it parks.
+	workerExited, workerParked func()
 
 	submitted, rejected, timedOut, cancelled, failed atomic.Int64
 
@@ -578,15 +578,23 @@ func (e *Executor) worker(j *job) {
 	if e.workerExited != nil {
 		defer e.workerExited()
 	}
-	// The idle timer is armed once and left running across jobs: re-arming
-	// and stopping it around every park cost more than the park itself,
-	// and so would reading the clock at each park.
-	idle := time.NewTimer(e.idleFor)
-	defer idle.Stop()
+	// The idle timer is made at the first park (a worker that never parks,
+	// such as one running a long call, holds none) and then left running
+	// across jobs: re-arming and stopping it around every park cost more
+	// than the park itself, and so would reading the clock at each park.
+	var idle *time.Timer
+	defer func() {
+		if idle != nil {
+			idle.Stop()
+		}
+	}()
 	for {
 		for j != nil {
 			j.run()
 			j = e.release(j)
+		}
+		if idle == nil {
+			idle = time.NewTimer(e.idleFor)
 		}
 		var ok bool
 		if j, ok = e.park(idle); !ok {
@@ -602,6 +610,9 @@ func (e *Executor) worker(j *job) {
 // whole idleFor: a worker exits between idleFor and twice that after its
 // last job ended.
 func (e *Executor) park(idle *time.Timer) (*job, bool) {
+	if e.workerParked != nil {
+		e.workerParked()
+	}
 	fired := false
 	for {
 		select {

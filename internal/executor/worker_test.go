@@ -71,14 +71,26 @@ func TestParkedWorkerExitsWhenIdle(t *testing.T) {
 	}
 }
 
-// The idle timer runs on while a worker runs jobs, so it may fire during
-// a job longer than idleFor: the worker must still park for idleFor after
-// that job before it exits.
-func TestWorkerParksForItsIdleTimeAfterALongJob(t *testing.T) {
-	const idleFor = 30 * time.Millisecond
+// The idle timer, made at a worker's first park, runs on across the jobs
+// after it: a worker that parks again just before it fires must still
+// park for idleFor.
+func TestWorkerParksForItsIdleTimeAfterAnEarlierPark(t *testing.T) {
+	const idleFor = 60 * time.Millisecond
 	e, exited := idleExecutor(idleFor)
+	parked := make(chan struct{}, 8)
+	e.workerParked = func() { parked <- struct{}{} }
 	defer closeExecutor(t, e)
-	ended := runJob(t, e, 3*idleFor)
+	runJob(t, e, 0)
+	select {
+	case <-parked:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the worker never parked")
+	}
+	// Half its idle time into the park (the scenario, not a
+	// synchronization: the next job must find the timer armed), another
+	// job, handed to the parked worker.
+	<-time.After(idleFor / 2)
+	ended := runJob(t, e, 0)
 	if at := waitExit(t, exited); at.Sub(ended) < idleFor {
 		t.Fatalf("the worker exited %v after its job, before its idle time %v", at.Sub(ended), idleFor)
 	}
