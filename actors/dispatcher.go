@@ -32,9 +32,8 @@ type mailboxPool struct {
 	parked     atomic.Int32
 	quit       chan struct{}
 	quitOnce   sync.Once
-	// exited and onPark, when set (by tests), run as each pool goroutine
-	// returns and as it parks.
-	exited, onPark func()
+	// exited, when set (by tests), runs as each pool goroutine returns.
+	exited func()
 }
 
 // mailboxIdle is how long a pool goroutine waits for another mailbox run
@@ -104,9 +103,6 @@ func (p *mailboxPool) run(fn func()) {
 // for a whole idleFor, so a goroutine exits between idleFor and twice
 // that after its last run.
 func (p *mailboxPool) park(idle *time.Timer) (func(), bool) {
-	if p.onPark != nil {
-		p.onPark()
-	}
 	fired := false
 	for {
 		select {

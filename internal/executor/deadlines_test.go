@@ -100,8 +100,6 @@ func TestExecutorDeadlineCountsFromReceived(t *testing.T) {
 			t.Fatalf("queues %v: %+v, want it timed out an hour after it was received", queues, r)
 		}
 		close(release)
-		if err := e.Close(context.Background()); err != nil {
-			t.Fatal(err)
-		}
+		closeExec(t, e)
 	}
 }

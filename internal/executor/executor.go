@@ -105,9 +105,9 @@ type Executor struct {
 	quit       chan struct{}
 	quitOnce   sync.Once
 	goroutines sync.WaitGroup
-	// workerExited and workerParked, when set (by tests), run as each
-	// worker goroutine returns and as it parks.
-	workerExited, workerParked func()
+	// workerExited, when set (by tests), runs as each worker goroutine
+	// returns.
+	workerExited func()
 
 	submitted, rejected, timedOut, cancelled, failed atomic.Int64
 
@@ -610,9 +610,6 @@ func (e *Executor) worker(j *job) {
 // whole idleFor: a worker exits between idleFor and twice that after its
 // last job ended.
 func (e *Executor) park(idle *time.Timer) (*job, bool) {
-	if e.workerParked != nil {
-		e.workerParked()
-	}
 	fired := false
 	for {
 		select {
